@@ -1,0 +1,134 @@
+"""What the interpreter observes, for the rules to judge.
+
+Each fact is emitted once per analysis context; the engine drops duplicate
+findings, so a rule never needs to remember what it already said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+import libcst as cst
+
+from devlint.values import Step, Value
+
+
+@dataclass(frozen=True)
+class Operand:
+    node: cst.CSTNode
+    value: Value
+    label: str  # how the source names it: `x`, `torch.zeros(3)`
+
+
+@dataclass(frozen=True)
+class Context:
+    """Where the analysis is: which function, called from which lines."""
+
+    function: Optional[str] = None  # qualified name, None at module level
+    calls: tuple = ()  # (call node, description) from the outermost caller in
+    in_module_method: bool = False
+
+
+@dataclass(frozen=True)
+class Operation:
+    """An operation on several tensors that must share a device."""
+
+    node: cst.CSTNode
+    name: str  # `+`, `torch.cat`, `.gather`
+    operands: tuple  # Operand, ...
+    context: Context
+    indexing: bool = False  # operands[0] indexed by operands[1]
+
+
+@dataclass(frozen=True)
+class ModuleCall:
+    node: cst.CSTNode
+    module: Operand
+    inputs: tuple  # Operand, ...
+    context: Context
+
+
+@dataclass(frozen=True)
+class GpuAssumption:
+    """Code that needs a GPU: a 'cuda' literal, .cuda(), a torch.cuda type or call."""
+
+    node: cst.CSTNode
+    what: str
+    kind: str  # "device" (DEV201) or "cuda-api" (DEV203)
+    guarded: bool
+    context: Context
+
+
+@dataclass(frozen=True)
+class Load:
+    node: cst.CSTNode
+    has_map_location: bool
+    guarded: bool
+    context: Context
+
+
+@dataclass(frozen=True)
+class DiscardedMove:
+    node: cst.CSTNode  # the expression statement
+    value: Operand  # what was to be moved
+    method: str
+    context: Context
+
+
+@dataclass(frozen=True)
+class HostConversion:
+    node: cst.CSTNode
+    how: str  # `.numpy()`, `np.asarray`
+    value: Operand
+    context: Context
+
+
+@dataclass(frozen=True)
+class CpuOnlyArgument:
+    node: cst.CSTNode
+    function: str
+    argument: str
+    value: Operand
+    context: Context
+
+
+@dataclass(frozen=True)
+class ClockRead:
+    """A wall-clock read that ends a measurement started by an earlier read."""
+
+    node: cst.CSTNode
+    clock: str
+    started: Step  # the read that started it
+    gpu_work: Optional[Step]  # the last GPU work in between, None if none
+    synced: bool  # a synchronization happened in between
+    context: Context
+
+
+@dataclass(frozen=True)
+class EventElapsed:
+    node: cst.CSTNode
+    end_label: str
+    recorded: Optional[cst.CSTNode]
+    synced: bool
+    context: Context
+
+
+@dataclass(frozen=True)
+class FreshMove:
+    """A tensor created on cpu and moved at once: `torch.zeros(n).cuda()`."""
+
+    node: cst.CSTNode
+    factory: str
+    target: Value
+    context: Context
+
+
+@dataclass(frozen=True)
+class HostSync:
+    node: cst.CSTNode
+    how: str
+    value: Operand
+    in_training_loop: bool
+    every_step: bool  # not under a condition inside the loop
+    context: Context

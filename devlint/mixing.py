@@ -1,0 +1,61 @@
+"""When do two operands of one operation disagree on their device?
+
+Shared by the interpreter (a conflicting operation's result is unknown, so a bug
+is reported once) and by the DEV101/DEV104/DEV105 rules (which story to tell).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from devlint.values import Tensor, Value, conflict
+
+MIXED = "mixed"  # DEV101: both devices known and different
+CREATED_WITHOUT_DEVICE = "created-without-device"  # DEV104
+PLAIN_ATTRIBUTE = "plain-attribute"  # DEV105
+
+
+def _exempt(value: Value) -> bool:
+    """0-dim cpu tensors combine with tensors on any device."""
+    return isinstance(value, Tensor) and value.scalar and value.where is not None and value.where.kind == "cpu"
+
+
+def _plain_cpu_attribute(value: Value) -> bool:
+    return (
+        isinstance(value, Tensor)
+        and value.attr_node is not None
+        and value.where is not None
+        and value.where.kind == "cpu"
+    )
+
+
+def _created_here_on_cpu(value: Value) -> bool:
+    """Created on cpu by a factory with no device= (on every path, or on some)."""
+    if not isinstance(value, Tensor) or value.attr_node is not None:
+        return False
+    implicit = value.where is not None and value.where.kind == "cpu" and value.where.implicit
+    return implicit or (value.where is None and value.maybe_cpu is not None)
+
+
+def _follows_arguments(value: Value) -> bool:
+    """Its device is a parameter's or the module's, symbolically (the function analysed on its own)."""
+    return isinstance(value, Tensor) and value.where is not None and value.where.kind == "param"
+
+
+def classify(a: Value, b: Value, indexing: bool = False) -> Optional[tuple[str, Value, Value]]:
+    """The kind of disagreement between `a` and `b`, with (culprit, other) in that order."""
+    if _exempt(a) or _exempt(b):
+        return None
+    pairs = ((a, b),) if indexing else ((a, b), (b, a))
+    for cpu_side, other in pairs:
+        if _plain_cpu_attribute(cpu_side) and isinstance(other, Tensor) and other.where is not None \
+                and other.where.kind != "cpu" and not _plain_cpu_attribute(other):
+            return PLAIN_ATTRIBUTE, cpu_side, other
+    for cpu_side, other in pairs:
+        if _created_here_on_cpu(cpu_side) and _follows_arguments(other):
+            return CREATED_WITHOUT_DEVICE, cpu_side, other
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and conflict(a.where, b.where):
+        if indexing and not (a.where.kind == "cpu" and b.where.kind != "cpu"):
+            return None  # a GPU tensor may be indexed with cpu indices
+        return MIXED, a, b
+    return None

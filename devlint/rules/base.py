@@ -1,0 +1,71 @@
+"""The shape every rule has.
+
+A rule is one small class: its docstring is its documentation (a one-line
+summary, then "What it does" and "Why is this bad?" sections), ``INVALID`` and
+``VALID`` are code examples the test suite runs (an invalid example marks each
+line it must be reported on with ``# expect: CODE``), and ``check`` turns one
+fact from the interpreter into zero or more reports.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, Iterable
+
+import libcst as cst
+
+from devlint.findings import Severity
+
+if TYPE_CHECKING:
+    from devlint.engine import FileContext
+
+
+@dataclass(frozen=True)
+class Report:
+    """A rule's verdict on a fact: where, what, and why."""
+
+    node: cst.CSTNode
+    message: str
+    why: tuple[str, ...] = ()
+    fix: str | None = None
+    key: object = None  # reports of one rule with the same key are one bug: the first is kept
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = "error"
+    default_enabled: ClassVar[bool] = True
+    # The fact types (classes from devlint.facts) this rule wants to see.
+    facts: ClassVar[tuple[type, ...]] = ()
+    INVALID: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[tuple[str, ...]] = ()
+
+    file: "FileContext"  # set by the engine for each file
+
+    def check(self, fact: object) -> Iterable[Report]:
+        raise NotImplementedError
+
+    # --- helpers for the why of a report
+
+    def placed(self, label: str, value: object) -> str:
+        """"`x` is on cuda:0: line 12 `x = x.to(device)`"."""
+        device = getattr(value, "device", None)
+        where = str(device) if device is not None else "an unknown device"
+        chain = self.file.chain(value)
+        return f"`{label}` is on {where}: {chain}" if chain else f"`{label}` is on {where}"
+
+    def called_from(self, fact: object) -> tuple[str, ...]:
+        context = getattr(fact, "context", None)
+        return tuple(self.file.context_lines(context)) if context is not None else ()
+
+    @classmethod
+    def summary(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "").splitlines()[0]
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The docstring without its summary line."""
+        lines = inspect.cleandoc(cls.__doc__ or "").splitlines()[1:]
+        return "\n".join(lines).strip()

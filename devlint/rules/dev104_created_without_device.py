@@ -1,0 +1,76 @@
+from __future__ import annotations
+
+from typing import Iterable
+
+from devlint.facts import Operation
+from devlint.mixing import CREATED_WITHOUT_DEVICE, classify
+from devlint.rules.base import Report, Rule
+
+
+class CreatedWithoutDevice(Rule):
+    """A tensor created without `device=` inside a function meets the caller's tensors.
+
+    ## What it does
+    Flags operations inside a function or a module's `forward` that combine a
+    tensor created there by a factory without `device=` (so on the cpu) with
+    tensors whose device comes from the function's arguments or from the
+    module's parameters.
+
+    ## Why is this bad?
+    The function works in every cpu test and crashes the first time it is
+    called with cuda tensors: the helper tensor stays on the cpu.
+    Create it where its partner lives: `torch.zeros(n, device=x.device)`,
+    `x.new_zeros(n)`, `torch.zeros_like(x)`.
+    """
+
+    code = "DEV104"
+    name = "created-without-device"
+    severity = "error"
+    facts = (Operation,)
+
+    INVALID = (
+        """\
+import torch
+from torch import nn
+
+class Cell(nn.Module):
+    def forward(self, x):
+        h = torch.zeros(x.size(0), 8)
+        return torch.cat([x, h], dim=1)  # expect: DEV104
+""",
+    )
+    VALID = (
+        """\
+import torch
+from torch import nn
+
+class Cell(nn.Module):
+    def forward(self, x):
+        h = x.new_zeros(x.size(0), 8)
+        g = torch.zeros(x.size(0), 8, device=x.device)
+        return torch.cat([x, h, g], dim=1)
+""",
+    )
+
+    def check(self, fact: Operation) -> Iterable[Report]:
+        operands = fact.operands
+        pairs = [(operands[0], o) for o in operands[1:]] if fact.indexing else [
+            (a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
+        for a, b in pairs:
+            verdict = classify(a.value, b.value, fact.indexing)
+            if verdict is None or verdict[0] != CREATED_WITHOUT_DEVICE:
+                continue
+            cpu_side, other = (a, b) if verdict[1] is a.value else (b, a)
+            created = cpu_side.value.maybe_cpu
+            where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
+                f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
+            yield Report(
+                fact.node,
+                f"`{cpu_side.label}` is created on cpu (no `device=`) but `{fact.name}` combines it with "
+                f"`{other.label}`, whose device comes from the caller",
+                why=(where, self.placed(other.label, other.value)) + self.called_from(fact),
+                fix=f"create it on `{other.label}.device`: `device={other.label}.device` or "
+                    f"`{other.label}.new_zeros(...)`",
+                key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
+            )
+            return

@@ -1,0 +1,221 @@
+"""What torch's API does to devices, as data.
+
+The interpreter asks this table, by canonical dotted name (after import
+aliases are resolved) or by method name, what a call does; rules never
+hard-code API names.
+"""
+
+from __future__ import annotations
+
+_TENSOR_TYPES = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
+
+# Create a tensor on cpu unless given device= (or the default device is set).
+FACTORIES = frozenset(
+    "torch." + name
+    for name in (
+        "zeros ones empty full rand randn randint randperm arange range linspace logspace eye "
+        "tensor as_tensor asarray empty_strided scalar_tensor tril_indices triu_indices "
+        "hann_window hamming_window bartlett_window blackman_window kaiser_window "
+        "sparse_coo_tensor sparse_csr_tensor complex polar normal Tensor"
+    ).split()
+) | frozenset(f"torch.{t}Tensor" for t in _TENSOR_TYPES)
+
+# Factories whose result is 0-dim when given a single Python number.
+SCALAR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
+
+# Always on cpu, whatever the arguments.
+CPU_RESULTS = frozenset({"torch.from_numpy", "torch.frombuffer", "torch.utils.data.default_collate"})
+
+# Legacy CUDA tensor types: create on the current GPU (and assume one).
+CUDA_TENSOR_TYPES = frozenset(f"torch.cuda.{t}Tensor" for t in _TENSOR_TYPES)
+
+# Follow the device of their first argument.
+LIKE_FACTORIES = frozenset(
+    f"torch.{n}_like" for n in ("zeros", "ones", "empty", "full", "rand", "randn", "randint", "empty_strided")
+)
+
+# Methods that create on the receiver's device.
+NEW_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
+
+# Methods that keep the receiver (a module returns itself, a tensor a view or copy on its device).
+SAME_DEVICE_METHODS_MODULE = frozenset(
+    {"eval", "train", "float", "double", "half", "bfloat16", "requires_grad_", "share_memory", "apply",
+     "zero_grad"}
+)
+
+# Tensor -> Python value (no device afterwards) and an implicit host synchronization.
+HOST_SYNC_METHODS = frozenset({"item", "tolist"})
+# Tensor -> numpy: fails on a cuda tensor.
+HOST_CONVERSION_METHODS = frozenset({"numpy"})
+
+# Tensor methods that return host metadata, not a tensor.
+METADATA_METHODS = frozenset(
+    {"size", "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous",
+     "stride", "data_ptr", "storage_offset", "is_floating_point", "is_complex", "type", "__len__",
+     "backward", "register_hook", "retain_grad", "requires_grad_", "share_memory_", "tolist", "item"}
+)
+
+# Tensor methods that may cross devices by design.
+CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_", "index_put_"})
+
+# Attributes and methods only a tensor has: using one on a name is evidence it is a tensor.
+TENSOR_ONLY_ATTRS = frozenset(
+    {"size", "shape", "view", "ndimension", "dim", "numel", "unsqueeze", "squeeze", "reshape", "permute",
+     "transpose", "t", "item", "numpy", "tolist", "contiguous", "masked_fill", "expand", "repeat", "ndim",
+     "dtype", "is_cuda", "detach", "clone", "sum", "mean", "flatten", "long", "int", "bool", "argmax", "max",
+     "min", "abs", "exp", "log", "sqrt", "clamp", "new_zeros", "new_ones", "new_tensor", "fill_", "zero_",
+     "index_select", "gather", "scatter", "nonzero", "topk", "sort", "chunk", "split", "narrow", "data"}
+)
+
+# Modules whose methods take tensors and return tensors on the same device.
+TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+
+# torch functions that take a list of tensors as their first argument.
+SEQUENCE_OPS = frozenset(
+    "torch." + n
+    for n in "cat concat concatenate stack hstack vstack dstack column_stack row_stack block_diag cartesian_prod "
+    "broadcast_tensors meshgrid atleast_1d atleast_2d atleast_3d einsum".split()
+)
+
+# torch functions that return a tuple of tensors on their input's device.
+TUPLE_OPS = frozenset(
+    "torch." + n
+    for n in "max min sort topk kthvalue mode median unique split chunk unbind meshgrid broadcast_tensors "
+    "where nonzero lu qr svd eig std_mean var_mean aminmax histogram".split()
+)
+
+# torch functions that do not compute on tensors (no device check, no tensor result).
+NOT_OPS = frozenset(
+    "torch." + n
+    for n in "save load is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
+    "set_printoptions get_default_dtype set_default_dtype is_floating_point is_complex typename "
+    "device dtype Size finfo iinfo compile jit.script jit.trace onnx.export set_num_threads get_num_threads "
+    "use_deterministic_algorithms set_float32_matmul_precision".split()
+)
+
+# --- the module API
+
+MODULE_CLASSES_PREFIX = ("torch.nn.",)
+MODULE_BASES = frozenset(
+    {"torch.nn.Module", "torch.nn.modules.module.Module", "lightning.LightningModule",
+     "pytorch_lightning.LightningModule", "lightning.pytorch.LightningModule", "torch.nn.Sequential",
+     "torch.nn.ModuleList", "torch.nn.ModuleDict"}
+)
+NOT_MODULES = frozenset(
+    {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.init", "torch.nn.functional",
+     "torch.nn.utils", "torch.nn.parallel", "torch.nn.ParameterList", "torch.nn.ParameterDict"}
+)
+# Wrappers that keep the wrapped module's device.
+MODULE_WRAPPERS = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+     "torch.nn.parallel.DistributedDataParallel", "torch.compile", "torch.jit.script",
+     "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.ao.quantization.quantize_dynamic"}
+)
+# torch.nn classes that own parameters or buffers: everything else (losses, activations,
+# pooling, dropout) runs on whatever device its input is on.
+MODULES_WITH_PARAMETERS = frozenset(
+    "torch.nn." + n
+    for n in "Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "LazyConv1d LazyConv2d LazyConv3d BatchNorm1d BatchNorm2d BatchNorm3d SyncBatchNorm LayerNorm GroupNorm "
+    "InstanceNorm1d InstanceNorm2d InstanceNorm3d RMSNorm Embedding EmbeddingBag RNN LSTM GRU RNNCell LSTMCell "
+    "GRUCell Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer "
+    "MultiheadAttention PReLU Sequential ModuleList ModuleDict".split()
+)
+PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
+
+# Functions and methods that call a module on an example input: (module position, input position).
+TRACE_CALLS = {
+    "torch.jit.trace": (0, 1),
+    "torch.onnx.export": (0, 1),
+    "add_graph": (0, 1),  # SummaryWriter.add_graph
+}
+
+# --- data
+
+LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+# --- CUDA assumptions
+
+# Always fine without a GPU.
+CUDA_SAFE = frozenset(
+    "torch.cuda." + n
+    for n in "is_available device_count manual_seed manual_seed_all empty_cache is_initialized seed seed_all "
+    "ipc_collect amp is_bf16_supported get_arch_list nvtx".split()
+)
+AVAILABILITY = frozenset(
+    {"torch.cuda.is_available", "torch.backends.cudnn.is_available", "torch.cuda.is_initialized"}
+)
+DEVICE_COUNT = frozenset({"torch.cuda.device_count"})
+# Fail on a machine without a GPU (DEV203).
+CUDA_NEEDS_GPU = frozenset(
+    "torch.cuda." + n
+    for n in "synchronize Event Stream current_device get_device_name get_device_properties "
+    "get_device_capability set_device memory_allocated max_memory_allocated memory_reserved "
+    "max_memory_reserved memory_cached max_memory_cached reset_peak_memory_stats "
+    "reset_max_memory_allocated memory_summary memory_stats mem_get_info current_stream "
+    "default_stream stream graph CUDAGraph set_stream utilization get_rng_state set_rng_state "
+    "set_per_process_memory_fraction".split()
+)
+SYNCHRONIZE = frozenset({"torch.cuda.synchronize", "torch.cuda.current_stream().synchronize"})
+CUDA_EVENT = frozenset({"torch.cuda.Event", "torch.cuda.event.Event"})
+DEVICE_CONTEXTS = frozenset({"torch.cuda.device", "torch.cuda.device_of"})
+SET_DEVICE = frozenset({"torch.cuda.set_device"})
+SET_DEFAULT_DEVICE = frozenset({"torch.set_default_device"})
+SET_DEFAULT_TENSOR_TYPE = frozenset({"torch.set_default_tensor_type"})
+
+# --- checkpoints
+
+LOAD = frozenset({"torch.load"})
+
+# --- host conversion and CPU-only arguments
+
+# Library functions that convert their tensor arguments to numpy (Tensor.__array__).
+HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
+# numpy functions that do not convert their arguments.
+HOST_LIBRARY_SAFE = frozenset(
+    {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64",
+     "matplotlib.pyplot.figure", "matplotlib.pyplot.show", "matplotlib.pyplot.savefig",
+     "matplotlib.pyplot.title", "matplotlib.pyplot.xlabel", "matplotlib.pyplot.ylabel",
+     "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
+)
+# Arguments that must live on the cpu: function -> (position, keyword).
+CPU_ONLY_ARGS = {
+    "torch.nn.utils.rnn.pack_padded_sequence": (1, "lengths"),
+    "torch.nn.utils.rnn.pack_sequence": (None, "lengths"),
+}
+
+# --- timing
+
+CLOCKS = frozenset(
+    {"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
+     "time.monotonic_ns", "timeit.default_timer"}
+)
+# Methods whose call waits for the GPU.
+SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy", "synchronize"})
+
+# Functions that never return.
+NO_RETURN = frozenset(
+    {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit", "os.abort"}
+)
+SKIP_DECORATORS = frozenset({"pytest.mark.skipif", "unittest.skipIf"})
+SKIP_UNLESS_DECORATORS = frozenset({"unittest.skipUnless"})
+
+# Canonical names for common aliases.
+ALIASES = {
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+    "torch.autograd.Variable": "torch.autograd.Variable",
+    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
+}
+
+# Parameters (or variables) named like these hold a device; like these, a dtype.
+DEVICE_NAME_HINTS = ("device", "dev", "gpu", "rank", "cuda")
+DTYPE_NAME_HINTS = ("dtype", "type", "precision", "half", "float")
+
+
+def looks_like_device_name(name: str) -> bool:
+    low = name.lower().rsplit(".", 1)[-1]
+    if any(h in low for h in DTYPE_NAME_HINTS):
+        return False
+    return low in ("device", "dev", "devices") or low.endswith("device") or low.startswith("device")

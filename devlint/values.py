@@ -1,0 +1,358 @@
+"""The abstract domain: where a value lives, and what kind of value it is.
+
+Devices are abstract (`cpu`, `cuda:N`, `selected`, `same-as(p)`); values carry
+their device and *why* it is there: a chain of steps, each a CST node with a
+short description, rendered as "line 31 `for x, y in loader`" only when a
+finding is reported.  ``None`` as a device means unknown, and unknown never
+conflicts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Optional, Union
+
+import libcst as cst
+
+# A step of a why-chain: the node that did something to the value, and what.
+Step = tuple[cst.CSTNode, str]
+Why = tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Device:
+    """An abstract device.
+
+    kind: "cpu", "cuda", "selected" (chosen at run time, cuda where there is
+    one), "param" (inside a function: the device of parameter `param`), or
+    another accelerator name ("mps", "xpu", "meta").
+    """
+
+    kind: str
+    index: Optional[int] = None  # cuda only; None: the current device
+    param: Optional[str] = None  # "param" only
+    # cpu only because a factory was given no device= (the DEV104/DEV105 story)
+    implicit: bool = False
+
+    def __str__(self) -> str:
+        if self.kind == "cuda":
+            return "cuda" if self.index is None else f"cuda:{self.index}"
+        if self.kind == "selected":
+            return "the selected device"
+        if self.kind == "param":
+            return "the module's device" if self.param == "self" else f"the device of `{self.param}`"
+        return self.kind
+
+    def same_place(self, other: "Device") -> bool:
+        return (self.kind, self.index, self.param) == (other.kind, other.index, other.param)
+
+    @property
+    def is_gpu(self) -> bool:
+        """Is (or may be, on a machine with a GPU) a CUDA device."""
+        return self.kind in ("cuda", "selected")
+
+    @property
+    def concrete(self) -> bool:
+        return self.kind != "param"
+
+
+CPU = Device("cpu")
+IMPLICIT_CPU = Device("cpu", implicit=True)
+SELECTED = Device("selected")
+
+
+def cuda(index: Optional[int] = None) -> Device:
+    return Device("cuda", index=index)
+
+
+def conflict(a: Optional[Device], b: Optional[Device]) -> bool:
+    """Would an operation on both crash on a machine with GPUs?
+
+    Only concrete devices conflict: unknown, and devices that come from a
+    parameter, never do (the rules that need them look at provenance).
+    """
+    if a is None or b is None or not a.concrete or not b.concrete:
+        return False
+    if a.kind == b.kind:
+        return a.kind == "cuda" and a.index is not None and b.index is not None and a.index != b.index
+    kinds = {a.kind, b.kind}
+    if kinds == {"cuda", "selected"}:
+        return False  # selected is cuda wherever cuda works at all
+    return True
+
+
+def join_device(a: Optional[Device], b: Optional[Device], availability_split: bool = False) -> Optional[Device]:
+    """The device a value has after two paths meet."""
+    if a is None or b is None:
+        return None
+    if a.same_place(b):
+        return a if a.implicit and b.implicit else replace(a, implicit=False)
+    if {a.kind, b.kind} <= {"cuda", "selected"}:
+        return SELECTED if "selected" in (a.kind, b.kind) else cuda(None)
+    if availability_split and "cuda" in (a.kind, b.kind) or {a.kind, b.kind} == {"cpu", "selected"}:
+        # `x.cuda() if torch.cuda.is_available() else x`: the selected-device idiom
+        return SELECTED
+    return None
+
+
+# ---------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class Value:
+    why: Why = field(default=(), compare=False)
+
+    def with_why(self, *steps: Step) -> "Value":
+        return replace(self, why=self.why + steps)
+
+    @property
+    def device(self) -> Optional[Device]:
+        return None
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    pass
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Located(Value):
+    """A value of unknown kind known to live on a device: `obj.to(device)`,
+    `self.weight_v` in a module method. It never conflicts in an operator
+    (it may be a number), but torch functions treat it as a tensor."""
+
+    where: Optional[Device] = None
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+
+@dataclass(frozen=True)
+class Tensor(Value):
+    where: Optional[Device] = None
+    scalar: bool = False  # 0-dim: a cpu one combines with any device
+    fresh: bool = False  # the direct result of a factory (DEV501)
+    from_param: Optional[str] = None  # derives from this function parameter
+    derived: bool = False  # computed by an operation (not passed in as is)
+    attr_node: Optional[cst.CSTNode] = field(default=None, compare=False)  # a plain attribute's assignment
+    attr_name: Optional[str] = None
+    maybe_cpu: Optional[Step] = field(default=None, compare=False)  # on some path: created on cpu here
+    parameter: bool = False  # nn.Parameter / buffer: follows Module.to
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+
+@dataclass(frozen=True)
+class Module(Value):
+    where: Optional[Device] = None
+    cls: Optional[str] = None  # a class defined in this file
+    attrs: tuple = ()  # ((name, Value), ...) from __init__
+    moved: bool = False  # `.to()`/`.cuda()` seen on it
+    stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+    def attr(self, name: str) -> Optional[Value]:
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return None
+
+    def with_attr(self, name: str, value: Value) -> "Module":
+        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
+        return replace(self, attrs=attrs)
+
+
+@dataclass(frozen=True)
+class Instance(Value):
+    """An object of a plain class defined in this file (a Trainer)."""
+
+    cls: str = ""
+    attrs: tuple = ()
+
+    def attr(self, name: str) -> Optional[Value]:
+        for key, value in self.attrs:
+            if key == name:
+                return value
+        return None
+
+    def with_attr(self, name: str, value: Value) -> "Instance":
+        attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
+        return replace(self, attrs=attrs)
+
+
+@dataclass(frozen=True)
+class DeviceValue(Value):
+    """A torch.device, or a string used as one."""
+
+    where: Optional[Device] = None
+    literal: Optional[cst.CSTNode] = field(default=None, compare=False)  # a hardcoded 'cuda'
+    literal_guarded: bool = True
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    value: object = None
+    node: Optional[cst.CSTNode] = field(default=None, compare=False)
+    guarded: bool = False  # written where CUDA was known to be available
+
+
+@dataclass(frozen=True)
+class Availability(Value):
+    """A boolean about CUDA: True when it being true means CUDA is there."""
+
+    positive: bool = True
+
+
+@dataclass(frozen=True)
+class Loader(Value):
+    """A DataLoader (or an iterator over one): yields cpu batches."""
+
+    iterator: bool = False
+
+
+@dataclass(frozen=True)
+class Seq(Value):
+    """A list, tuple or dict of values. `items` when known item by item."""
+
+    kind: str = "list"
+    items: Optional[tuple] = None
+    elem: Value = UNKNOWN  # the join of the items, for iteration
+    keys: Optional[tuple] = None  # dict: the constant keys, parallel to items
+    gpu_members: tuple = ()  # a GPU tensor appended to it, kept though the join forgets it
+
+
+@dataclass(frozen=True)
+class Ref(Value):
+    """A name bound to something imported: `torch.zeros`, `np.asarray`."""
+
+    path: str = ""
+
+
+@dataclass(frozen=True)
+class Function(Value):
+    node: Optional[cst.FunctionDef] = field(default=None, compare=False)
+    qualname: str = ""
+    owner: Optional[str] = None  # the class it is a method of
+    bound: Optional[Value] = field(default=None, compare=False)  # `self` when accessed on an object
+
+
+@dataclass(frozen=True)
+class Class(Value):
+    node: Optional[cst.ClassDef] = field(default=None, compare=False)
+    name: str = ""
+    is_module: bool = False
+
+
+@dataclass(frozen=True)
+class CudaEvent(Value):
+    recorded: Optional[cst.CSTNode] = field(default=None, compare=False)
+    synced: bool = False
+
+
+@dataclass(frozen=True)
+class ArgsNamespace(Value):
+    """What `parser.parse_args()` returns: options and their defaults."""
+
+    options: tuple = ()  # ((dest, default Value), ...)
+
+
+@dataclass(frozen=True)
+class Parser(Value):
+    options: tuple = ()
+
+
+@dataclass(frozen=True)
+class SkipMarker(Value):
+    """A pytest/unittest skip decorator whose test runs only with CUDA."""
+
+
+AnyValue = Union[Value]
+
+
+def device_of(value: Value) -> Optional[Device]:
+    return value.device
+
+
+def is_tensorish(value: Value) -> bool:
+    return isinstance(value, (Tensor, Located))
+
+
+def join(a: Value, b: Value, availability_split: bool = False) -> Value:
+    """Where two paths meet. Unknown wins unless the two agree."""
+    if a is b or a == b:
+        return a
+    if isinstance(a, Tensor) and isinstance(b, Tensor):
+        where = join_device(a.where, b.where, availability_split)
+        maybe = a.maybe_cpu or b.maybe_cpu
+        if where is None:
+            for side in (a, b):
+                if side.where is not None and side.where.implicit and side.where.kind == "cpu":
+                    maybe = maybe or (side.why[-1] if side.why else None)
+        return Tensor(
+            why=a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why,
+            where=where,
+            scalar=a.scalar and b.scalar,
+            from_param=a.from_param if a.from_param == b.from_param else None,
+            derived=a.derived or b.derived,
+            attr_node=a.attr_node if a.attr_node is b.attr_node else None,
+            attr_name=a.attr_name if a.attr_name == b.attr_name else None,
+            maybe_cpu=maybe,
+            parameter=a.parameter and b.parameter,
+        )
+    if isinstance(a, Module) and isinstance(b, Module):
+        where = join_device(a.where, b.where, availability_split)
+        return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
+                      attrs=a.attrs if a.cls == b.cls else (), moved=a.moved or b.moved)
+    if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
+        where = join_device(a.where, b.where, availability_split)
+        literal = a.literal or b.literal
+        return DeviceValue(why=a.why or b.why, where=where, literal=literal,
+                           literal_guarded=a.literal_guarded and b.literal_guarded)
+    if isinstance(a, Const) and isinstance(b, Const) and availability_split:
+        da, db = const_device(a), const_device(b)
+        if da is not None and db is not None:
+            return DeviceValue(why=a.why + b.why, where=join_device(da, db, True))
+    if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
+        return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
+    if isinstance(a, Const) and a.value is None:
+        return b  # `if x is None: x = ...` keeps what x is when it is given
+    if isinstance(b, Const) and b.value is None:
+        return a
+    if isinstance(a, Availability) and isinstance(b, Availability) and a.positive == b.positive:
+        return a
+    if isinstance(a, Seq) and isinstance(b, Seq):
+        return Seq(kind=a.kind, elem=join(a.elem, b.elem), gpu_members=(a.gpu_members + b.gpu_members)[-1:])
+    if isinstance(a, Loader) and isinstance(b, Loader):
+        return a
+    return UNKNOWN
+
+
+def parse_device_string(text: str) -> Optional[Device]:
+    text = text.strip()
+    kind, _, index = text.partition(":")
+    if kind == "cuda":
+        return cuda(int(index)) if index.isdigit() else cuda(None)
+    if kind in ("cpu", "mps", "xpu", "meta", "hpu", "npu", "xla"):
+        return Device(kind)
+    return None
+
+
+def const_device(value: Value) -> Optional[Device]:
+    if isinstance(value, Const) and isinstance(value.value, str):
+        return parse_device_string(value.value)
+    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool):
+        return cuda(value.value)
+    return None

@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPECT = re.compile(r"#\s*expect:\s*(?P<codes>DEV\d+(?:\s*,\s*DEV\d+)*)")
+
+
+def expected_findings(source: str) -> set[tuple[int, str]]:
+    """{(line, code)} from the `# expect: DEV101, DEV201` markers of a fixture or example."""
+    expected = set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = EXPECT.search(line)
+        if match:
+            for code in match.group("codes").split(","):
+                expected.add((number, code.strip()))
+    return expected
+
+
+@pytest.fixture
+def root() -> Path:
+    return ROOT

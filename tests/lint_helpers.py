@@ -1,0 +1,22 @@
+"""Run the static linter in-process on source text (what the CLI does per file)."""
+
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from devlint.engine import check_source
+from devlint.findings import Finding
+from devlint.rules import ALL_RULES
+
+
+def lint(source: str, codes: Optional[Iterable[str]] = None, path: str = "example.py") -> list[Finding]:
+    if codes is None:
+        rules = [r() for r in ALL_RULES if r.default_enabled]
+    else:
+        wanted = tuple(codes)
+        rules = [r() for r in ALL_RULES if r.code.startswith(wanted)]
+    return check_source(source.encode("utf-8"), path, rules)
+
+
+def found(source: str, codes: Optional[Iterable[str]] = None) -> set[tuple[int, str]]:
+    return {(f.line, f.code) for f in lint(source, codes)}
