@@ -11,7 +11,7 @@ parameters). What it observes goes out as facts (devlint.facts) to the rules.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Callable, Iterable, Optional
 
 import libcst as cst
@@ -133,47 +133,98 @@ class State:
 
 
 class _Scope:
-    """What a pre-scan of one function (or the module) knows about its names."""
+    """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "clock_ends")
+    __slots__ = ("tensor_names", "clock_ends", "generator")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
+        self.generator = False
 
 
-class _ScopeScanner(cst.CSTVisitor):
-    def __init__(self, scope: _Scope) -> None:
-        self.scope = scope
-        self.depth = 0
+_FIELDS: dict[type, tuple] = {}
+_IS_NODE: dict[type, bool] = {}
+_SKIPPED_FIELDS = frozenset({
+    "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer",
+    "comma", "lpar", "rpar", "semicolon", "trailing_whitespace", "whitespace_before_colon",
+    "whitespace_after_colon", "newline", "indent", "whitespace_after_arg", "whitespace_before_arg", "equal",
+    "star_tok", "colon", "operator", "whitespace_after_func", "whitespace_before_args", "whitespace_after_star",
+    "whitespace_after_param", "whitespace_after_dot", "dot", "whitespace_after_for", "whitespace_before_in",
+    "whitespace_after_in", "whitespace_before_if", "whitespace_after_if", "asynchronous", "value_quote",
+})
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.depth += 1
-        return self.depth == 1
 
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.depth -= 1
+def _is_node(kind: type) -> bool:
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return self.depth == 0 and False
 
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        if node.attr.value in api.TENSOR_ONLY_ATTRS:
-            name = dotted(node.value)
-            if name:
-                self.scope.tensor_names.add(name)
+def children(node: cst.CSTNode) -> list:
+    """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS)
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(v for v in value if _is_node(type(v)))
+        elif _is_node(kind):
+            out.append(value)
+    return out
 
-    def visit_Subscript(self, node: cst.Subscript) -> None:
-        if len(node.slice) > 1 or any(isinstance(s.slice, cst.Index) is False for s in node.slice):
-            name = dotted(node.value)
-            if name:
-                self.scope.tensor_names.add(name)
 
-    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
-        if isinstance(node.operator, cst.Subtract):
-            name = dotted(node.left)
-            if name:
-                self.scope.clock_ends.add(name)
+class _PrePass:
+    """One walk over the module: called names, per-function scopes, where clock reads go."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.called_names: set[str] = set()
+        self.scopes: dict[int, _Scope] = {0: _Scope()}
+        self.parents: dict[int, cst.CSTNode] = {}  # a call -> the subtraction or assignment it feeds
+        stack = [(module, self.scopes[0])]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, cst.FunctionDef):
+                inner = self.scopes[id(node)] = _Scope()
+                stack.extend((child, inner) for child in children(node.body))
+                stack.extend((d, scope) for d in node.decorators)
+                stack.append((node.params, scope))
+                continue
+            if isinstance(node, cst.Call):
+                func = node.func
+                if isinstance(func, cst.Name):
+                    self.called_names.add(func.value)
+                elif isinstance(func, cst.Attribute):
+                    self.called_names.add(func.attr.value)
+            elif isinstance(node, cst.Attribute):
+                if node.attr.value in api.TENSOR_ONLY_ATTRS:
+                    name = dotted(node.value)
+                    if name:
+                        scope.tensor_names.add(name)
+            elif isinstance(node, cst.Subscript):
+                if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
+                    name = dotted(node.value)
+                    if name:
+                        scope.tensor_names.add(name)
+            elif isinstance(node, cst.BinaryOperation):
+                if isinstance(node.operator, cst.Subtract):
+                    name = dotted(node.left)
+                    if name:
+                        scope.clock_ends.add(name)
+                    if isinstance(node.left, cst.Call):
+                        self.parents[id(node.left)] = node
+            elif isinstance(node, cst.Assign):
+                if isinstance(node.value, cst.Call):
+                    self.parents[id(node.value)] = node
+            elif isinstance(node, (cst.Yield,)):
+                scope.generator = True
+            elif isinstance(node, cst.Lambda):
+                continue
+            stack.extend((child, scope) for child in children(node))
 
 
 def dotted(node: cst.CSTNode) -> Optional[str]:
@@ -195,7 +246,7 @@ def _has_training_call(node: cst.CSTNode) -> bool:
             return True
         if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
             continue
-        stack.extend(current.children)
+        stack.extend(children(current))
     return False
 
 
@@ -227,7 +278,10 @@ class Interpreter:
     # ------------------------------------------------------------ driving
 
     def run(self) -> None:
-        self._collect_called_names()
+        prepass = _PrePass(self.module)
+        self.called_names = prepass.called_names
+        self.scopes = prepass.scopes
+        self._parent_map = prepass.parents
         state = State()
         self.globals = state.env
         self.exec_block(self.module.body, state)
@@ -246,30 +300,8 @@ class Interpreter:
         if not self.muted:
             self._emit(fact)
 
-    def _collect_called_names(self) -> None:
-        names = self.called_names
-
-        class Calls(cst.CSTVisitor):
-            def visit_Call(self, node: cst.Call) -> None:
-                func = node.func
-                if isinstance(func, cst.Name):
-                    names.add(func.value)
-                elif isinstance(func, cst.Attribute):
-                    names.add(func.attr.value)
-
-        self.module.visit(Calls())
-
     def scope_of(self, node: Optional[cst.CSTNode]) -> _Scope:
-        key = id(node) if node is not None else 0
-        scope = self.scopes.get(key)
-        if scope is None:
-            scope = self.scopes[key] = _Scope()
-            target = node if node is not None else self.module
-            if isinstance(target, cst.FunctionDef):
-                target.body.visit(_ScopeScanner(scope))
-            else:
-                target.visit(_ScopeScanner(scope))
-        return scope
+        return self.scopes.get(id(node) if node is not None else 0) or self.scopes[0]
 
     # ------------------------------------------------------------ statements
 
@@ -1712,23 +1744,7 @@ class Interpreter:
         return False
 
     def _parents(self) -> dict:
-        parents = getattr(self, "_parent_map", None)
-        if parents is None:
-            parents = self._parent_map = {}
-
-            class Parents(cst.CSTVisitor):
-                def visit_Call(self, node: cst.Call) -> None:
-                    pass
-
-                def on_visit(self, node: cst.CSTNode) -> bool:
-                    if isinstance(node, cst.BinaryOperation) and isinstance(node.left, cst.Call):
-                        parents[id(node.left)] = node
-                    elif isinstance(node, cst.Assign) and isinstance(node.value, cst.Call):
-                        parents[id(node.value)] = node
-                    return True
-
-            self.module.visit(Parents())
-        return parents
+        return self._parent_map
 
     # ------------------------------------------------------------ functions and classes
 
@@ -1851,15 +1867,7 @@ class Interpreter:
         return result, final_self, end
 
     def is_generator(self, fdef: cst.FunctionDef) -> bool:
-        stack = list(fdef.body.children)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (cst.Yield,)):
-                return True
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
-                continue
-            stack.extend(node.children)
-        return False
+        return self.scope_of(fdef).generator
 
     def _is_skip_marker(self, decorator: cst.Decorator, state: State) -> bool:
         saved = self.muted

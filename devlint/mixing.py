@@ -38,8 +38,10 @@ def _created_here_on_cpu(value: Value) -> bool:
 
 
 def _follows_arguments(value: Value) -> bool:
-    """Its device is a parameter's or the module's, symbolically (the function analysed on its own)."""
-    return isinstance(value, Tensor) and value.where is not None and value.where.kind == "param"
+    """Its device comes from the function's arguments or its module, and is not known to be cpu."""
+    if not isinstance(value, Tensor) or value.where is None or _created_here_on_cpu(value):
+        return False
+    return value.where.kind == "param" or (value.from_param is not None and value.where.kind != "cpu")
 
 
 def classify(a: Value, b: Value, indexing: bool = False) -> Optional[tuple[str, Value, Value]]:
@@ -52,10 +54,12 @@ def classify(a: Value, b: Value, indexing: bool = False) -> Optional[tuple[str, 
                 and other.where.kind != "cpu" and not _plain_cpu_attribute(other):
             return PLAIN_ATTRIBUTE, cpu_side, other
     for cpu_side, other in pairs:
-        if _created_here_on_cpu(cpu_side) and _follows_arguments(other):
+        # With concrete devices, a cpu tensor the caller passed in is the caller's mix-up (DEV101).
+        if _created_here_on_cpu(cpu_side) and _follows_arguments(other) and (
+                other.where.kind == "param" or cpu_side.from_param is None):
             return CREATED_WITHOUT_DEVICE, cpu_side, other
     if isinstance(a, Tensor) and isinstance(b, Tensor) and conflict(a.where, b.where):
-        if indexing and not (a.where.kind == "cpu" and b.where.kind != "cpu"):
+        if indexing and b.where.kind == "cpu":
             return None  # a GPU tensor may be indexed with cpu indices
         return MIXED, a, b
     return None
