@@ -1,0 +1,191 @@
+"""The `devlint` command as users run it: exit codes, messages, formats, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+BUGGY = """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.ones(3)
+y = torch.ones(3).to(device)
+z = x + y
+"""
+CLEAN = """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.ones(3, device=device)
+"""
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
+                          env=env, timeout=120)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "buggy.py").write_text(BUGGY)
+    (tmp_path / "clean.py").write_text(CLEAN)
+    return tmp_path
+
+
+def test_findings_exit_1_with_why(project):
+    result = run("--no-cache", "buggy.py", cwd=project)
+    assert result.returncode == 1, result.stderr
+    assert "buggy.py:5:5: DEV101" in result.stdout
+    assert "`x` is on cpu: line 3" in result.stdout
+    assert "line 4" in result.stdout and "selected device" in result.stdout
+    assert "Found 1 problem" in result.stdout.splitlines()[-1] or "1" in result.stdout.splitlines()[-1]
+
+
+def test_clean_exit_0(project):
+    result = run("--no-cache", "clean.py", cwd=project)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_json_schema(project):
+    result = run("--no-cache", "--format", "json", ".", cwd=project)
+    assert result.returncode == 1
+    findings = json.loads(result.stdout)
+    assert len(findings) == 1
+    finding = findings[0]
+    for key in ("code", "severity", "path", "line", "column", "end_line", "end_column", "message", "why"):
+        assert key in finding
+    assert finding["code"] == "DEV101" and finding["line"] == 5 and isinstance(finding["why"], list)
+
+
+def test_missing_path_is_one_line_and_exit_2(project):
+    result = run("--no-cache", "nope.py", "buggy.py", cwd=project)
+    assert result.returncode == 2
+    assert "nope.py" in result.stderr and "Traceback" not in result.stderr
+    assert "DEV101" in result.stdout  # the other files are still checked
+
+
+def test_unknown_rule_code(project):
+    result = run("--select", "DEV999", "buggy.py", cwd=project)
+    assert result.returncode == 2
+    assert "DEV999" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_select_and_ignore_prefixes(project):
+    assert run("--no-cache", "--ignore", "DEV1", "buggy.py", cwd=project).returncode == 0
+    assert run("--no-cache", "--select", "DEV2", "buggy.py", cwd=project).returncode == 0
+    assert run("--no-cache", "--select", "DEV101", "buggy.py", cwd=project).returncode == 1
+
+
+def test_syntax_error_is_a_finding_with_its_line(project):
+    (project / "broken.py").write_text("import torch\n\ndef f(:\n    pass\n")
+    result = run("--no-cache", "broken.py", "buggy.py", cwd=project)
+    assert result.returncode == 2
+    assert "broken.py:3" in result.stdout and "DEV001" in result.stdout
+    assert "DEV101" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_undecodable_file(project):
+    (project / "latin.py").write_bytes(b"x = '\xe9t\xe9'\n")
+    result = run("--no-cache", "latin.py", cwd=project)
+    assert result.returncode == 2
+    assert "latin.py" in result.stderr and "UTF-8" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_declared_encoding_is_honoured(project):
+    (project / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9t\xe9'\n")
+    assert run("--no-cache", "latin.py", cwd=project).returncode == 0
+
+
+def test_bad_config(project):
+    (project / "pyproject.toml").write_text("[tool.devlint]\nselect = ['DEV1']\ncolour = true\n")
+    result = run("buggy.py", cwd=project)
+    assert result.returncode == 2 and "colour" in result.stderr and "Traceback" not in result.stderr
+    (project / "pyproject.toml").write_text("[tool.devlint]\nselect = 'DEV1'\n")
+    result = run("buggy.py", cwd=project)
+    assert result.returncode == 2 and "list of strings" in result.stderr
+    (project / "pyproject.toml").write_text("[tool.devlint\n")
+    result = run("buggy.py", cwd=project)
+    assert result.returncode == 2 and "invalid TOML" in result.stderr
+
+
+def test_config_ignore(project):
+    (project / "pyproject.toml").write_text("[tool.devlint]\nignore = ['DEV101']\n")
+    assert run("--no-cache", "buggy.py", cwd=project).returncode == 0
+
+
+def test_noqa_and_devlint_ignore(project):
+    (project / "a.py").write_text(BUGGY.replace("z = x + y", "z = x + y  # noqa: DEV101"))
+    (project / "b.py").write_text(BUGGY.replace("z = x + y", "z = x + y  # devlint: ignore[DEV101]"))
+    (project / "c.py").write_text(BUGGY.replace("z = x + y", "z = x + y  # noqa"))
+    (project / "d.py").write_text(BUGGY.replace("z = x + y", "z = x + y  # noqa: DEV201"))
+    assert run("--no-cache", "a.py", "b.py", "c.py", cwd=project).returncode == 0
+    assert run("--no-cache", "d.py", cwd=project).returncode == 1
+
+
+def test_folder_walk_skips_venvs_and_build(project):
+    for skipped in ("build", ".git", "env_x"):
+        (project / skipped).mkdir()
+        (project / skipped / "bug.py").write_text(BUGGY)
+    (project / "env_x" / "pyvenv.cfg").write_text("home = /usr\n")
+    (project / "pkg").mkdir()
+    (project / "pkg" / "bug.py").write_text(BUGGY)
+    result = run("--no-cache", "--format", "json", ".", cwd=project)
+    paths = sorted(Path(f["path"]).as_posix() for f in json.loads(result.stdout))
+    assert paths == ["buggy.py", "pkg/bug.py"] or [p.lstrip("./") for p in paths] == ["buggy.py", "pkg/bug.py"]
+
+
+def test_cache_gives_same_answer(project):
+    first = run("--format", "json", ".", cwd=project)
+    assert (project / ".devlint_cache").is_dir()
+    second = run("--format", "json", ".", cwd=project)
+    assert json.loads(first.stdout) == json.loads(second.stdout)
+    (project / "clean.py").write_text(BUGGY)  # a changed file is analysed again
+    third = run("--format", "json", ".", cwd=project)
+    assert len(json.loads(third.stdout)) == 2
+
+
+def test_rules_and_explain_and_version():
+    rules = run("rules")
+    assert rules.returncode == 0 and "DEV101" in rules.stdout and "DEV502" in rules.stdout
+    explain = run("explain", "DEV301")
+    assert explain.returncode == 0 and "Why is this bad?" in explain.stdout and "synchronize" in explain.stdout
+    unknown = run("explain", "DEV999")
+    assert unknown.returncode == 2 and "DEV999" in unknown.stderr
+    version = run("--version")
+    assert version.returncode == 0 and "devlint" in version.stdout
+
+
+def test_no_paths_is_a_usage_error():
+    result = run()
+    assert result.returncode == 2 and "no paths" in result.stderr
+
+
+def test_static_mode_never_imports_torch(project):
+    code = ("import sys; sys.modules['torch'] = None\n"
+            "from devlint.cli import main\n"
+            "main(['--no-cache', 'buggy.py'])\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project, env=env)
+    assert result.returncode == 1, result.stderr
+    assert "DEV101" in result.stdout
+
+
+def test_parallel_jobs_agree(project):
+    for i in range(30):
+        (project / f"m{i}.py").write_text(BUGGY if i % 3 == 0 else CLEAN)
+    serial = json.loads(run("--no-cache", "-j", "1", "--format", "json", ".", cwd=project).stdout)
+    parallel = json.loads(run("--no-cache", "-j", "2", "--format", "json", ".", cwd=project).stdout)
+    assert serial == parallel and len(serial) == 11
+
+
+def test_fixtures_folder_prints_findings_with_why():
+    result = run("--no-cache", str(ROOT / "fixtures"))
+    assert result.returncode == 1
+    assert "DEV101" in result.stdout and "    `" in result.stdout
