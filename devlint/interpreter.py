@@ -274,6 +274,7 @@ class Interpreter:
         self.if_depth = 0
         self.globals: dict[str, Value] = {}
         self.closures: dict[int, dict[str, Value]] = {}
+        self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
 
     # ------------------------------------------------------------ driving
 
@@ -577,6 +578,8 @@ class Interpreter:
         )
         cls = Class(node=node, name=name, is_module=is_module)
         self.classes[name] = cls
+        if any(self._is_skip_marker(d, state) for d in node.decorators):
+            self.guarded_classes.add(name)
         state.env[name] = cls
         for stmt in _class_body(node):
             if isinstance(stmt, cst.FunctionDef):
@@ -727,6 +730,8 @@ class Interpreter:
                 return Availability(positive=False)
             if isinstance(base, Located) and attr == "device":
                 return DeviceValue(where=base.where)
+            if isinstance(base, Located) and attr in ("data", "T", "mT", "grad", "real", "imag"):
+                return base
             if api.looks_like_device_name(attr):
                 return DeviceValue(why=((node, ""),) if node is not None else (), where=SELECTED)
             return UNKNOWN
@@ -1213,6 +1218,14 @@ class Interpreter:
                 # A loss, an activation, pooling: no parameters, it runs wherever its input is.
                 weight = args.get("weight")
                 return Module(why=weight.why, where=weight.device, stateless=weight.device is None)
+            if path in api.MODULE_CONTAINERS:
+                # nn.Sequential(*layers): wherever its layers are
+                members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
+                members = [m for m in members if not (isinstance(m, Module) and m.stateless)]
+                devices = {m.where for m in members if isinstance(m, Module)}
+                if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
+                    return Module(why=members[0].why + ((node, ""),), where=devices.pop())
+                return Module(why=((node, ""),), where=None)
             where = CPU
             if "device" in args.keywords:
                 where = self.device_argument(args.keywords["device"][1], state, node)
@@ -1221,7 +1234,8 @@ class Interpreter:
             return Module(why=((node, "created on cpu"),), where=where)
         if path.startswith(api.HOST_LIBRARY_PREFIXES):
             return self.call_host_library(path, node, state)
-        if path.startswith(api.TORCH_OP_NAMESPACES) and path not in api.NOT_OPS:
+        namespace, _, function = path.rpartition(".")
+        if namespace + "." in api.TORCH_OP_NAMESPACES and function[:1].islower() and path not in api.NOT_OPS:
             return self.torch_function(path, node, state)
         args = self.eval_args(node, state)
         self.note_gpu_work(node, [v for _, v in args.all()], state)
@@ -1310,8 +1324,7 @@ class Interpreter:
 
     def factory(self, path: str, node: cst.Call, state: State) -> Value:
         args = self.eval_args(node, state)
-        scalar = path in api.SCALAR_FACTORIES and len(args.positional) == 1 and isinstance(
-            args.positional[0][1], Const) and isinstance(args.positional[0][1].value, (int, float, bool))
+        scalar = path in api.SCALAR_FACTORIES and len(args.positional) == 1 and _is_number(*args.positional[0])
         if "device" in args.keywords:
             arg_node, value = args.keywords["device"]
             where = self.device_argument(value, state, arg_node)
@@ -1332,7 +1345,7 @@ class Interpreter:
                 value = Tensor(why=value.why, where=value.where)  # a torch function's input is a tensor
             if isinstance(value, Tensor):
                 operands.append(Operand(arg_node, value, _code(self.module, arg_node)))
-            elif isinstance(value, Seq) and (path in api.SEQUENCE_OPS or value.items is not None):
+            elif isinstance(value, Seq) and path in api.SEQUENCE_OPS:
                 for item in (value.items if value.items is not None else (value.elem,)):
                     if isinstance(item, Tensor):
                         operands.append(Operand(arg_node, item, _code(self.module, arg_node)))
@@ -1419,6 +1432,9 @@ class Interpreter:
                 fn = replace(self.functions[id(forward)], bound=module)
                 return self._invoke(fn, args, node, state, receiver_node=None)
         device = module.device
+        if isinstance(module, Located):
+            # `model = cfg.get_model().to(device)` then `model(x)`: a module on `device`, most likely
+            return Located(why=((node, ""),), where=device)
         if device is None:
             tensors = [t for _, v in inputs for t in _tensors_in(v)]
             device = tensors[0].where if tensors else None
@@ -1547,6 +1563,9 @@ class Interpreter:
             self.note_gpu_work(node, [receiver] + [v for _, v in args.all()], state)
         elif args.positional:
             self.note_gpu_work(node, [v for _, v in args.all()], state)
+        if isinstance(receiver, Located) and name in api.TENSOR_ONLY_ATTRS and name not in api.METADATA_METHODS:
+            # only a tensor has this method: it is one
+            return Tensor(why=receiver.why, where=receiver.where, derived=True)
         if isinstance(receiver, Located) and name not in api.METADATA_METHODS:
             return Located(where=receiver.where)
         return UNKNOWN
@@ -1833,8 +1852,9 @@ class Interpreter:
             state.cuda_index = caller.cuda_index
             state.default_device = caller.default_device
             state.clock, state.work, state.synced = caller.clock, caller.work, caller.synced
-        if any(self._is_skip_marker(d, state) for d in fdef.decorators):
-            state.guarded = True
+        if fn.owner in self.guarded_classes or isinstance(self.globals.get("pytestmark"), SkipMarker) or any(
+                self._is_skip_marker(d, state) for d in fdef.decorators):
+            state.guarded = True  # a test that only runs where CUDA is
         saved = (self.context, self.current_function, self.loops, self.if_depth)
         calls = self.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
         self.context = Context(function=fn.qualname, calls=calls,
@@ -2028,6 +2048,17 @@ _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "va
                          "argmax", "argmin", "logsumexp", "dot", "nansum", "nanmean", "median", "amax", "amin"})
 _SCALAR_KEEPING = frozenset({"float", "double", "half", "long", "int", "detach", "clone", "abs", "sqrt", "exp",
                              "log", "neg", "squeeze", "contiguous"})
+
+
+def _is_number(node: cst.CSTNode, value: Value) -> bool:
+    """A Python number: `2.0`, `-1`, `float("inf")`, `math.pi`, `n` bound to one."""
+    if isinstance(value, Const):
+        return isinstance(value.value, (int, float, bool, complex))
+    if isinstance(node, cst.UnaryOperation):
+        return isinstance(node.expression, (cst.Integer, cst.Float))
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return node.func.value in ("float", "int", "bool", "len", "round", "sum", "max", "min")
+    return isinstance(value, Ref) and value.path.startswith("math.")
 
 
 def _guess_flag(attr: str) -> Value:

@@ -61,14 +61,15 @@ CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_
 # Attributes and methods only a tensor has: using one on a name is evidence it is a tensor.
 TENSOR_ONLY_ATTRS = frozenset(
     {"size", "shape", "view", "ndimension", "dim", "numel", "unsqueeze", "squeeze", "reshape", "permute",
-     "transpose", "t", "item", "numpy", "tolist", "contiguous", "masked_fill", "expand", "repeat", "ndim",
-     "dtype", "is_cuda", "detach", "clone", "sum", "mean", "flatten", "long", "int", "bool", "argmax", "max",
-     "min", "abs", "exp", "log", "sqrt", "clamp", "new_zeros", "new_ones", "new_tensor", "fill_", "zero_",
-     "index_select", "gather", "scatter", "nonzero", "topk", "sort", "chunk", "split", "narrow", "data"}
+     "transpose", "item", "numpy", "tolist", "contiguous", "masked_fill", "masked_fill_", "expand", "ndim",
+     "is_cuda", "new_zeros", "new_ones", "new_empty", "new_full", "new_tensor", "fill_", "zero_",
+     "index_select", "nonzero", "topk", "narrow", "view_as", "expand_as", "unbind", "scatter_", "index_add_",
+     "long", "int", "bool", "byte"}
 )
 
-# Modules whose methods take tensors and return tensors on the same device.
-TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Namespaces whose functions compute on tensors: `torch.X`, `torch.nn.functional.X`, ...
+TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.",
+                       "torch.sparse.", "torch.autograd.")
 
 # torch functions that take a list of tensors as their first argument.
 SEQUENCE_OPS = frozenset(
@@ -105,6 +106,8 @@ NOT_MODULES = frozenset(
     {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.init", "torch.nn.functional",
      "torch.nn.utils", "torch.nn.parallel", "torch.nn.ParameterList", "torch.nn.ParameterDict"}
 )
+# Containers whose device is their members'.
+MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict"})
 # Wrappers that keep the wrapped module's device.
 MODULE_WRAPPERS = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
