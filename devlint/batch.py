@@ -42,12 +42,25 @@ def _from_dict(data: dict) -> Finding:
                    fix=data.get("fix"))
 
 
+def _code_fingerprint() -> str:
+    """devlint's own files (sizes and times): an edited checkout never reads stale results."""
+    package = Path(__file__).resolve().parent
+    stats = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stats.append(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.blake2b("|".join(stats).encode(), digest_size=8).hexdigest()
+
+
 class Cache:
     """Findings by file content and rule set: an unchanged file is not analysed again."""
 
     def __init__(self, root: Path, codes: Sequence[str]) -> None:
         self.file = root / CACHE_DIR / f"v{__version__}.json"
-        self.salt = ",".join(codes)
+        self.salt = ",".join(codes) + _code_fingerprint()
         self.entries: dict[str, list] = {}
         self.dirty = False
         try:

@@ -607,10 +607,7 @@ class Interpreter:
             if isinstance(container, Seq) and container_name:
                 key = _const_key(target)
                 self.assign_name(container_name, _seq_store(container, key, value), state, line)
-            elif isinstance(container, Tensor) and isinstance(value, Tensor):
-                # `x[i] = y` writes y into x: a device check like any operation.
-                self.operation(target, "[]=", [Operand(target.value, container, _code(self.module, target.value)),
-                                               Operand(target, value, "the assigned value")], state)
+
 
     def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None:
         if "." in name:
@@ -1340,13 +1337,15 @@ class Interpreter:
     def torch_function(self, path: str, node: cst.Call, state: State) -> Value:
         args = self.eval_args(node, state)
         operands: list[Operand] = []
-        for arg_node, value in args.positional + list(args.keywords.values()):
-            if isinstance(value, Located):
+        for position, (arg_node, value) in enumerate(args.positional + list(args.keywords.values())):
+            if isinstance(value, Located) and position == 0 and args.positional:
                 value = Tensor(why=value.why, where=value.where)  # a torch function's input is a tensor
             if isinstance(value, Tensor):
                 operands.append(Operand(arg_node, value, _code(self.module, arg_node)))
             elif isinstance(value, Seq) and path in api.SEQUENCE_OPS:
                 for item in (value.items if value.items is not None else (value.elem,)):
+                    if isinstance(item, Located):
+                        item = Tensor(why=item.why, where=item.where)
                     if isinstance(item, Tensor):
                         operands.append(Operand(arg_node, item, _code(self.module, arg_node)))
         if "device" in args.keywords and operands:
@@ -1669,8 +1668,7 @@ class Interpreter:
         if name in ("get", "pop") and args.positional and isinstance(args.positional[0][1], Const) \
                 and isinstance(args.positional[0][1].value, str):
             return receiver  # a batch dict's entry
-        if name in ("keys", "size", "dim", "ndimension", "numel", "get_device", "stride", "element_size",
-                    "is_contiguous", "nelement", "register_hook", "storage_offset", "data_ptr"):
+        if name == "keys" or name in api.METADATA_METHODS:
             return UNKNOWN
         if name in api.SAME_DEVICE_METHODS_MODULE and name in ("float", "double", "half", "bfloat16",
                                                                 "requires_grad_"):
@@ -2051,7 +2049,9 @@ _SCALAR_KEEPING = frozenset({"float", "double", "half", "long", "int", "detach",
 
 
 def _is_number(node: cst.CSTNode, value: Value) -> bool:
-    """A Python number: `2.0`, `-1`, `float("inf")`, `math.pi`, `n` bound to one."""
+    """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
+    if isinstance(value, (Unknown, Located)) and not isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+        return True  # `torch.tensor(y)`: 0-dim unless y is a sequence, which we do not know
     if isinstance(value, Const):
         return isinstance(value.value, (int, float, bool, complex))
     if isinstance(node, cst.UnaryOperation):

@@ -52,7 +52,8 @@ HOST_CONVERSION_METHODS = frozenset({"numpy"})
 METADATA_METHODS = frozenset(
     {"size", "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous",
      "stride", "data_ptr", "storage_offset", "is_floating_point", "is_complex", "type", "__len__",
-     "backward", "register_hook", "retain_grad", "requires_grad_", "share_memory_", "tolist", "item"}
+     "backward", "register_hook", "retain_grad", "requires_grad_", "share_memory_", "tolist", "item",
+     "q_scale", "q_zero_point", "nbytes", "itemsize", "is_pinned", "is_shared", "data_ptr", "untyped_storage"}
 )
 
 # Tensor methods that may cross devices by design.
