@@ -86,11 +86,12 @@ DEVICE_COUNT = _DeviceCount()
 
 
 class State:
-    __slots__ = ("env", "guarded", "cuda_index", "default_device", "dead", "clock", "work", "synced")
+    __slots__ = ("env", "guarded", "unavailable", "cuda_index", "default_device", "dead", "clock", "work", "synced")
 
     def __init__(self) -> None:
         self.env: dict[str, Value] = {}
         self.guarded = False  # CUDA is known to be available on this path
+        self.unavailable = False  # CUDA is known to be missing: the selected device is the cpu
         self.cuda_index: Optional[int] = 0  # what plain 'cuda' means here
         self.default_device: Optional[Device] = None
         self.dead = False  # after return/raise/exit
@@ -102,6 +103,7 @@ class State:
         new = State.__new__(State)
         new.env = dict(self.env)
         new.guarded, new.cuda_index, new.default_device = self.guarded, self.cuda_index, self.default_device
+        new.unavailable = self.unavailable
         new.dead, new.clock, new.work, new.synced = self.dead, self.clock, self.work, self.synced
         return new
 
@@ -115,6 +117,7 @@ class State:
             mine = new.env.get(name)
             new.env[name] = value if mine is None else join(mine, value, availability_split)
         new.guarded = self.guarded and other.guarded
+        new.unavailable = self.unavailable and other.unavailable
         if self.cuda_index != other.cuda_index:
             new.cuda_index = None
         if self.default_device != other.default_device:
@@ -431,9 +434,9 @@ class Interpreter:
         polarity = _polarity(test)
         then_state, else_state = state.copy(), state.copy()
         if polarity is True:
-            then_state.guarded = True
+            then_state.guarded, else_state.unavailable = True, True
         elif polarity is False:
-            else_state.guarded = True
+            else_state.guarded, then_state.unavailable = True, True
         self._narrow(node.test, then_state, else_state)
         self.if_depth += 1
         then_state = self.exec_suite(node.body, then_state)
@@ -1028,7 +1031,7 @@ class Interpreter:
     def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None:
         for value in values:
             device = value.device
-            if device is not None and device.is_gpu:
+            if device is not None and device.is_gpu and not (state.unavailable and device.kind == "selected"):
                 state.work = (node, "")
                 return
 
@@ -2050,7 +2053,7 @@ _SCALAR_KEEPING = frozenset({"float", "double", "half", "long", "int", "detach",
 
 def _is_number(node: cst.CSTNode, value: Value) -> bool:
     """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
-    if isinstance(value, (Unknown, Located)) and not isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+    if isinstance(value, Unknown) and not isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
         return True  # `torch.tensor(y)`: 0-dim unless y is a sequence, which we do not know
     if isinstance(value, Const):
         return isinstance(value.value, (int, float, bool, complex))

@@ -319,8 +319,8 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
     if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
         where = join_device(a.where, b.where, availability_split)
         literal = a.literal or b.literal
-        return DeviceValue(why=a.why or b.why, where=where, literal=literal,
-                           literal_guarded=a.literal_guarded and b.literal_guarded)
+        guarded = [side.literal_guarded for side in (a, b) if side.literal is not None]
+        return DeviceValue(why=a.why or b.why, where=where, literal=literal, literal_guarded=all(guarded))
     if isinstance(a, Const) and isinstance(b, Const) and availability_split:
         da, db = const_device(a), const_device(b)
         if da is not None and db is not None:
