@@ -74,6 +74,13 @@ class _Clock(Value):
     pass
 
 
+@dataclass(frozen=True)
+class _Dataset(Value):
+    """A TensorDataset whose tensors' device is known."""
+
+    where: Optional[Device] = None
+
+
 MAX_CALL_DEPTH = 6
 MAX_LOOP_ITERATIONS = 3
 
@@ -86,7 +93,8 @@ DEVICE_COUNT = _DeviceCount()
 
 
 class State:
-    __slots__ = ("env", "guarded", "unavailable", "cuda_index", "default_device", "dead", "clock", "work", "synced")
+    __slots__ = ("env", "guarded", "unavailable", "cuda_index", "default_device", "dead", "clock", "work", "synced",
+                 "clock_depth", "lap")
 
     def __init__(self) -> None:
         self.env: dict[str, Value] = {}
@@ -98,6 +106,8 @@ class State:
         self.clock: Optional[Step] = None  # the last wall-clock read
         self.work: Optional[Step] = None  # GPU work since that read
         self.synced = False  # a synchronization since that read
+        self.clock_depth = 0  # the loop depth of that read
+        self.lap = False  # that read was made in an earlier iteration of the enclosing loop
 
     def copy(self) -> "State":
         new = State.__new__(State)
@@ -105,6 +115,7 @@ class State:
         new.guarded, new.cuda_index, new.default_device = self.guarded, self.cuda_index, self.default_device
         new.unavailable = self.unavailable
         new.dead, new.clock, new.work, new.synced = self.dead, self.clock, self.work, self.synced
+        new.clock_depth, new.lap = self.clock_depth, self.lap
         return new
 
     def join(self, other: "State", availability_split: bool = False) -> "State":
@@ -125,6 +136,8 @@ class State:
         new.clock = self.clock or other.clock
         new.work = self.work or other.work
         new.synced = self.synced or other.synced  # precision: a sync on any path counts
+        new.lap = self.lap or other.lap
+        new.clock_depth = max(self.clock_depth, other.clock_depth)
         return new
 
     def same(self, other: "State") -> bool:
@@ -278,6 +291,7 @@ class Interpreter:
         self.globals: dict[str, Value] = {}
         self.closures: dict[int, dict[str, Value]] = {}
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
+        self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
 
     # ------------------------------------------------------------ driving
 
@@ -290,6 +304,7 @@ class Interpreter:
         self.globals = state.env
         self.exec_block(self.module.body, state)
         self.globals = state.env
+        self.module_default_device = state.default_device
         for fn in list(self.functions.values()):
             if id(fn.node) in self.analysed and fn.node.name.value != "forward":
                 continue
@@ -497,6 +512,7 @@ class Interpreter:
         for _ in range(iterations):
             frame["breaks"], frame["continues"] = [], []
             s = head.copy()
+            self._next_iteration(s)
             bind(s)
             end = self.exec_suite(body, s)
             new_head = head.join(end)
@@ -508,6 +524,7 @@ class Interpreter:
         self.muted -= 1
         frame["breaks"], frame["continues"] = [], []
         s = head.copy()
+        self._next_iteration(s)
         bind(s)
         end = self.exec_suite(body, s)
         self.loops.pop()
@@ -516,6 +533,11 @@ class Interpreter:
             out = out.join(b)
         out.dead = False
         return out
+
+    def _next_iteration(self, state: State) -> None:
+        # A clock read inside this loop body, seen again at the next iteration: lap timing.
+        if state.clock is not None and state.clock_depth >= len(self.loops):
+            state.lap = True
 
     def exec_With(self, node: cst.With, state: State) -> State:
         saved_index, saved_default = state.cuda_index, state.default_device
@@ -964,7 +986,10 @@ class Interpreter:
                 if isinstance(result, Tensor):
                     return replace(result, where=container.where, scalar=False)
                 return result
-            return replace(container, scalar=False, fresh=False, derived=True)
+            # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
+            integer = all(isinstance(v, Const) and isinstance(v.value, int) for _, v in indices) and indices
+            return replace(container, scalar=bool(integer) and container.where is not None
+                           and container.where.kind == "cpu", fresh=False, derived=True)
         if isinstance(container, Located):
             return Located(where=container.where)
         if isinstance(container, Module):
@@ -996,7 +1021,7 @@ class Interpreter:
             others = tensors[1:] if indexing else tensors
             pairs = [(first, o.value) for o in tensors[1:]] if indexing else [
                 (a.value, b.value) for i, a in enumerate(tensors) for b in tensors[i + 1:]]
-            if any(classify(a, b, indexing) for a, b in pairs):
+            if any(classify(a, b, indexing, self.context.in_module_method) for a, b in pairs):
                 return UNKNOWN  # reported once: nothing downstream of it is known
         if not tensors:
             return UNKNOWN
@@ -1028,11 +1053,23 @@ class Interpreter:
             attr_name=best.attr_name if len(tensors) == 1 else None,
         )
 
-    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None:
+    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State,
+                      opaque: bool = False) -> None:
+        """GPU work happened if a tensor or module on the GPU took part. `opaque`: code we cannot
+        see got them, and may have synchronized too (a validation run ends with `.cpu()`)."""
         for value in values:
+            if not isinstance(value, (Tensor, Module, Located, Seq)):
+                continue
+            if isinstance(value, Seq):
+                tensors = _tensors_in(value)
+                if not tensors:
+                    continue
+                value = tensors[0]
             device = value.device
             if device is not None and device.is_gpu and not (state.unavailable and device.kind == "selected"):
                 state.work = (node, "")
+                if opaque:
+                    state.synced = True
                 return
 
     def note_sync(self, state: State) -> None:
@@ -1071,8 +1108,17 @@ class Interpreter:
         if isinstance(callee, _BoundMethod):
             return self.call_method(callee.receiver, callee.name, node, state)
         args = self.eval_args(node, state)
+        self.escape(args, state)
         self.note_gpu_work(node, [v for _, v in args.all()], state)
         return UNKNOWN
+
+    def escape(self, args: "_Args", state: State) -> None:
+        """Modules handed to code we cannot see may be moved there: their device is unknown after."""
+        for arg_node, value in args.all():
+            if isinstance(value, Module) and value.where is not None and not value.stateless:
+                name = dotted(arg_node)
+                if name:
+                    self.assign_name(name, replace(value, where=None), state, arg_node)
 
     def eval_args(self, node: cst.Call, state: State) -> "_Args":
         args = _Args()
@@ -1092,7 +1138,7 @@ class Interpreter:
         args = self.eval_args(node, state)
         first = args.positional[0][1] if args.positional else UNKNOWN
         if name == "iter":
-            return Loader(why=first.why, iterator=True) if isinstance(first, Loader) else (
+            return replace(first, iterator=True) if isinstance(first, Loader) else (
                 first if isinstance(first, (Seq, Tensor)) else UNKNOWN)
         if name == "next":
             return self.iterate(first, node) if isinstance(first, (Loader, Seq, Tensor)) else UNKNOWN
@@ -1180,8 +1226,20 @@ class Interpreter:
         if path in api.CPU_ONLY_ARGS:
             return self.call_cpu_only(path, node, state)
         if path in api.LOADERS:
-            self.eval_args(node, state)
+            args = self.eval_args(node, state)
+            dataset = args.positional[0][1] if args.positional else args.get("dataset")
+            if isinstance(dataset, _Dataset):
+                return Loader(why=dataset.why + ((node, ""),), where=dataset.where)
             return Loader(why=((node, "a DataLoader yields cpu batches"),))
+        if path in api.TENSOR_DATASETS:
+            # TensorDataset(x.to(device), ...): its batches are where its tensors are
+            args = self.eval_args(node, state)
+            tensors = [v for _, v in args.positional]
+            devices = {t.where for t in tensors if isinstance(t, Tensor)}
+            if tensors and all(isinstance(t, Tensor) for t in tensors) and len(devices) == 1:
+                return _Dataset(why=tensors[0].why, where=devices.pop())
+            return _Dataset(where=None) if any(not isinstance(t, Tensor) or t.where != CPU
+                                               for t in tensors) else _Dataset(where=CPU)
         if path in api.FACTORIES:
             return self.factory(path, node, state)
         if path in api.CPU_RESULTS:
@@ -1229,6 +1287,8 @@ class Interpreter:
             where = CPU
             if "device" in args.keywords:
                 where = self.device_argument(args.keywords["device"][1], state, node)
+            elif args.starstar:
+                where = None  # nn.Linear(a, b, **dd): dd may hold the device
             elif state.default_device is not None:
                 where = state.default_device
             return Module(why=((node, "created on cpu"),), where=where)
@@ -1238,7 +1298,10 @@ class Interpreter:
         if namespace + "." in api.TORCH_OP_NAMESPACES and function[:1].islower() and path not in api.NOT_OPS:
             return self.torch_function(path, node, state)
         args = self.eval_args(node, state)
-        self.note_gpu_work(node, [v for _, v in args.all()], state)
+        self.escape(args, state)
+        self.note_gpu_work(node, [v for _, v in args.all()], state, opaque=True)
+        if state.work is not None and path.split(".")[0] not in api.NEVER_SYNC_MODULES:
+            state.synced = True  # `validate.run(...)`: a project function may well wait for the GPU
         return UNKNOWN
 
     def call_cuda_api(self, path: str, node: cst.Call, state: State) -> Value:
@@ -1330,6 +1393,13 @@ class Interpreter:
             where = self.device_argument(value, state, arg_node)
             why = getattr(value, "why", ())
             return Tensor(why=why + ((node, ""),), where=where, scalar=scalar)
+        for _, extra in args.starstar:
+            known = extra.keys is not None and None not in extra.keys if isinstance(extra, Seq) else False
+            if not known or "device" in extra.keys:
+                # `torch.zeros(n, **dd)`: dd may well hold the device
+                device_value = _dict_entry(extra, "device")
+                where = self.device_argument(device_value, state, node) if device_value is not None else None
+                return Tensor(why=((node, ""),), where=where, scalar=scalar)
         first = args.positional[0][1] if args.positional else UNKNOWN
         if path in ("torch.tensor", "torch.as_tensor", "torch.asarray") and isinstance(first, Tensor):
             return replace(first, why=first.why + ((node, ""),), fresh=False)
@@ -1539,6 +1609,7 @@ class Interpreter:
         if name in api.TRACE_CALLS:
             return self.trace_call(name, node, state)
         args = self.eval_args(node, state)
+        self.escape(args, state)
         if name in ("to", "cuda"):
             where = self.move_target(name, args, state, node)
             if where is _KEEP:
@@ -1563,8 +1634,8 @@ class Interpreter:
             self.note_sync(state)
         if name in ("backward", "step") or isinstance(receiver, Located):
             self.note_gpu_work(node, [receiver] + [v for _, v in args.all()], state)
-        elif args.positional:
-            self.note_gpu_work(node, [v for _, v in args.all()], state)
+        elif args.positional or args.keywords:
+            self.note_gpu_work(node, [v for _, v in args.all()], state, opaque=True)
         if isinstance(receiver, Located) and name in api.TENSOR_ONLY_ATTRS and name not in api.METADATA_METHODS:
             # only a tensor has this method: it is one
             return Tensor(why=receiver.why, where=receiver.where, derived=True)
@@ -1745,10 +1816,13 @@ class Interpreter:
         # Only a read that ends a measurement can lie: `time.time() - t0`, or one stored in a name
         # that is later subtracted from.
         ends = self._clock_ends_measurement(node)
-        if state.clock is not None and ends:
+        if state.clock is not None and ends and not state.lap:
+            # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
             self.emit(ClockRead(node, path.replace("timeit.", ""), state.clock, state.work, state.synced,
                                 self.context))
         state.clock = (node, "")
+        state.clock_depth = len(self.loops)
+        state.lap = False
         state.work = None
         state.synced = False
 
@@ -1848,6 +1922,7 @@ class Interpreter:
         state = State()
         state.env = dict(self.closures.get(id(fdef), self.globals))
         state.env.update(params)
+        state.default_device = self.module_default_device
         if caller is not None:
             state.guarded = caller.guarded
             state.cuda_index = caller.cuda_index
@@ -1859,8 +1934,8 @@ class Interpreter:
         saved = (self.context, self.current_function, self.loops, self.if_depth)
         calls = self.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
         self.context = Context(function=fn.qualname, calls=calls,
-                               in_module_method=bool(fn.owner and self.classes.get(fn.owner) and
-                                                     self.classes[fn.owner].is_module))
+                               in_module_method=self.context.in_module_method or bool(
+                                   fn.owner and self.classes.get(fn.owner) and self.classes[fn.owner].is_module))
         self.current_function = fdef
         self.loops, self.if_depth = [], 0
         self.stack.append(id(fdef))
@@ -1902,7 +1977,9 @@ class Interpreter:
     def instantiate(self, cls: Class, node: cst.Call, state: State) -> Value:
         args = self.eval_args(node, state)
         if cls.is_module:
-            obj: Value = Module(why=((node, "modules are created on cpu"),), where=CPU, cls=cls.name)
+            where = state.default_device or CPU
+            note = "modules are created on cpu" if state.default_device is None else "created on the default device"
+            obj: Value = Module(why=((node, note),), where=where, cls=cls.name)
         else:
             obj = Instance(why=((node, ""),), cls=cls.name)
         init = _find_method(cls, "__init__", self.classes)
@@ -1923,7 +2000,30 @@ class Interpreter:
             if key is not None:
                 self.memo[key] = cached
         final_self = cached[0]
+        if isinstance(final_self, Module) and not self.has_state(cls, final_self):
+            return replace(final_self, where=None, stateless=True)
         return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+    def has_state(self, cls: Class, module: Module) -> bool:
+        """Does a module of a class defined here own parameters or buffers (so it has a device)?"""
+        for _, value in module.attrs:
+            if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+                return True
+            if isinstance(value, Seq) and isinstance(value.elem, Module):
+                return True
+        for base in cls.node.bases if cls.node is not None else ():
+            value = self.eval(base.value, State())
+            if isinstance(value, Ref) and value.path.startswith("torch.nn."):
+                if value.path in api.MODULES_WITH_PARAMETERS:
+                    return True
+                continue  # nn.Module itself, a loss, an activation
+            if isinstance(value, Class) and value.name != cls.name:
+                summary = self.class_summary(value)
+                if not isinstance(summary, Module) or self.has_state(value, summary):
+                    return True
+                continue
+            return True  # a base we cannot see may create parameters
+        return False
 
     def analyse_standalone(self, fn: Function) -> None:
         """A function nobody in the file calls (or any `forward`): symbolic parameters."""
@@ -2005,7 +2105,10 @@ class Interpreter:
 
     def iterate(self, iterable: Value, node: cst.CSTNode) -> Value:
         if isinstance(iterable, Loader):
-            return Tensor(why=iterable.why + ((node, "a DataLoader batch is on cpu"),), where=CPU)
+            if iterable.where is None:
+                return UNKNOWN
+            note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
+            return Tensor(why=iterable.why + ((node, note),), where=iterable.where)
         if isinstance(iterable, Seq):
             if iterable.items is not None and iterable.kind != "dict":
                 return _join_all(list(iterable.items))
@@ -2225,6 +2328,14 @@ def _tensors_in(value: Value) -> list:
             out.extend(_tensors_in(item) if isinstance(item, (Tensor, Seq)) else [])
         return out
     return []
+
+
+def _dict_entry(value: Value, key: str) -> Optional[Value]:
+    if isinstance(value, Seq) and value.keys is not None:
+        for k, v in zip(value.keys, value.items):
+            if k == key:
+                return v
+    return None
 
 
 def _element(value: Value) -> Value:

@@ -44,8 +44,13 @@ def _follows_arguments(value: Value) -> bool:
     return value.where.kind == "param" or (value.from_param is not None and value.where.kind != "cpu")
 
 
-def classify(a: Value, b: Value, indexing: bool = False) -> Optional[tuple[str, Value, Value]]:
-    """The kind of disagreement between `a` and `b`, with (culprit, other) in that order."""
+def classify(a: Value, b: Value, indexing: bool = False,
+             in_module: bool = True) -> Optional[tuple[str, Value, Value]]:
+    """The kind of disagreement between `a` and `b`, with (culprit, other) in that order.
+
+    `in_module`: the code runs for an nn.Module, whose inputs follow the module to the GPU.
+    Elsewhere (a data pipeline, a plain helper) a parameter's device is only a guess.
+    """
     if _exempt(a) or _exempt(b):
         return None
     pairs = ((a, b),) if indexing else ((a, b), (b, a))
@@ -56,7 +61,8 @@ def classify(a: Value, b: Value, indexing: bool = False) -> Optional[tuple[str, 
     for cpu_side, other in pairs:
         # With concrete devices, a cpu tensor the caller passed in is the caller's mix-up (DEV101).
         if _created_here_on_cpu(cpu_side) and _follows_arguments(other) and (
-                other.where.kind == "param" or cpu_side.from_param is None):
+                (other.where.kind == "param" and in_module)
+                or (other.where.kind != "param" and cpu_side.from_param is None)):
             return CREATED_WITHOUT_DEVICE, cpu_side, other
     if isinstance(a, Tensor) and isinstance(b, Tensor) and conflict(a.where, b.where):
         if indexing and b.where.kind == "cpu":

@@ -92,7 +92,7 @@ NOT_OPS = frozenset(
     for n in "save load is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
     "set_printoptions get_default_dtype set_default_dtype is_floating_point is_complex typename "
     "device dtype Size finfo iinfo compile jit.script jit.trace onnx.export set_num_threads get_num_threads "
-    "use_deterministic_algorithms set_float32_matmul_precision".split()
+    "use_deterministic_algorithms set_float32_matmul_precision equal allclose isclose testing.assert_close".split()
 )
 
 # --- the module API
@@ -137,6 +137,7 @@ TRACE_CALLS = {
 # --- data
 
 LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 
 # --- CUDA assumptions
 
@@ -196,6 +197,13 @@ CLOCKS = frozenset(
 )
 # Methods whose call waits for the GPU.
 SYNC_METHODS = frozenset({"item", "tolist", "cpu", "numpy", "synchronize"})
+
+# Modules whose functions never wait for the GPU (a call into any other code we cannot see may).
+NEVER_SYNC_MODULES = frozenset(
+    "time timeit os sys math random logging json re itertools functools collections typing pathlib "
+    "datetime argparse copy warnings gc tqdm pickle shutil glob string textwrap numbers enum dataclasses "
+    "torch print len range".split()
+)
 
 # Functions that never return.
 NO_RETURN = frozenset(

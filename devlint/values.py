@@ -218,9 +218,11 @@ class Availability(Value):
 
 @dataclass(frozen=True)
 class Loader(Value):
-    """A DataLoader (or an iterator over one): yields cpu batches."""
+    """A DataLoader (or an iterator over one): yields batches on `where`, the cpu unless its
+    dataset is known to hold tensors elsewhere."""
 
     iterator: bool = False
+    where: Optional[Device] = Device("cpu")
 
 
 @dataclass(frozen=True)
@@ -298,8 +300,10 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
         where = join_device(a.where, b.where, availability_split)
         maybe = a.maybe_cpu or b.maybe_cpu
         if where is None:
-            for side in (a, b):
-                if side.where is not None and side.where.implicit and side.where.kind == "cpu":
+            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu
+            for side, other in ((a, b), (b, a)):
+                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and \
+                        other.where is not None and other.where.kind == "param" and other.where.param != "self":
                     maybe = maybe or (side.why[-1] if side.why else None)
         return Tensor(
             why=a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why,

@@ -66,7 +66,7 @@ y = x * scale + 1
         pairs = [(operands[0], o) for o in operands[1:]] if fact.indexing else [
             (a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
         for a, b in pairs:
-            verdict = classify(a.value, b.value, fact.indexing)
+            verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
             if verdict is None or verdict[0] != MIXED:
                 continue
             what = "indexes" if fact.indexing else "combines"

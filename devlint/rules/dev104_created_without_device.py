@@ -57,7 +57,7 @@ class Cell(nn.Module):
         pairs = [(operands[0], o) for o in operands[1:]] if fact.indexing else [
             (a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
         for a, b in pairs:
-            verdict = classify(a.value, b.value, fact.indexing)
+            verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
             if verdict is None or verdict[0] != CREATED_WITHOUT_DEVICE:
                 continue
             cpu_side, other = (a, b) if verdict[1] is a.value else (b, a)

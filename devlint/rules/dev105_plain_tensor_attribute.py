@@ -62,7 +62,7 @@ class Scale(nn.Module):
         operands = fact.operands
         for i, a in enumerate(operands):
             for b in operands[i + 1:]:
-                verdict = classify(a.value, b.value, fact.indexing)
+                verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
                 if verdict is None or verdict[0] != PLAIN_ATTRIBUTE:
                     continue
                 attr, other = (a, b) if verdict[1] is a.value else (b, a)
