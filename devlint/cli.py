@@ -164,7 +164,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     head = args[: args.index("--")] if "--" in args else args
     if "--runtime" in head:
         runtime_command.main(args, prog_name="devlint")
-    elif args and args[0] in SUBCOMMANDS and not Path(args[0]).exists():
+    elif args and args[0] in SUBCOMMANDS:  # a folder named like one: `devlint ./rules`
         command = {"rules": rules_command, "explain": explain_command, "docs": docs_command}[args[0]]
         command.main(args[1:], prog_name=f"devlint {args[0]}")
     else:

@@ -6,6 +6,7 @@ PositionProvider pass over every tree would cost more than the parse.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
@@ -81,7 +82,7 @@ class FileContext:
             if note and note not in entry[1]:
                 entry[1].append(note)
         parts = []
-        for line, (node, notes) in list(by_line.items())[-limit:]:
+        for line, (node, notes) in sorted(by_line.items())[-limit:]:
             text = f"line {line} `{self.snippet(node)}`"
             parts.append(f"{text} ({'; '.join(notes)})" if notes else text)
         return "; ".join(parts)
@@ -178,8 +179,14 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule]) -> list[Findin
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
-        message = str(exc.message).splitlines()[0] if exc.message else "invalid syntax"
-        return [_file_error(SYNTAX_ERROR, path, exc.raw_line, exc.raw_column + 1, f"syntax error: {message}")]
+        line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
+        try:  # Python's own parser names the line a reader expects
+            ast.parse(text, filename=path)
+        except SyntaxError as py_error:
+            line, column, message = py_error.lineno or line, py_error.offset or column, py_error.msg
+        except (ValueError, RecursionError, MemoryError):
+            pass
+        return [_file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")]
     except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
         return [_file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])]
     try:

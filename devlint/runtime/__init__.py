@@ -1,0 +1,1 @@
+"""Runtime checking: torch calls intercepted while code runs (see runner.py, pytest_plugin.py)."""

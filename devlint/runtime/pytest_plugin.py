@@ -1,0 +1,1 @@
+"""pytest plugin: placeholder until the runtime checker lands."""
