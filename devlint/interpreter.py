@@ -1416,11 +1416,14 @@ class Interpreter:
             if isinstance(value, Tensor):
                 operands.append(Operand(arg_node, value, _code(self.module, arg_node)))
             elif isinstance(value, Seq) and path in api.SEQUENCE_OPS:
-                for item in (value.items if value.items is not None else (value.elem,)):
+                items = value.items if value.items is not None else (value.elem,)
+                nodes = [e.value for e in arg_node.elements] if isinstance(arg_node, (cst.List, cst.Tuple)) else []
+                for i, item in enumerate(items):
                     if isinstance(item, Located):
                         item = Tensor(why=item.why, where=item.where)
                     if isinstance(item, Tensor):
-                        operands.append(Operand(arg_node, item, _code(self.module, arg_node)))
+                        item_node = nodes[i] if len(nodes) == len(items) else arg_node
+                        operands.append(Operand(item_node, item, _code(self.module, item_node)))
         if "device" in args.keywords and operands:
             # an op told where to put its result: its result follows device=
             where = self.device_argument(args.keywords["device"][1], state, node)
