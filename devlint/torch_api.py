@@ -148,8 +148,10 @@ CUDA_SAFE = frozenset(
     "ipc_collect amp is_bf16_supported get_arch_list nvtx".split()
 )
 AVAILABILITY = frozenset(
-    {"torch.cuda.is_available", "torch.backends.cudnn.is_available", "torch.cuda.is_initialized"}
+    {"torch.cuda.is_available", "torch.backends.cudnn.is_available", "torch.cuda.is_initialized",
+     "torch.accelerator.is_available"}
 )
+CURRENT_ACCELERATOR = frozenset({"torch.accelerator.current_accelerator"})
 DEVICE_COUNT = frozenset({"torch.cuda.device_count"})
 # Fail on a machine without a GPU (DEV203).
 CUDA_NEEDS_GPU = frozenset(
