@@ -31,6 +31,8 @@ _TORCH_DIR = os.path.dirname(torch.__file__)
 _DEVLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _INTERNAL_DIRS = (_TORCH_DIR, _DEVLINT_DIR, os.path.dirname(os.__file__))
 
+# Test runners and launchers that call the user's code: never "the user's line".
+_HARNESS_PARTS = (f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}", f"{os.sep}click{os.sep}", "runpy")
 _DESCRIPTORS = {name: torch._C.TensorBase.__dict__[name] for name in ("device", "is_cuda", "grad", "data")}
 
 # Calls that may legitimately take tensors on several devices.
@@ -62,7 +64,8 @@ def _name(func: Callable) -> str:
 def _is_internal(filename: str, cache: dict = {}) -> bool:  # noqa: B006 - a deliberate per-process cache
     known = cache.get(filename)
     if known is None:
-        known = cache[filename] = filename.startswith(_INTERNAL_DIRS) or filename.startswith("<")
+        known = cache[filename] = filename.startswith(_INTERNAL_DIRS) or filename.startswith("<") or any(
+            part in filename for part in _HARNESS_PARTS)
     return known
 
 
@@ -75,6 +78,26 @@ def user_site(depth: int = 1) -> Optional[Site]:
             return Site(_display(filename), frame.f_lineno, frame.f_code.co_name)
         frame = frame.f_back
     return None
+
+
+def user_stack(limit: int = 3) -> list:
+    """The user's frames, innermost first: where a failing operation sits and who called it."""
+    frame, sites = sys._getframe(1), []
+    while frame is not None and len(sites) < limit:
+        filename = frame.f_code.co_filename
+        if not _is_internal(filename):
+            sites.append(Site(_display(filename), frame.f_lineno, frame.f_code.co_name))
+            if frame.f_code.co_name == "<module>":
+                break  # the script's top level: nothing above it is the user's
+        frame = frame.f_back
+    return sites
+
+
+def _where(sites: list) -> str:
+    if not sites:
+        return ""
+    head = f"\n  at {sites[0]}" + (f" in {sites[0].function}()" if sites[0].function != "<module>" else "")
+    return head + "".join(f", called from {s}" for s in sites[1:])
 
 
 def _display(filename: str, cache: dict = {}) -> str:  # noqa: B006
@@ -167,6 +190,7 @@ class DeviceChecker(TorchFunctionMode):
     # ------------------------------------------------------------ the mode
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         kwargs = kwargs or {}
         owner = getattr(func, "__self__", None)
         if owner is not None and _name(func) in ("__get__", "__set__"):
@@ -270,6 +294,7 @@ class DeviceChecker(TorchFunctionMode):
     # ------------------------------------------------------------ moves
 
     def _move(self, func, name: str, args: tuple, kwargs: dict):
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         tensor = args[0]
         source = self.device_of(tensor)
         if name == "cpu":
@@ -326,6 +351,7 @@ class DeviceChecker(TorchFunctionMode):
     # ------------------------------------------------------------ checks
 
     def _check(self, name: str, tensors: list, args: tuple) -> None:
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         if name == "__getitem__":
             # indexing: a cpu index is fine for any tensor; a GPU index is not fine for a cpu tensor
             base = self.device_of(tensors[0])
@@ -351,21 +377,24 @@ class DeviceChecker(TorchFunctionMode):
                 return
 
     def _mismatch(self, name: str, pair: list) -> None:
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         a, b = pair
         da, db = self.device_of(a), self.device_of(b)
         code = "DEV102" if name in _MODULE_FUNCTIONS and (
             isinstance(a, torch.nn.Parameter) or isinstance(b, torch.nn.Parameter)) else "DEV101"
-        site = user_site()
+        stack = user_stack()
+        site = stack[0] if stack else None
         message = (
             f"Expected all tensors to be on the same device, but found at least two devices, {da} and {db}!\n"
             f"devlint: {name}: {da} tensor from {self.origin_of(a)} and {db} tensor from {self.origin_of(b)}"
-            + (f"\n  at {site}" if site else "")
+            + _where(stack)
         )
         self.report.add_problem(code, site, message)
         if self.raise_on_error or not self.simulate:
             raise DeviceMismatchError(message, code)
 
     def _check_cpu_lengths(self, lengths: torch.Tensor) -> None:
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         device = self.device_of(lengths)
         if device.type != "cpu":
             site = user_site()
@@ -377,6 +406,7 @@ class DeviceChecker(TorchFunctionMode):
                 raise DeviceMismatchError(message, "DEV106")
 
     def _host_conversion(self, tensor: torch.Tensor) -> None:
+        __tracebackhide__ = True  # pytest shows the user's line, not ours
         device = self.device_of(tensor)
         if device.type == "cpu":
             return
