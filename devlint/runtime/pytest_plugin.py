@@ -28,6 +28,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _STATE.clear()  # a session (pytester runs several in one process) starts afresh
     if not config.getoption("devlint_runtime", default=False):
         return
     import torch
@@ -37,6 +38,10 @@ def pytest_configure(config: pytest.Config) -> None:
     simulate = config.getoption("devlint_simulate_gpu") or not torch.cuda.is_available()
     gpus = config.getoption("devlint_gpus")
     _STATE.update(simulate=simulate, gpus=gpus, total=Report(simulated=simulate, gpus=gpus), failed={})
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    _STATE.clear()
 
 
 def _enabled() -> bool:
