@@ -20,7 +20,7 @@ from typing import Optional, Sequence
 import click
 
 from devlint import __version__
-from devlint.config import Config, ConfigError, load_config, select_rules, split_codes, validate_codes
+from devlint.config import ConfigError, load_config, select_rules, split_codes, validate_codes
 from devlint.rules import ALL_RULES, RULES_BY_CODE
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

@@ -6,7 +6,7 @@ findings, so a rule never needs to remember what it already said.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst

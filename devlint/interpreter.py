@@ -21,7 +21,7 @@ from devlint.facts import (
     ClockRead, Context, CpuOnlyArgument, DiscardedMove, EventElapsed, FreshMove, GpuAssumption, HostConversion,
     HostSync, Load, ModuleCall, Operand, Operation,
 )
-from devlint.mixing import classify
+from devlint.mixing import classify, pairs
 from devlint.values import (
     CPU, IMPLICIT_CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, Class, Const, CudaEvent, Device,
     DeviceValue, Function, Instance, Loader, Located, Module, Parser, Ref, Seq, SkipMarker, Step, Tensor,
@@ -637,7 +637,6 @@ class Interpreter:
     def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None:
         if "." in name:
             base, _, attr = name.rpartition(".")
-            node = _name_node(base)
             self._store_attribute(base, attr, value, state, line)
             return
         state.env[name] = value
@@ -941,8 +940,6 @@ class Interpreter:
     def eval_BinaryOperation(self, node: cst.BinaryOperation, state: State) -> Value:
         left = self.eval(node.left, state)
         right = self.eval(node.right, state)
-        if isinstance(node.operator, cst.Subtract) and isinstance(node.left, cst.Call):
-            pass
         return self.binary(node, _op_text(node.operator), left, right, node.left, node.right, state)
 
     def binary(self, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
@@ -1020,11 +1017,8 @@ class Interpreter:
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
         if len(tensors) >= 2:
             self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
-            first = tensors[0].value
-            others = tensors[1:] if indexing else tensors
-            pairs = [(first, o.value) for o in tensors[1:]] if indexing else [
-                (a.value, b.value) for i, a in enumerate(tensors) for b in tensors[i + 1:]]
-            if any(classify(a, b, indexing, self.context.in_module_method) for a, b in pairs):
+            if any(classify(a.value, b.value, indexing, self.context.in_module_method)
+                   for a, b in pairs(tensors, indexing)):
                 return UNKNOWN  # reported once: nothing downstream of it is known
         if not tensors:
             return UNKNOWN
@@ -2209,7 +2203,6 @@ def _argparse_option(args: _Args, interp: Interpreter) -> Optional[tuple]:
     else:
         return None
     action = args.get("action")
-    default = args.get("default")
     if dest in _FLAG_NAMES or dest.startswith(("use_cuda", "cuda", "gpu", "use_gpu")) and not api.looks_like_device_name(dest):
         return dest, Availability(positive=True)  # the user's choice: they asked for a GPU
     if dest in _NEGATIVE_FLAG_NAMES or dest.startswith("no_cuda") or dest.startswith("no_gpu"):
@@ -2419,10 +2412,6 @@ def _const_key(node: cst.Subscript) -> object:
             expr.expression, cst.Integer):
         return -int(expr.expression.value, 0)
     return None
-
-
-def _name_node(name: str) -> cst.CSTNode:
-    return cst.Name(name.split(".")[0])
 
 
 def _attr_path(node: cst.CSTNode) -> str:

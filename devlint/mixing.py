@@ -6,7 +6,7 @@ is reported once) and by the DEV101/DEV104/DEV105 rules (which story to tell).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from devlint.values import Tensor, Value, conflict
 
@@ -68,4 +68,20 @@ def classify(a: Value, b: Value, indexing: bool = False,
         if indexing and b.where.kind == "cpu":
             return None  # a GPU tensor may be indexed with cpu indices
         return MIXED, a, b
+    return None
+
+
+def pairs(operands: Sequence, indexing: bool) -> list:
+    """The operand pairs that must agree: every pair, or (indexed, index) for indexing."""
+    if indexing:
+        return [(operands[0], other) for other in operands[1:]]
+    return [(a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
+
+
+def first_disagreement(operation, kind: str):
+    """(culprit, other) operands of the first pair of `operation` that disagree as `kind`."""
+    for a, b in pairs(operation.operands, operation.indexing):
+        verdict = classify(a.value, b.value, operation.indexing, operation.context.in_module_method)
+        if verdict is not None and verdict[0] == kind:
+            return (a, b) if verdict[1] is a.value else (b, a)
     return None

@@ -53,7 +53,7 @@ METADATA_METHODS = frozenset(
     {"size", "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous",
      "stride", "data_ptr", "storage_offset", "is_floating_point", "is_complex", "type", "__len__",
      "backward", "register_hook", "retain_grad", "requires_grad_", "share_memory_", "tolist", "item",
-     "q_scale", "q_zero_point", "nbytes", "itemsize", "is_pinned", "is_shared", "data_ptr", "untyped_storage"}
+     "q_scale", "q_zero_point", "nbytes", "itemsize", "is_pinned", "is_shared", "untyped_storage"}
 )
 
 # Tensor methods that may cross devices by design.
@@ -112,7 +112,7 @@ MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList", "to
 # Wrappers that keep the wrapped module's device.
 MODULE_WRAPPERS = frozenset(
     {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
-     "torch.nn.parallel.DistributedDataParallel", "torch.compile", "torch.jit.script",
+     "torch.compile", "torch.jit.script",
      "torch.nn.SyncBatchNorm.convert_sync_batchnorm", "torch.ao.quantization.quantize_dynamic"}
 )
 # torch.nn classes that own parameters or buffers: everything else (losses, activations,

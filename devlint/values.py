@@ -10,7 +10,7 @@ conflicts.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Optional, Union
+from typing import Optional
 
 import libcst as cst
 
@@ -279,17 +279,6 @@ class Parser(Value):
 @dataclass(frozen=True)
 class SkipMarker(Value):
     """A pytest/unittest skip decorator whose test runs only with CUDA."""
-
-
-AnyValue = Union[Value]
-
-
-def device_of(value: Value) -> Optional[Device]:
-    return value.device
-
-
-def is_tensorish(value: Value) -> bool:
-    return isinstance(value, (Tensor, Located))
 
 
 def join(a: Value, b: Value, availability_split: bool = False) -> Value:

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import Operation
-from devlint.mixing import MIXED, classify
+from devlint.mixing import MIXED, first_disagreement
 from devlint.rules.base import Report, Rule
 
 
@@ -62,19 +62,15 @@ y = x * scale + 1
     )
 
     def check(self, fact: Operation) -> Iterable[Report]:
-        operands = fact.operands
-        pairs = [(operands[0], o) for o in operands[1:]] if fact.indexing else [
-            (a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
-        for a, b in pairs:
-            verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
-            if verdict is None or verdict[0] != MIXED:
-                continue
-            what = "indexes" if fact.indexing else "combines"
-            message = (f"`{fact.name}` {what} a tensor on {a.value.device} (`{a.label}`) "
-                       f"with one on {b.value.device} (`{b.label}`)")
-            yield Report(
-                fact.node, message,
-                why=(self.placed(a.label, a.value), self.placed(b.label, b.value)) + self.called_from(fact),
-                fix="move one operand with `.to(other.device)`, or create it on the right device",
-            )
+        found = first_disagreement(fact, MIXED)
+        if found is None:
             return
+        a, b = sorted(found, key=lambda o: fact.operands.index(o))
+        what = "indexes" if fact.indexing else "combines"
+        yield Report(
+            fact.node,
+            f"`{fact.name}` {what} a tensor on {a.value.device} (`{a.label}`) with one on {b.value.device} "
+            f"(`{b.label}`)",
+            why=(self.placed(a.label, a.value), self.placed(b.label, b.value)) + self.called_from(fact),
+            fix="move one operand with `.to(other.device)`, or create it on the right device",
+        )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import Operation
-from devlint.mixing import CREATED_WITHOUT_DEVICE, classify
+from devlint.mixing import CREATED_WITHOUT_DEVICE, first_disagreement
 from devlint.rules.base import Report, Rule
 
 
@@ -53,24 +53,19 @@ class Cell(nn.Module):
     )
 
     def check(self, fact: Operation) -> Iterable[Report]:
-        operands = fact.operands
-        pairs = [(operands[0], o) for o in operands[1:]] if fact.indexing else [
-            (a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
-        for a, b in pairs:
-            verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
-            if verdict is None or verdict[0] != CREATED_WITHOUT_DEVICE:
-                continue
-            cpu_side, other = (a, b) if verdict[1] is a.value else (b, a)
-            created = cpu_side.value.maybe_cpu
-            where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
-                f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
-            yield Report(
-                fact.node,
-                f"`{cpu_side.label}` is created on cpu (no `device=`) but `{fact.name}` combines it with "
-                f"`{other.label}`, whose device comes from the caller",
-                why=(where, self.placed(other.label, other.value)) + self.called_from(fact),
-                fix=f"create it on `{other.label}.device`: `device={other.label}.device` or "
-                    f"`{other.label}.new_zeros(...)`",
-                key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
-            )
+        found = first_disagreement(fact, CREATED_WITHOUT_DEVICE)
+        if found is None:
             return
+        cpu_side, other = found
+        created = cpu_side.value.maybe_cpu
+        where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
+            f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
+        yield Report(
+            fact.node,
+            f"`{cpu_side.label}` is created on cpu (no `device=`) but `{fact.name}` combines it with "
+            f"`{other.label}`, whose device comes from the caller",
+            why=(where, self.placed(other.label, other.value)) + self.called_from(fact),
+            fix=f"create it on `{other.label}.device`: `device={other.label}.device` or "
+                f"`{other.label}.new_zeros(...)`",
+            key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
+        )

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import Operation
-from devlint.mixing import PLAIN_ATTRIBUTE, classify
+from devlint.mixing import PLAIN_ATTRIBUTE, first_disagreement
 from devlint.rules.base import Report, Rule
 
 
@@ -59,20 +59,16 @@ class Scale(nn.Module):
     )
 
     def check(self, fact: Operation) -> Iterable[Report]:
-        operands = fact.operands
-        for i, a in enumerate(operands):
-            for b in operands[i + 1:]:
-                verdict = classify(a.value, b.value, fact.indexing, fact.context.in_module_method)
-                if verdict is None or verdict[0] != PLAIN_ATTRIBUTE:
-                    continue
-                attr, other = (a, b) if verdict[1] is a.value else (b, a)
-                name = attr.value.attr_name or attr.label
-                yield Report(
-                    attr.value.attr_node,
-                    f"`self.{name}` is a plain tensor attribute: it stays on cpu when the module is moved, "
-                    f"and `{fact.name}` combines it with `{other.label}`",
-                    why=(f"used at {self.file.step(fact.node)}", self.placed(other.label, other.value))
-                    + self.called_from(fact),
-                    fix=f'register it: `self.register_buffer("{name}", ...)`',
-                )
-                return
+        found = first_disagreement(fact, PLAIN_ATTRIBUTE)
+        if found is None:
+            return
+        attr, other = found
+        name = attr.value.attr_name or attr.label
+        yield Report(
+            attr.value.attr_node,
+            f"`self.{name}` is a plain tensor attribute: it stays on cpu when the module is moved, "
+            f"and `{fact.name}` combines it with `{other.label}`",
+            why=(f"used at {self.file.step(fact.node)}", self.placed(other.label, other.value))
+            + self.called_from(fact),
+            fix=f'register it: `self.register_buffer("{name}", ...)`',
+        )

@@ -23,7 +23,7 @@ def train(checkpoint_path) -> list:
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=1, gamma=0.7)
     losses = []
-    for epoch in range(3):
+    for _ in range(3):
         for x, y in loader:
             x, y = x.to(device, non_blocking=True), y.to(device)
             loss = nn.functional.cross_entropy(model(x), y)
