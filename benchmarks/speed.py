@@ -16,6 +16,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 
 import libcst
@@ -78,7 +79,9 @@ def main() -> None:
     print(f"libcst.parse_module floor (1 process): {floor:8.2f} s")
     print(f"devlint, whole process (--jobs {args.jobs}):  {elapsed:8.2f} s")
     print(f"ratio devlint / parse floor:           {elapsed / floor:8.2f}")
-    print(f"findings: {len(findings)}  internal errors: {len(internal)}  exit code: {code}")
+    by_code = Counter(f["code"] for f in findings)
+    print(f"findings: {len(findings)} ({', '.join(f'{c} {n}' for c, n in sorted(by_code.items()))})  "
+          f"internal errors: {len(internal)}  exit code: {code}")
     for finding in internal[:10]:
         print(f"  internal error: {finding['path']}: {finding['message']}")
     if args.repeat:
