@@ -132,7 +132,10 @@ class State:
         if self.cuda_index != other.cuda_index:
             new.cuda_index = None
         if self.default_device != other.default_device:
-            new.default_device = None
+            # `if torch.cuda.is_available(): torch.set_default_device("cuda")`: the selected device
+            devices = {self.default_device, other.default_device}
+            gpu = any(d is not None and d.is_gpu for d in devices)
+            new.default_device = SELECTED if availability_split and gpu and None in devices else None
         new.clock = self.clock or other.clock
         new.work = self.work or other.work
         new.synced = self.synced or other.synced  # precision: a sync on any path counts
@@ -1262,7 +1265,10 @@ class Interpreter:
             return Tensor(where=None, parameter=True)
         if path in api.MODULE_WRAPPERS:
             args = self.eval_args(node, state)
-            first = args.positional[0][1] if args.positional else UNKNOWN
+            first = args.positional[0][1] if args.positional else args.get("module")
+            if path in api.INPUT_MOVING_WRAPPERS and isinstance(first, (Module, Located)):
+                # DataParallel scatters, DDP moves its inputs to the module's device itself
+                return Module(why=first.why, where=first.device, moves_inputs=True)
             return first if isinstance(first, (Module, Located)) else UNKNOWN
         if path in api.TRACE_CALLS:
             return self.trace_call(path, node, state)
@@ -1486,7 +1492,7 @@ class Interpreter:
         for arg_node, value in inputs:
             for item in _tensors_in(value):
                 tensors.append(Operand(arg_node, item, _code(self.module, arg_node)))
-        if not tensors or not isinstance(module, (Module, Located)):
+        if not tensors or not isinstance(module, (Module, Located)) or getattr(module, "moves_inputs", False):
             return False
         self.emit(ModuleCall(node, Operand(module_node, module, _code(self.module, module_node)), tuple(tensors),
                              self.context))

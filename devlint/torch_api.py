@@ -125,6 +125,8 @@ MODULES_WITH_PARAMETERS = frozenset(
     "GRUCell Transformer TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer "
     "MultiheadAttention PReLU Sequential ModuleList ModuleDict".split()
 )
+INPUT_MOVING_WRAPPERS = frozenset({"torch.nn.DataParallel", "torch.nn.parallel.DataParallel",
+                                   "torch.nn.parallel.DistributedDataParallel"})
 PARAMETER_CLASSES = frozenset({"torch.nn.Parameter", "torch.nn.parameter.Parameter"})
 
 # Functions and methods that call a module on an example input: (module position, input position).

@@ -155,6 +155,7 @@ class Module(Value):
     attrs: tuple = ()  # ((name, Value), ...) from __init__
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
+    moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
 
     @property
     def device(self) -> Optional[Device]:

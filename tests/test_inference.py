@@ -239,12 +239,12 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 model = nn.Linear(2, 2).to(device)
-model = nn.DataParallel(model)
 compiled = torch.compile(model)
+parallel = nn.DataParallel(model)  # scatters its inputs to the GPU itself
 loader = DataLoader(TensorDataset(torch.randn(8, 2)), batch_size=4)
 for (x,) in loader:
-    model(x)  # expect: DEV102
     compiled(x)  # expect: DEV102
+    parallel(x)
 """,
     "lightning_self_device": """
 import torch

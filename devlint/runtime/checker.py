@@ -44,6 +44,10 @@ _CROSS_DEVICE = frozenset({
     # packed sequences keep their lengths and batch sizes on the cpu by design
     "_pack_padded_sequence", "_pad_packed_sequence", "_parse_to",
 })
+_FACTORIES = frozenset(
+    "zeros ones empty full rand randn randint randperm arange range linspace logspace eye tensor as_tensor "
+    "empty_strided scalar_tensor tril_indices triu_indices normal".split()
+)
 _PACKED_RNNS = frozenset({"gru", "lstm", "rnn_tanh", "rnn_relu"})
 # Their other outputs (batch sizes, lengths) stay on the cpu.
 _FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})
@@ -142,6 +146,7 @@ class DeviceChecker(TorchFunctionMode):
         self.origins: WeakIdKeyDictionary = WeakIdKeyDictionary()  # tensor -> Origin (where its device was decided)
         self.made: WeakIdKeyDictionary = WeakIdKeyDictionary()  # tensor -> (Site it was computed at, the one before)
         self.pending_work = False  # GPU work queued since the last synchronization
+        self.default_device: Optional[torch.device] = None  # simulation: torch.set_default_device
 
     # ------------------------------------------------------------ devices
 
@@ -215,6 +220,8 @@ class DeviceChecker(TorchFunctionMode):
         if name == "_pack_padded_sequence" and len(args) > 1 and isinstance(args[1], torch.Tensor):
             self._check_cpu_lengths(args[1])
 
+        if self.default_device is not None and not tensors and "device" not in kwargs and name in _FACTORIES:
+            kwargs = dict(kwargs, device=self.default_device)  # the simulated torch.set_default_device
         target = None
         if "device" in kwargs and name != "_parse_to":  # _parse_to only reads arguments: Module.to(device=)
             target = self.resolve(kwargs["device"])

@@ -157,7 +157,36 @@ def install(checker: DeviceChecker) -> Callable[[], None]:
         patch(cuda, f"{kind}Tensor", legacy_type(kind))
     patch(torch, "load", load)
 
+    def set_default_device(device: Any) -> None:
+        checker.default_device = checker.resolve(device) if device is not None else None
+        if checker.default_device is not None and checker.default_device.type == "cpu":
+            checker.default_device = None
+
+    patch(torch, "set_default_device", set_default_device)
+    patch(torch, "get_default_device", lambda: checker.default_device or CPU)
+
+    def scatter(module: Any, inputs: Any, kwargs: Any, device_ids: Any) -> tuple:
+        # One simulated GPU: DataParallel sends the whole batch to it (no torch._C._scatter on a cpu build).
+        if len(device_ids) > 1:
+            raise RuntimeError("devlint simulates DataParallel on one GPU only: use --gpus 1 "
+                               "(replicas run in threads, out of the checker's sight)")
+        target = torch.device("cuda", device_ids[0] if isinstance(device_ids[0], int) else device_ids[0].index)
+
+        def move(value: Any) -> Any:
+            if isinstance(value, torch.Tensor):
+                return value.to(target)
+            if isinstance(value, (list, tuple)):
+                return type(value)(move(v) for v in value)
+            if isinstance(value, dict):
+                return {k: move(v) for k, v in value.items()}
+            return value
+
+        return (move(tuple(inputs)),), (move(dict(kwargs or {})),)
+
+    patch(torch.nn.DataParallel, "scatter", scatter)
+
     def restore() -> None:
+        checker.default_device = None
         for (owner, name), value in reversed(list(saved.items())):
             setattr(owner, name, value)
 
