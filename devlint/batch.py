@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 
 from devlint import __version__
 from devlint.engine import check_source
-from devlint.findings import Finding
+from devlint.findings import DECODE_ERROR, Finding, file_error
 from devlint.rules import RULES_BY_CODE
 
 CACHE_DIR = ".devlint_cache"
@@ -33,13 +33,6 @@ def _init_worker(codes: Sequence[str]) -> None:
 def _check_one(item: tuple[str, bytes]) -> list[dict]:
     path, source = item
     return [f.to_dict() for f in check_source(source, path, _worker_rules)]
-
-
-def _from_dict(data: dict) -> Finding:
-    return Finding(code=data["code"], severity=data["severity"], path=data["path"], line=data["line"],
-                   column=data["column"], end_line=data["end_line"], end_column=data["end_column"],
-                   message=data["message"], why=tuple(data.get("why", ())), name=data.get("name", ""),
-                   fix=data.get("fix"))
 
 
 def _code_fingerprint() -> str:
@@ -109,9 +102,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
         try:
             source = Path(path).read_bytes()
         except OSError as exc:
-            read_errors.append(Finding(code="DEV002", severity="error", path=path, line=1, column=1, end_line=1,
-                                       end_column=1, message=f"cannot read file: {exc.strerror or exc}",
-                                       name="undecodable-file"))
+            read_errors.append(file_error(DECODE_ERROR, path, 1, 1, f"cannot read file: {exc.strerror or exc}"))
             continue
         if cache is not None:
             key = keys[path] = cache.key(path, source)
@@ -135,5 +126,5 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
         for path, _ in todo:
             cache.put(keys[path], results[path])
         cache.save(set(keys.values()))
-    findings = [_from_dict(d) for path in files if path in results for d in results[path]]
+    findings = [Finding.from_dict(d) for path in files if path in results for d in results[path]]
     return read_errors + findings

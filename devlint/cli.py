@@ -60,6 +60,7 @@ def lint(paths: Sequence[str], select: Sequence[str], extend_select: Sequence[st
     from devlint.batch import check_files
     from devlint.discovery import discover
     from devlint.engine import has_file_errors
+    from devlint.findings import DECODE_ERROR, INTERNAL_ERROR
     from devlint.output import FORMATS
 
     try:
@@ -86,7 +87,7 @@ def lint(paths: Sequence[str], select: Sequence[str], extend_select: Sequence[st
     if out:
         click.echo(out, nl=False)
     for finding in findings:
-        if finding.code in ("DEV002", "DEV003"):
+        if finding.code in (DECODE_ERROR, INTERNAL_ERROR):
             click.echo(f"devlint: error: {finding.path}: {finding.message}", err=True)
     if missing or has_file_errors(findings):
         sys.exit(EXIT_ERROR)

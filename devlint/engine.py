@@ -12,84 +12,17 @@ from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
-from devlint.facts import Context
-from devlint.findings import Finding
+from devlint.file_context import FileContext
+from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, Finding, file_error
 from devlint.interpreter import Interpreter
-from devlint.rules.base import Report, Rule
-
-# Pseudo-rules for files that cannot be analysed: always on, never configurable.
-SYNTAX_ERROR = "DEV001"
-DECODE_ERROR = "DEV002"
-INTERNAL_ERROR = "DEV003"
-FILE_ERRORS = {SYNTAX_ERROR: "syntax-error", DECODE_ERROR: "undecodable-file", INTERNAL_ERROR: "internal-error"}
+from devlint.rules.base import Rule, Verdict
 
 # A more specific story about the same operation wins.
 _SUPERSEDES = {"DEV104": ("DEV101",), "DEV102": ("DEV101",)}
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _DEVLINT_IGNORE = re.compile(r"#\s*devlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
-
-
-class FileContext:
-    """Renders nodes of one file as lines and snippets, for the why of a finding."""
-
-    def __init__(self, module: cst.Module) -> None:
-        self.module = module
-        self._positions = None
-
-    def position(self, node: cst.CSTNode):
-        if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
-        return self._positions.get(node)
-
-    def line(self, node: cst.CSTNode) -> int:
-        pos = self.position(node)
-        return pos.start.line if pos is not None else 0
-
-    def snippet(self, node: cst.CSTNode, limit: int = 60) -> str:
-        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
-            node = node.body[0]
-        if isinstance(node, (cst.For,)):
-            text = f"for {self.module.code_for_node(node.target)} in {self.module.code_for_node(node.iter)}"
-        elif isinstance(node, (cst.If, cst.While, cst.With, cst.FunctionDef, cst.ClassDef, cst.Try)):
-            text = self.module.code_for_node(node).splitlines()[0].rstrip(":")
-            text = text.strip()
-        else:
-            text = self.module.code_for_node(node)
-        text = " ".join(text.split())
-        return text if len(text) <= limit else text[: limit - 3] + "..."
-
-    def step(self, node: cst.CSTNode, note: str = "") -> str:
-        text = f"line {self.line(node)} `{self.snippet(node)}`"
-        return f"{text} ({note})" if note else text
-
-    def chain(self, value, limit: int = 3) -> str:
-        """`line 12 `model.to(device)` (moved to cuda)`; ...: where a value got its device, a line each."""
-        by_line: dict[int, list] = {}
-        for node, note in getattr(value, "why", ()):
-            if node is None:
-                continue
-            line = self.line(node)
-            entry = by_line.get(line)
-            if entry is None:
-                by_line[line] = [node, [note] if note else []]
-                continue
-            if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-                entry[0] = node  # the whole statement reads best
-            if note and note not in entry[1]:
-                entry[1].append(note)
-        parts = []
-        for line, (node, notes) in sorted(by_line.items())[-limit:]:
-            text = f"line {line} `{self.snippet(node)}`"
-            parts.append(f"{text} ({'; '.join(notes)})" if notes else text)
-        return "; ".join(parts)
-
-    def context_lines(self, context: Context) -> list[str]:
-        return [f"in `{name}()`, called from {self.step(node)}" for node, name in reversed(context.calls)
-                if node is not None]
 
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
@@ -100,7 +33,7 @@ def check_module(module: cst.Module, source_text: str, path: str, rules: Sequenc
     file = FileContext(module)
     for rule in rules:
         rule.file = file
-    reports: list[tuple[Rule, Report]] = []
+    reports: list[tuple[Rule, Verdict]] = []
 
     def emit(fact: object) -> None:
         for rule in by_fact.get(type(fact), ()):
@@ -174,7 +107,7 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule]) -> list[Findin
         except (LookupError, UnicodeDecodeError):
             text = None
         if text is None:
-            return [_file_error(DECODE_ERROR, path, 1, 1,
+            return [file_error(DECODE_ERROR, path, 1, 1,
                                 f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})")]
     try:
         module = cst.parse_module(source)
@@ -186,15 +119,15 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule]) -> list[Findin
             line, column, message = py_error.lineno or line, py_error.offset or column, py_error.msg
         except (ValueError, RecursionError, MemoryError):
             pass
-        return [_file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")]
+        return [file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")]
     except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
-        return [_file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])]
+        return [file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])]
     try:
         return check_module(module, text, path, rules)
     except RecursionError:
-        return [_file_error(INTERNAL_ERROR, path, 1, 1, "internal error: the file nests too deeply to analyse")]
+        return [file_error(INTERNAL_ERROR, path, 1, 1, "internal error: the file nests too deeply to analyse")]
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
-        return [_file_error(INTERNAL_ERROR, path, 1, 1,
+        return [file_error(INTERNAL_ERROR, path, 1, 1,
                             f"internal error analysing this file: {type(exc).__name__}: {exc}".splitlines()[0])]
 
 
@@ -204,11 +137,6 @@ def _declared_encoding(source: bytes) -> Optional[str]:
         if match:
             return match.group(1).decode("ascii")
     return None
-
-
-def _file_error(code: str, path: str, line: int, column: int, message: str) -> Finding:
-    return Finding(code=code, severity="error", path=path, line=max(line, 1), column=max(column, 1),
-                   end_line=max(line, 1), end_column=max(column, 1), message=message, name=FILE_ERRORS[code])
 
 
 def has_file_errors(findings: Iterable[Finding]) -> bool:

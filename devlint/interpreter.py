@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
-from devlint import torch_api as api
+from devlint.semantics import torch_api as api
 from devlint.facts import (
     ClockRead, Context, CpuOnlyArgument, DiscardedMove, EventElapsed, FreshMove, GpuAssumption, HostConversion,
     HostSync, Load, ModuleCall, Operand, Operation,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 from devlint.rules.dev101_mixed_devices import MixedDevices
 from devlint.rules.dev102_module_input_device import ModuleInputDevice
 from devlint.rules.dev103_discarded_move import ThrownAwayMove
@@ -25,4 +25,4 @@ ALL_RULES: list[type[Rule]] = [
 ]
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 
-__all__ = ["ALL_RULES", "RULES_BY_CODE", "Report", "Rule"]
+__all__ = ["ALL_RULES", "RULES_BY_CODE", "Verdict", "Rule"]

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Iterable
+from typing import ClassVar, Iterable
 
 import libcst as cst
 
+from devlint.file_context import FileContext
 from devlint.findings import Severity
-
-if TYPE_CHECKING:
-    from devlint.engine import FileContext
 
 
 @dataclass(frozen=True)
-class Report:
+class Verdict:
     """A rule's verdict on a fact: where, what, and why."""
 
     node: cst.CSTNode
@@ -42,9 +40,9 @@ class Rule:
     INVALID: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[tuple[str, ...]] = ()
 
-    file: "FileContext"  # set by the engine for each file
+    file: FileContext  # set by the engine for each file
 
-    def check(self, fact: object) -> Iterable[Report]:
+    def check(self, fact: object) -> Iterable[Verdict]:
         raise NotImplementedError
 
     # --- helpers for the why of a report

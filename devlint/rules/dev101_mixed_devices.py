@@ -4,7 +4,7 @@ from typing import Iterable
 
 from devlint.facts import Operation
 from devlint.mixing import MIXED, first_disagreement
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class MixedDevices(Rule):
@@ -61,13 +61,13 @@ y = x * scale + 1
 """,
     )
 
-    def check(self, fact: Operation) -> Iterable[Report]:
+    def check(self, fact: Operation) -> Iterable[Verdict]:
         found = first_disagreement(fact, MIXED)
         if found is None:
             return
         a, b = sorted(found, key=lambda o: fact.operands.index(o))
         what = "indexes" if fact.indexing else "combines"
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.name}` {what} a tensor on {a.value.device} (`{a.label}`) with one on {b.value.device} "
             f"(`{b.label}`)",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import ModuleCall
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 from devlint.values import conflict
 
 
@@ -56,7 +56,7 @@ for (x,) in loader:
 """,
     )
 
-    def check(self, fact: ModuleCall) -> Iterable[Report]:
+    def check(self, fact: ModuleCall) -> Iterable[Verdict]:
         module = fact.module
         for operand in fact.inputs:
             value = operand.value
@@ -65,7 +65,7 @@ for (x,) in loader:
             if conflict(module.value.device, value.where):
                 message = (f"`{module.label}` is on {module.value.device} but its input `{operand.label}` "
                            f"is on {value.where}")
-                yield Report(
+                yield Verdict(
                     fact.node, message,
                     why=(self.placed(module.label, module.value), self.placed(operand.label, value))
                     + self.called_from(fact),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import DiscardedMove
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class ThrownAwayMove(Rule):
@@ -44,9 +44,9 @@ model.to(device)
 """,
     )
 
-    def check(self, fact: DiscardedMove) -> Iterable[Report]:
+    def check(self, fact: DiscardedMove) -> Iterable[Verdict]:
         label = fact.value.label
-        yield Report(
+        yield Verdict(
             fact.node,
             f"the result of `{label}.{fact.method}(...)` is thrown away: `Tensor.{fact.method}` returns a new "
             f"tensor and does not move `{label}`",

@@ -4,7 +4,7 @@ from typing import Iterable
 
 from devlint.facts import Operation
 from devlint.mixing import CREATED_WITHOUT_DEVICE, first_disagreement
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class CreatedWithoutDevice(Rule):
@@ -52,7 +52,7 @@ class Cell(nn.Module):
 """,
     )
 
-    def check(self, fact: Operation) -> Iterable[Report]:
+    def check(self, fact: Operation) -> Iterable[Verdict]:
         found = first_disagreement(fact, CREATED_WITHOUT_DEVICE)
         if found is None:
             return
@@ -60,7 +60,7 @@ class Cell(nn.Module):
         created = cpu_side.value.maybe_cpu
         where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
             f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{cpu_side.label}` is created on cpu (no `device=`) but `{fact.name}` combines it with "
             f"`{other.label}`, whose device comes from the caller",

@@ -4,7 +4,7 @@ from typing import Iterable
 
 from devlint.facts import Operation
 from devlint.mixing import PLAIN_ATTRIBUTE, first_disagreement
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class PlainTensorAttribute(Rule):
@@ -58,13 +58,13 @@ class Scale(nn.Module):
 """,
     )
 
-    def check(self, fact: Operation) -> Iterable[Report]:
+    def check(self, fact: Operation) -> Iterable[Verdict]:
         found = first_disagreement(fact, PLAIN_ATTRIBUTE)
         if found is None:
             return
         attr, other = found
         name = attr.value.attr_name or attr.label
-        yield Report(
+        yield Verdict(
             attr.value.attr_node,
             f"`self.{name}` is a plain tensor attribute: it stays on cpu when the module is moved, "
             f"and `{fact.name}` combines it with `{other.label}`",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import CpuOnlyArgument
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class GpuTensorForCpuArgument(Rule):
@@ -45,9 +45,9 @@ def pack(x, mask):
 """,
     )
 
-    def check(self, fact: CpuOnlyArgument) -> Iterable[Report]:
+    def check(self, fact: CpuOnlyArgument) -> Iterable[Verdict]:
         value = fact.value
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.function}` needs `{fact.argument}` on the cpu, but `{value.label}` is on {value.value.device}",
             why=(self.placed(value.label, value.value),) + self.called_from(fact),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import GpuAssumption
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class GpuAssumed(Rule):
@@ -59,10 +59,10 @@ if torch.cuda.is_available():
 """,
     )
 
-    def check(self, fact: GpuAssumption) -> Iterable[Report]:
+    def check(self, fact: GpuAssumption) -> Iterable[Verdict]:
         if fact.kind != "device" or fact.guarded:
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
             why=self.called_from(fact),

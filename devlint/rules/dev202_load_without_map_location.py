@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import Load
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class LoadWithoutMapLocation(Rule):
@@ -39,10 +39,10 @@ state = torch.load("checkpoint.pt", map_location=device)
 """,
     )
 
-    def check(self, fact: Load) -> Iterable[Report]:
+    def check(self, fact: Load) -> Iterable[Verdict]:
         if fact.has_map_location or fact.guarded:
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
             "holds cuda tensors",

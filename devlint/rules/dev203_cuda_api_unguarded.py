@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import GpuAssumption
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class CudaApiUnguarded(Rule):
@@ -42,10 +42,10 @@ torch.cuda.manual_seed_all(0)
 """,
     )
 
-    def check(self, fact: GpuAssumption) -> Iterable[Report]:
+    def check(self, fact: GpuAssumption) -> Iterable[Verdict]:
         if fact.kind != "cuda-api" or fact.guarded:
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
             why=self.called_from(fact),

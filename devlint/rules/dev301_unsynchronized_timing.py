@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import ClockRead
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class UnsynchronizedTiming(Rule):
@@ -54,10 +54,10 @@ elapsed = time.perf_counter() - start
 """,
     )
 
-    def check(self, fact: ClockRead) -> Iterable[Report]:
+    def check(self, fact: ClockRead) -> Iterable[Verdict]:
         if fact.gpu_work is None or fact.synced:
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.clock}()` is read while GPU work may still be queued: the measurement times the launch, "
             "not the work",

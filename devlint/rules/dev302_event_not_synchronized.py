@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import EventElapsed
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class EventNotSynchronized(Rule):
@@ -52,10 +52,10 @@ if torch.cuda.is_available():
 """,
     )
 
-    def check(self, fact: EventElapsed) -> Iterable[Report]:
+    def check(self, fact: EventElapsed) -> Iterable[Verdict]:
         if fact.recorded is None or fact.synced:
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`elapsed_time` reads `{fact.end_label}` before it completed: nothing synchronized after "
             "its `record()`",

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import HostConversion
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class HostConversionOfGpuTensor(Rule):
@@ -44,9 +44,9 @@ values = scores.detach().cpu().numpy()
 """,
     )
 
-    def check(self, fact: HostConversion) -> Iterable[Report]:
+    def check(self, fact: HostConversion) -> Iterable[Verdict]:
         value = fact.value
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.how}` converts `{value.label}` to numpy, but it is on {value.value.device}",
             why=(self.placed(value.label, value.value),) + self.called_from(fact),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import FreshMove
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class CreatedThenMoved(Rule):
@@ -41,8 +41,8 @@ noise = torch.randn(64, 100, device=device)
 """,
     )
 
-    def check(self, fact: FreshMove) -> Iterable[Report]:
-        yield Report(
+    def check(self, fact: FreshMove) -> Iterable[Verdict]:
+        yield Verdict(
             fact.node,
             f"`{fact.factory}` is created on cpu and then copied to {fact.target.device}",
             why=self.called_from(fact),

@@ -3,7 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.facts import HostSync
-from devlint.rules.base import Report, Rule
+from devlint.rules.base import Verdict, Rule
 
 
 class SyncInTrainingLoop(Rule):
@@ -63,10 +63,10 @@ for step in range(100):
 """,
     )
 
-    def check(self, fact: HostSync) -> Iterable[Report]:
+    def check(self, fact: HostSync) -> Iterable[Verdict]:
         if not (fact.in_training_loop and fact.every_step):
             return
-        yield Report(
+        yield Verdict(
             fact.node,
             f"`{fact.how}` on `{fact.value.label}` waits for the GPU on every training step",
             why=(self.placed(fact.value.label, fact.value.value),) + self.called_from(fact),
