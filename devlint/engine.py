@@ -15,7 +15,7 @@ import libcst as cst
 
 from devlint.file_context import FileContext
 from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, Finding, file_error
-from devlint.interpreter import Interpreter
+from devlint.analysis import analyse
 from devlint.rules.base import Rule, Verdict
 
 # A more specific story about the same operation wins.
@@ -40,7 +40,7 @@ def check_module(module: cst.Module, source_text: str, path: str, rules: Sequenc
             for report in rule.check(fact):
                 reports.append((rule, report))
 
-    Interpreter(module, emit).run()
+    analyse(module, emit)
     if not reports:
         return []
     return _findings(reports, file, source_text, path)

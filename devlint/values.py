@@ -282,6 +282,71 @@ class SkipMarker(Value):
     """A pytest/unittest skip decorator whose test runs only with CUDA."""
 
 
+# ---------------------------------------------------------------- what only the walk sees
+
+
+@dataclass(frozen=True)
+class Builtin(Value):
+    """A Python builtin function (`len`, `zip`, `print`...)."""
+
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class BoundMethod(Value):
+    """`x.method` looked up but not yet called."""
+
+    receiver: Value = UNKNOWN
+    name: str = ""
+
+
+@dataclass(frozen=True)
+class Super(Value):
+    receiver: Value = UNKNOWN
+
+
+@dataclass(frozen=True)
+class ParserGroup(Value):
+    """`parser.add_argument_group()`: its options land on the named parser."""
+
+    parser: str = ""
+
+
+@dataclass(frozen=True)
+class DeviceContext(Value):
+    """`torch.cuda.device(i)`: inside its `with`, plain 'cuda' means cuda:i."""
+
+    index: Optional[int] = None
+    unknown: bool = False
+
+
+@dataclass(frozen=True)
+class DeviceType(Value):
+    """`device.type`: comparing it with 'cuda' or 'cpu' is a guard."""
+
+    device: Optional[Device] = None
+
+
+@dataclass(frozen=True)
+class Clock(Value):
+    """What a wall-clock read returns."""
+
+
+@dataclass(frozen=True)
+class Dataset(Value):
+    """A TensorDataset whose tensors' device is known."""
+
+    where: Optional[Device] = None
+
+
+@dataclass(frozen=True)
+class DeviceCount(Value):
+    """What torch.cuda.device_count() returns: comparing it is a guard."""
+
+
+DEVICE_COUNT = DeviceCount()
+
+
 def join(a: Value, b: Value, availability_split: bool = False) -> Value:
     """Where two paths meet. Unknown wins unless the two agree."""
     if a is b or a == b:

@@ -154,7 +154,7 @@ AVAILABILITY = frozenset(
      "torch.accelerator.is_available"}
 )
 CURRENT_ACCELERATOR = frozenset({"torch.accelerator.current_accelerator"})
-DEVICE_COUNT = frozenset({"torch.cuda.device_count"})
+DEVICE_COUNT_CALLS = frozenset({"torch.cuda.device_count"})
 # Fail on a machine without a GPU (DEV203).
 CUDA_NEEDS_GPU = frozenset(
     "torch.cuda." + n
@@ -224,6 +224,11 @@ ALIASES = {
     "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
     "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
 }
+
+# Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
+FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
+                        "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})
+NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
 
 # Parameters (or variables) named like these hold a device; like these, a dtype.
 DEVICE_NAME_HINTS = ("device", "dev", "gpu", "rank", "cuda")

@@ -1,0 +1,45 @@
+"""Binding values to assignment targets: names, tuples, attributes, subscripts."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.semantics.containers import const_key, element, item, seq_store
+from devlint.syntax import dotted
+from devlint.values import Seq, Value
+
+
+def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) -> None:
+    if isinstance(target, cst.Name):
+        interp.assign_name(target.value, value, state, line)
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for i, target_element in enumerate(e.value for e in target.elements):
+            if isinstance(target_element, cst.StarredElement):
+                assign(interp, target_element.value, Seq(elem=element(value)), state, line)
+                continue
+            assign(interp, target_element, item(value, i), state, line)
+    elif isinstance(target, cst.Attribute):
+        base = dotted(target.value)
+        if base is None:
+            interp.eval(target.value, state)
+            return
+        interp.store_attribute(base, target.attr.value, value, state, line)
+    elif isinstance(target, cst.Subscript):
+        container_name = dotted(target.value)
+        container = interp.eval(target.value, state)
+        eval_slices(interp, target, state)
+        if isinstance(container, Seq) and container_name:
+            interp.assign_name(container_name, seq_store(container, const_key(target), value), state, line)
+
+
+def eval_slices(interp, node: cst.Subscript, state) -> list:
+    """Evaluate the indices of `x[...]`: (node, value) for each plain index."""
+    out = []
+    for element_ in node.slice:
+        if isinstance(element_.slice, cst.Index):
+            out.append((element_.slice.value, interp.eval(element_.slice.value, state)))
+        else:
+            for part in (element_.slice.lower, element_.slice.upper, element_.slice.step):
+                if part is not None:
+                    interp.eval(part, state)
+    return out

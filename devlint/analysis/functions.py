@@ -1,0 +1,324 @@
+"""Functions and classes of the file being checked.
+
+A function is analysed at each call site with the caller's argument values
+(memoised on them), and once on its own with symbolic parameters when nobody
+in the file calls it (and always for `forward`). A class's `__init__` gives
+its instances their attributes; `self` in other methods is that summary.
+Parameters are bound in one place, `bind_arguments`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable, Optional
+
+import libcst as cst
+
+from devlint.analysis.guards import is_skip_marker
+from devlint.analysis.prepass import Scope
+from devlint.analysis.state import Returned, State
+from devlint.facts import Context
+from devlint.semantics import torch_api as api
+from devlint.semantics.callsite import Args, CallSite
+from devlint.semantics.containers import join_all
+from devlint.syntax import dotted
+from devlint.values import (
+    CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, Loader, Located, Module,
+    Ref, Seq, SkipMarker, Step, Tensor, Value,
+)
+
+MAX_CALL_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What analysing a function's body with some arguments gives its caller."""
+
+    result: Value
+    final_self: Optional[Value]  # `self` at the end (a method changes its object)
+    work: Optional[Step]  # GPU work it left queued
+    synced: bool  # it waited for the GPU
+
+
+# ---------------------------------------------------------------- calls
+
+
+def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
+           receiver_node: Optional[cst.CSTNode]) -> Value:
+    """Call a function of this file: its body, analysed with these arguments (memoised)."""
+    fdef = fn.node
+    interp.note_gpu_work(node, [v for _, v in args.all()], state)
+    if fdef is None or id(fdef) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+        return UNKNOWN
+    if any(_decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
+        return UNKNOWN
+    bound = fn.bound if not _is_static(fdef) else None
+    params = bind_arguments(interp, fdef, bound, state, args=args)
+    if params is None:
+        return UNKNOWN
+    summary = summarise(interp, fn, params, state, node)
+    if summary.work is not None:
+        state.timing.work = summary.work
+    if summary.synced:
+        state.timing.synced = True
+    # Methods change their object: the caller sees the new attributes.
+    if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
+        name = dotted(receiver_node)
+        if name and isinstance(summary.final_self, (Module, Instance)):
+            interp.assign_name(name, summary.final_self, state, node)
+    return summary.result
+
+
+def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNode) -> Summary:
+    """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
+    key: Optional[tuple] = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted))
+    try:
+        cached = interp.memo.get(key)
+    except TypeError:  # an unhashable argument value: no memo
+        cached, key = None, None
+    if cached is None:
+        result, final_self, end = analyse_body(interp, fn, params, state, node)
+        cached = Summary(result, final_self, end.timing.work, end.timing.synced)
+        if key is not None:
+            interp.memo[key] = cached
+    return cached
+
+
+def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state: Optional[State],
+                   args: Optional[Args] = None,
+                   symbolic: Optional[Callable[[cst.Param], Value]] = None) -> Optional[dict]:
+    """Parameter name -> value: `bound` for the first (self), then the call's arguments and the defaults,
+    or, without a call (`args` None), `symbolic(param)` for each. None when positions are unknown."""
+    params: dict[str, Value] = {}
+    plist = list(fdef.params.posonly_params) + list(fdef.params.params)
+    if bound is not None and plist:
+        params[plist[0].name.value] = bound
+        plist = plist[1:]
+    star, starstar = fdef.params.star_arg, fdef.params.star_kwarg
+    if args is None:
+        for param in plist + list(fdef.params.kwonly_params):
+            params[param.name.value] = symbolic(param)
+        extra_positional: Value = UNKNOWN
+    else:
+        if args.star:
+            return None  # *args at the call: positions unknown
+        positional = [v for _, v in args.positional]
+        for i, param in enumerate(plist):
+            params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
+                interp, param, args, state)
+        for param in fdef.params.kwonly_params:
+            params[param.name.value] = _keyword_or_default(interp, param, args, state)
+        extra_positional = join_all(positional[len(plist):])
+    if isinstance(star, cst.Param):
+        params[star.name.value] = Seq(kind="tuple", elem=extra_positional)
+    if starstar is not None:
+        params[starstar.name.value] = Seq(kind="dict", elem=UNKNOWN)
+    if args is None:
+        return params
+    # A value passed in keeps its device; inside, it comes from the caller.
+    return {k: (replace(v, from_param=k) if isinstance(v, Tensor) and k != "self" else v)
+            for k, v in params.items()}
+
+
+def _keyword_or_default(interp, param: cst.Param, args: Args, state: State) -> Value:
+    name = param.name.value
+    if name in args.keywords:
+        return args.keywords[name][1]
+    if param.default is not None:
+        return interp.eval(param.default, state)
+    return UNKNOWN
+
+
+def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+    """Walk fn's body with `params` bound: (result, final self, end state)."""
+    fdef = fn.node
+    interp.analysed.add(id(fdef))
+    state = State()
+    state.env = dict(interp.closures.get(id(fdef), interp.globals))
+    state.env.update(params)
+    state.default_device = interp.module_default_device
+    if caller is not None:
+        state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
+            caller.default_device
+        # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
+        state.timing.clock, state.timing.work, state.timing.synced = caller.timing.clock, caller.timing.work, \
+            caller.timing.synced
+    if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
+            is_skip_marker(interp, d, state) for d in fdef.decorators):
+        state.guarded = True  # a test that only runs where CUDA is
+    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth)
+    calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
+    owner = interp.classes.get(fn.owner) if fn.owner else None
+    interp.context = Context(function=fn.qualname, calls=calls,
+                             in_module_method=interp.context.in_module_method or bool(owner and owner.is_module))
+    interp.current_function = fdef
+    interp.loops, interp.if_depth = [], 0
+    interp.stack.append(id(fdef))
+    interp.returns.append([])
+    try:
+        end = interp.exec_suite(fdef.body, state)
+    except RecursionError:
+        end = state
+    returned = interp.returns.pop()
+    interp.stack.pop()
+    interp.context, interp.current_function, interp.loops, interp.if_depth = saved
+    if not end.dead:
+        returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
+    return _result(interp, fdef, returned), _final_self(returned), end
+
+
+def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:
+    if interp.scope_of(fdef).generator:
+        return Seq(kind="generator", elem=UNKNOWN)
+    values = [r.value for r in returned]
+    if not values:
+        return UNKNOWN
+    if len(values) > 1 and all(isinstance(v, Const) and v.value is None for v in values[1:]) \
+            and not isinstance(values[0], Const):
+        return values[0]
+    # `if torch.cuda.is_available(): return x.cuda()` / `return x`: the selected-device idiom
+    split = len({r.guarded for r in returned}) > 1
+    return join_all(values, availability_split=split)
+
+
+def _final_self(returned: list) -> Optional[Value]:
+    selves = [r.self_value for r in returned if r.self_value is not None]
+    return selves[-1] if selves else None
+
+
+def analyse_standalone(interp, fn: Function) -> None:
+    """A function nobody in the file calls (or any `forward`): symbolic parameters."""
+    fdef = fn.node
+    cls = interp.classes.get(fn.owner) if fn.owner else None
+    bound = class_summary(interp, cls) if cls is not None and not (_is_static(fdef) or _is_classmethod(fdef)) \
+        else None
+    scope = interp.scope_of(fdef)
+    is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
+    params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
+    analyse_body(interp, fn, params, None, None)
+
+
+def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
+    """What a parameter is, from its name, annotation and use, when no caller says."""
+    name = param.name.value
+    annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
+    path = getattr(annotation, "path", "")
+    if path in api.LOADERS:
+        return Loader(why=((param, "a DataLoader yields cpu batches"),))
+    if path == "torch.device":
+        return DeviceValue(where=SELECTED)
+    if name in api.FLAG_NAMES:
+        return Availability(positive=True)
+    if api.looks_like_device_name(name):
+        return DeviceValue(why=((param, ""),), where=SELECTED)
+    symbolic = Device("param", param=name)
+    tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or name in scope.tensor_names or (
+        is_forward and param.default is None)
+    if tensor:
+        return Tensor(why=((param, ""),), where=symbolic, from_param=name)
+    return Located(why=((param, ""),), where=symbolic)
+
+
+# ---------------------------------------------------------------- classes
+
+
+def class_summary(interp, cls: Class) -> Value:
+    """`self` as the methods of a class see it: the attributes __init__ gives it."""
+    cached = interp.class_summaries.get(cls.name)
+    if cached is not None:
+        return cached
+    base: Value = Module(why=(), where=Device("param", param="self"), cls=cls.name) if cls.is_module \
+        else Instance(cls=cls.name)
+    interp.class_summaries[cls.name] = base  # recursion guard
+    init = find_method(cls, "__init__", interp.classes)
+    if init is not None and id(init) in interp.functions:
+        fn = replace(interp.functions[id(init)], bound=base)
+        scope = interp.scope_of(init)
+        params = bind_arguments(interp, init, base, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+        interp.muted += 1
+        try:
+            _, final_self, _ = analyse_body(interp, fn, params, None, None)
+        finally:
+            interp.muted -= 1
+        interp.analysed.discard(id(init))
+        if isinstance(final_self, (Module, Instance)):
+            if isinstance(final_self, Module):
+                final_self = replace(final_self, where=Device("param", param="self"))
+            base = final_self
+    interp.class_summaries[cls.name] = base
+    return base
+
+
+def instantiate(interp, cls: Class, site: CallSite) -> Value:
+    """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it."""
+    args, state, node = site.args, site.state, site.node
+    if cls.is_module:
+        note = "modules are created on cpu" if state.default_device is None else "created on the default device"
+        obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name)
+    else:
+        obj = Instance(why=((node, ""),), cls=cls.name)
+    init = find_method(cls, "__init__", interp.classes)
+    if init is None or id(init) not in interp.functions:
+        return obj
+    fn = replace(interp.functions[id(init)], bound=obj)
+    params = bind_arguments(interp, init, obj, state, args=args)
+    if params is None:
+        return obj
+    final_self = summarise(interp, fn, params, state, node).final_self
+    if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
+        return replace(final_self, where=None, stateless=True)
+    return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+
+def has_state(interp, cls: Class, module: Module) -> bool:
+    """Does a module of a class defined here own parameters or buffers (so it has a device)?"""
+    for _, value in module.attrs:
+        if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+            return True
+        if isinstance(value, Seq) and isinstance(value.elem, Module):
+            return True
+    for base in cls.node.bases if cls.node is not None else ():
+        value = interp.eval(base.value, State())
+        if isinstance(value, Ref) and value.path.startswith("torch.nn."):
+            if value.path in api.MODULES_WITH_PARAMETERS:
+                return True
+            continue  # nn.Module itself, a loss, an activation
+        if isinstance(value, Class) and value.name != cls.name:
+            summary = class_summary(interp, value)
+            if not isinstance(summary, Module) or has_state(interp, value, summary):
+                return True
+            continue
+        return True  # a base we cannot see may create parameters
+    return False
+
+
+def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) -> Optional[cst.FunctionDef]:
+    """`name` defined in cls or a base class of this file."""
+    if cls is None or cls.node is None or depth > 8:
+        return None
+    body = cls.node.body
+    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            return stmt
+    for base in cls.node.bases:
+        base_name = dotted(base.value)
+        if base_name in classes and base_name != cls.name:
+            found = find_method(classes[base_name], name, classes, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    expr = decorator.decorator
+    if isinstance(expr, cst.Call):
+        expr = expr.func
+    return dotted(expr) or ""
+
+
+def _is_static(fdef: cst.FunctionDef) -> bool:
+    return any(_decorator_name(d) == "staticmethod" for d in fdef.decorators)
+
+
+def _is_classmethod(fdef: cst.FunctionDef) -> bool:
+    return any(_decorator_name(d) == "classmethod" for d in fdef.decorators)

@@ -1,0 +1,92 @@
+"""Guards: what makes GPU code safe on a path.
+
+An availability check (`torch.cuda.is_available()`, a flag derived from it,
+`device_count() > 0`, `device.type == "cuda"`), an early exit, or a skip
+marker that runs a test only where CUDA is. Values that carry such a
+condition are `Availability`; `polarity` says which way they point.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.semantics import torch_api as api
+from devlint.values import (
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, SkipMarker, Unknown, Value,
+)
+
+def polarity(value: Value) -> Optional[bool]:
+    """True: being true means CUDA is available. False: it means CUDA is not."""
+    if isinstance(value, Availability):
+        return value.positive
+    return None
+
+
+def guess_flag(attr: str) -> Value:
+    """An option or attribute of unknown origin, judged by its name (`args.cuda`, `cfg.device`)."""
+    if attr in api.FLAG_NAMES:
+        return Availability(positive=True)
+    if attr in api.NEGATIVE_FLAG_NAMES:
+        return Availability(positive=False)
+    if api.looks_like_device_name(attr):
+        return DeviceValue(where=SELECTED)
+    return UNKNOWN
+
+
+def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
+    """The polarity of `left op right` as a CUDA check, or None when it is none."""
+    if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
+        return _device_count_guard(op, right.value)
+    text = right.value if isinstance(right, Const) else None
+    subject = left
+    if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown)):
+        text, subject = left.value, right
+    if isinstance(subject, Unknown) and isinstance(text, str) and text.startswith("cuda"):
+        # `args.device == "cuda"`, `x.device.type == "cuda"`, `"cuda" in device`: checked by hand
+        if isinstance(op, (cst.Equal, cst.Is, cst.In)):
+            return True
+    if isinstance(subject, (DeviceType, DeviceValue)) and isinstance(text, str):
+        wants_cuda = text.startswith("cuda")
+        if isinstance(op, (cst.Equal, cst.Is)):
+            return True if wants_cuda else (False if text == "cpu" else None)
+        if isinstance(op, (cst.NotEqual, cst.IsNot)):
+            return True if text == "cpu" else None
+        if isinstance(op, cst.In) and text == "cuda":
+            return True
+    return None
+
+
+def _device_count_guard(op: cst.BaseCompOp, n: int) -> Optional[bool]:
+    if isinstance(op, cst.GreaterThan):
+        return True if n >= 0 else None
+    if isinstance(op, cst.GreaterThanEqual):
+        return True if n >= 1 else None
+    if isinstance(op, cst.NotEqual):
+        return True if n == 0 else None
+    if isinstance(op, (cst.Equal, cst.LessThanEqual)):
+        return False if n == 0 else None
+    if isinstance(op, cst.LessThan):
+        return False if n == 1 else None
+    return None
+
+
+def mentions_gpu(decorator_source: str) -> bool:
+    """A project's own test decorator that names cuda or a GPU (`@RunIf(min_cuda_gpus=1)`) runs
+    (or mocks) the test only where a GPU is."""
+    text = decorator_source.lower()
+    return ("cuda" in text or "gpu" in text) and "autocast" not in text and "amp" not in text
+
+
+def is_skip_marker(interp, decorator: cst.Decorator, state) -> bool:
+    """Does this decorator run the test (or class) only where CUDA is?"""
+    if mentions_gpu(interp.module.code_for_node(decorator.decorator)):
+        return True
+    saved = interp.muted
+    interp.muted += 1
+    try:
+        value = interp.eval(decorator.decorator, state)
+    finally:
+        interp.muted = saved
+    return isinstance(value, SkipMarker)

@@ -1,0 +1,268 @@
+"""A flow-sensitive abstract interpreter over a libcst module.
+
+It walks statements in order with an explicit state (devlint.analysis.state),
+joins states where paths meet, iterates loops to a fixed point, and analyses
+functions defined in the file at their call sites with the caller's argument
+values (functions nobody calls, and every `forward`, also on their own with
+symbolic parameters). Statements and expressions are handled by one function
+per node type (statements.py, expressions.py); what library calls do is asked
+of devlint.semantics. What it observes goes out as facts to the rules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Iterable, Optional
+
+import libcst as cst
+
+from devlint.analysis import functions
+from devlint.analysis.attributes import attribute
+from devlint.analysis.expressions import EVAL
+from devlint.analysis.prepass import PrePass, Scope
+from devlint.analysis.state import LoopFrame, State
+from devlint.analysis.statements import exec_block
+from devlint.facts import Context, GpuAssumption, HostSync, ModuleCall, Operand, Operation
+from devlint.mixing import classify, pairs
+from devlint.semantics.callsite import Args
+from devlint.semantics.containers import join_all, tensors_in
+from devlint.semantics.registry import BUILTIN_NAMES
+from devlint.syntax import LazyCode, dotted
+from devlint.values import (
+    CPU, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
+    conflict,
+)
+
+_BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
+_BUILTINS.update({name: Ref(path=name) for name in ("exit", "quit")})
+
+
+class Interpreter:
+    def __init__(self, module: cst.Module, emit: Callable[[object], None]) -> None:
+        self.module = module
+        self._emit = emit
+        self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
+        self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
+        self.classes: dict[str, Class] = {}
+        self.class_summaries: dict[str, Value] = {}
+        self.analysed: set[int] = set()
+        self.memo: dict[tuple, functions.Summary] = {}
+        self.stack: list[int] = []  # functions being analysed
+        self.context = Context()
+        self.current_function: Optional[cst.FunctionDef] = None
+        self.returns: list[list] = []  # one list of Returned per function being analysed
+        self.loops: list[LoopFrame] = []
+        self.if_depth = 0
+        self.globals: dict[str, Value] = {}
+        self.closures: dict[int, dict[str, Value]] = {}
+        self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
+        self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
+        self.prepass: Optional[PrePass] = None
+
+    # ------------------------------------------------------------ driving
+
+    def run(self) -> None:
+        self.prepass = PrePass(self.module)
+        state = State()
+        self.globals = state.env
+        exec_block(self, self.module.body, state)
+        self.globals = state.env
+        self.module_default_device = state.default_device
+        called = self.prepass.called_names
+        for fn in list(self.functions.values()):
+            if fn.node.name.value == "forward" or (id(fn.node) not in self.analysed and fn.node.name.value
+                                                   not in called):
+                functions.analyse_standalone(self, fn)
+        for fn in list(self.functions.values()):
+            if id(fn.node) not in self.analysed:
+                functions.analyse_standalone(self, fn)
+
+    def emit(self, fact: object) -> None:
+        if not self.muted:
+            self._emit(fact)
+
+    def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
+        scopes = self.prepass.scopes
+        return scopes.get(id(node) if node is not None else 0) or scopes[0]
+
+    def tensor_names(self) -> set:
+        """Names the current function uses as only a tensor can be used."""
+        return self.scope_of(self.current_function).tensor_names
+
+    def clock_ends(self) -> set:
+        return self.scope_of(self.current_function).clock_ends
+
+    def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The subtraction or assignment a call feeds."""
+        return self.prepass.consumers.get(id(node))
+
+    def code(self, node: cst.CSTNode) -> str:
+        return LazyCode(self.module, node)
+
+    def operand(self, node: cst.CSTNode, value: Value) -> Operand:
+        return Operand(node, value, self.code(node))
+
+    # ------------------------------------------------------------ the two dispatchers
+
+    def eval(self, node: Optional[cst.CSTNode], state: State) -> Value:
+        if node is None:
+            return UNKNOWN
+        handler = EVAL.get(type(node))
+        return UNKNOWN if handler is None else handler(self, node, state)
+
+    def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
+        return exec_block(self, suite.body, state)
+
+    # ------------------------------------------------------------ names
+
+    def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None:
+        if "." in name:
+            base, _, attr = name.rpartition(".")
+            self.store_attribute(base, attr, value, state, line)
+            return
+        state.env[name] = value
+
+    def store_attribute(self, base: str, attr: str, value: Value, state: State, line: cst.CSTNode) -> None:
+        owner = self.lookup(base, state)
+        if isinstance(owner, (Module, Instance)):
+            if isinstance(owner, Module) and isinstance(value, Tensor) and not value.parameter \
+                    and self.current_function is not None and self.current_function.name.value == "__init__":
+                value = replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
+            self.assign_name(base, owner.with_attr(attr, value), state, line)
+        else:
+            state.env[f"{base}.{attr}"] = value
+
+    def lookup(self, name: str, state: State) -> Value:
+        value = state.env.get(name)
+        if value is not None:
+            return value
+        if "." in name:
+            base, _, attr = name.rpartition(".")
+            return attribute(self, self.lookup(base, state), attr, state, name)
+        if name in self.globals and state.env is not self.globals:
+            return self.globals[name]
+        return _BUILTINS.get(name, UNKNOWN)
+
+    # ------------------------------------------------------------ what computations do
+
+    def operation(self, node: cst.CSTNode, name: str, operands: list, state: State, indexing: bool = False,
+                  reduce: bool = False) -> Value:
+        """A computation over tensors that must share a device."""
+        tensors = [o for o in operands if isinstance(o.value, Tensor)]
+        if len(tensors) >= 2:
+            self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
+            if any(classify(a.value, b.value, indexing, self.context.in_module_method)
+                   for a, b in pairs(tensors, indexing)):
+                return UNKNOWN  # reported once: nothing downstream of it is known
+        if not tensors:
+            return UNKNOWN
+        self.note_gpu_work(node, [t.value for t in tensors], state)
+        return result_tensor([t.value for t in tensors], reduce)
+
+    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State,
+                      opaque: bool = False) -> None:
+        """GPU work happened if a tensor or module on the GPU took part. `opaque`: code we cannot
+        see got them, and may have synchronized too (a validation run ends with `.cpu()`)."""
+        for value in values:
+            if not isinstance(value, (Tensor, Module, Located, Seq)):
+                continue
+            if isinstance(value, Seq):
+                tensors = tensors_in(value)
+                if not tensors:
+                    continue
+                value = tensors[0]
+            device = value.device
+            if device is not None and device.is_gpu and not (state.unavailable and device.kind == "selected"):
+                state.timing.work = (node, "")
+                if opaque:
+                    state.timing.synced = True
+                return
+
+    def note_sync(self, state: State) -> None:
+        state.timing.synced = True
+        state.timing.work = None
+
+    def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
+        self.note_sync(state)
+        frame = self.loops[-1] if self.loops else None
+        in_loop = frame is not None and frame.training
+        every_step = in_loop and self.if_depth == frame.if_depth
+        if operand.value.device is not None and operand.value.device.is_gpu:
+            self.emit(HostSync(node, how, operand, in_loop, every_step, self.context))
+
+    def gpu_assumption(self, node: cst.CSTNode, what: str, state: State) -> None:
+        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context))
+
+    def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
+        """Emit a ModuleCall; True when an input is on another device than the module."""
+        tensors = [Operand(arg_node, member, self.code(arg_node))
+                   for arg_node, value in inputs for member in tensors_in(value)]
+        if not tensors or not isinstance(module, (Module, Located)) or getattr(module, "moves_inputs", False):
+            return False
+        self.emit(ModuleCall(node, Operand(module_node, module, self.code(module_node)), tuple(tensors),
+                             self.context))
+        return any(conflict(module.device, t.value.where) and not (t.value.scalar and t.value.where.kind == "cpu")
+                   for t in tensors)
+
+    def escape(self, args: Args, state: State) -> None:
+        """Modules handed to code we cannot see may be moved there: their device is unknown after."""
+        for arg_node, value in args.all():
+            if isinstance(value, Module) and value.where is not None and not value.stateless:
+                name = dotted(arg_node)
+                if name:
+                    self.assign_name(name, replace(value, where=None), state, arg_node)
+
+    def iterate(self, iterable: Value, node: cst.CSTNode) -> Value:
+        """What one step of `for x in iterable` binds."""
+        if isinstance(iterable, Loader):
+            if iterable.where is None:
+                return UNKNOWN
+            note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
+            return Tensor(why=iterable.why + ((node, note),), where=iterable.where)
+        if isinstance(iterable, Seq):
+            if iterable.items is not None and iterable.kind != "dict":
+                return join_all(list(iterable.items))
+            return iterable.elem
+        if isinstance(iterable, Tensor):
+            return replace(iterable, scalar=False, fresh=False, derived=True)
+        if isinstance(iterable, Module):
+            return iterable  # iterating a ModuleList
+        if isinstance(iterable, Located):
+            return Located(where=iterable.where)
+        return UNKNOWN
+
+    # ------------------------------------------------------------ functions of this file
+
+    def invoke(self, fn: Function, args: Args, node: cst.Call, state: State,
+               receiver_node: Optional[cst.CSTNode]) -> Value:
+        return functions.invoke(self, fn, args, node, state, receiver_node)
+
+    def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
+        return functions.find_method(cls, name, self.classes)
+
+
+def result_tensor(tensors: list, reduce: bool = False) -> Tensor:
+    """The result of an operation on `tensors` (which agree): on their device."""
+    # The most telling operand: a concrete device over a parameter's, a non-scalar over a scalar.
+    def rank(t: Tensor) -> tuple:
+        where = t.where
+        return (
+            where is not None,
+            where is not None and where.concrete,
+            not (t.scalar and where is not None and where.kind == "cpu"),
+            where is not None and not where.implicit,
+        )
+
+    best = max(tensors, key=rank)
+    from_param = next((t.from_param for t in tensors if t.from_param), None)
+    maybe = next((t.maybe_cpu for t in tensors if t.maybe_cpu), None)
+    where = best.where
+    if where is not None and where.implicit and not all(
+            t.where is not None and t.where.implicit or t.scalar for t in tensors):
+        where = replace(where, implicit=False)
+    return Tensor(
+        why=best.why, where=where, scalar=reduce or all(t.scalar for t in tensors), from_param=from_param,
+        derived=True, maybe_cpu=maybe if where is None or where.kind != "param" else None,
+        attr_node=best.attr_node if len(tensors) == 1 else None,
+        attr_name=best.attr_name if len(tensors) == 1 else None,
+    )

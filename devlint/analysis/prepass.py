@@ -1,0 +1,127 @@
+"""One fast walk over the whole module before the interpretation.
+
+It collects what the flow-sensitive walk needs to know ahead of time: the names
+called anywhere (a function called somewhere is analysed at its call sites),
+per-function scopes (names used as only a tensor can be, names subtracted
+from as clocks are, generators), and the expression each call feeds.
+libcst's visitors are slow; this walks dataclass fields directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+import libcst as cst
+
+from devlint.semantics import torch_api as api
+from devlint.syntax import dotted
+
+_FIELDS: dict[type, tuple] = {}
+_IS_NODE: dict[type, bool] = {}
+_SKIPPED_FIELDS = frozenset({
+    "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer",
+    "comma", "lpar", "rpar", "semicolon", "trailing_whitespace", "whitespace_before_colon",
+    "whitespace_after_colon", "newline", "indent", "whitespace_after_arg", "whitespace_before_arg", "equal",
+    "star_tok", "colon", "operator", "whitespace_after_func", "whitespace_before_args", "whitespace_after_star",
+    "whitespace_after_param", "whitespace_after_dot", "dot", "whitespace_after_for", "whitespace_before_in",
+    "whitespace_after_in", "whitespace_before_if", "whitespace_after_if", "asynchronous", "value_quote",
+})
+
+
+def _is_node(kind: type) -> bool:
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list:
+    """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS)
+    out = []
+    for name in names:
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(v for v in value if _is_node(type(v)))
+        elif _is_node(kind):
+            out.append(value)
+    return out
+
+
+class Scope:
+    """What the pre-pass knows about the names of one function (or the module)."""
+
+    __slots__ = ("tensor_names", "clock_ends", "generator")
+
+    def __init__(self) -> None:
+        self.tensor_names: set[str] = set()  # used in a way only a tensor can be
+        self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
+        self.generator = False
+
+
+class PrePass:
+    """Called names, per-function scopes, and the subtraction or assignment each call feeds."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.called_names: set[str] = set()
+        self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
+        self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
+        stack = [(module, self.scopes[0])]
+        while stack:
+            node, scope = stack.pop()
+            if isinstance(node, cst.FunctionDef):
+                inner = self.scopes[id(node)] = Scope()
+                stack.extend((child, inner) for child in children(node.body))
+                stack.extend((d, scope) for d in node.decorators)
+                stack.append((node.params, scope))
+                continue
+            if isinstance(node, cst.Lambda):
+                continue
+            self._note(node, scope)
+            stack.extend((child, scope) for child in children(node))
+
+    def _note(self, node: cst.CSTNode, scope: Scope) -> None:
+        if isinstance(node, cst.Call):
+            func = node.func
+            if isinstance(func, cst.Name):
+                self.called_names.add(func.value)
+            elif isinstance(func, cst.Attribute):
+                self.called_names.add(func.attr.value)
+        elif isinstance(node, cst.Attribute):
+            if node.attr.value in api.TENSOR_ONLY_ATTRS:
+                name = dotted(node.value)
+                if name:
+                    scope.tensor_names.add(name)
+        elif isinstance(node, cst.Subscript):
+            if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
+                name = dotted(node.value)
+                if name:
+                    scope.tensor_names.add(name)
+        elif isinstance(node, cst.BinaryOperation):
+            if isinstance(node.operator, cst.Subtract):
+                name = dotted(node.left)
+                if name:
+                    scope.clock_ends.add(name)
+                if isinstance(node.left, cst.Call):
+                    self.consumers[id(node.left)] = node
+        elif isinstance(node, cst.Assign):
+            if isinstance(node.value, cst.Call):
+                self.consumers[id(node.value)] = node
+        elif isinstance(node, cst.Yield):
+            scope.generator = True
+
+
+def has_training_call(node: cst.CSTNode) -> bool:
+    """Does a loop body call `.backward()` or `.step()` (outside nested definitions)?"""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
+                and current.func.attr.value in ("backward", "step"):
+            return True
+        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        stack.extend(children(current))
+    return False

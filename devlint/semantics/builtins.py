@@ -1,0 +1,170 @@
+"""Python itself: builtins (`zip`, `list`, `print`, `float`...), list and dict methods, `super()`,
+and the calls that never return (`sys.exit`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from devlint.facts import Operand
+from devlint.semantics import torch_api as api
+from devlint.semantics.callsite import CallSite
+from devlint.semantics.containers import element, join_all
+from devlint.values import (
+    UNKNOWN, Const, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, join,
+)
+
+
+def _on_gpu(value: Value) -> bool:
+    return isinstance(value, Tensor) and value.where is not None and value.where.is_gpu
+
+
+def builtin_iter(site: CallSite) -> Value:
+    first = site.args.first()
+    if isinstance(first, Loader):
+        return replace(first, iterator=True)
+    return first if isinstance(first, (Seq, Tensor)) else UNKNOWN
+
+
+def builtin_next(site: CallSite) -> Value:
+    first = site.args.first()
+    return site.walk.iterate(first, site.node) if isinstance(first, (Loader, Seq, Tensor)) else UNKNOWN
+
+
+def builtin_enumerate(site: CallSite) -> Value:
+    first = site.args.first()
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(Const(value=0), site.walk.iterate(first, site.node))))
+
+
+def builtin_zip(site: CallSite) -> Value:
+    items = tuple(site.walk.iterate(v, site.node) for _, v in site.args.positional)
+    return Seq(kind="list", elem=Seq(kind="tuple", items=items))
+
+
+def builtin_sequence(site: CallSite) -> Value:
+    """`list(x)`, `tuple(x)`, `sorted(x)`...: a list of what iterating x yields."""
+    first = site.args.first()
+    if isinstance(first, Seq):
+        return Seq(kind="list", elem=first.elem, items=first.items if site.name != "sorted" else None)
+    if isinstance(first, (Loader, Tensor)):
+        return Seq(kind="list", elem=site.walk.iterate(first, site.node))
+    return UNKNOWN
+
+
+def builtin_print(site: CallSite) -> Value:
+    """`print(loss)` of a GPU tensor waits for the GPU."""
+    for arg_node, value in site.args.positional:
+        if _on_gpu(value):
+            site.walk.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
+    return Const(value=None)
+
+
+def builtin_number(site: CallSite) -> Value:
+    """`float(loss)` of a GPU tensor waits for the GPU."""
+    first = site.args.first()
+    if _on_gpu(first):
+        site.walk.host_sync(site.node, f"{site.name}()", Operand(site.args.positional[0][0], first, ""), site.state)
+    return UNKNOWN
+
+
+def builtin_super(site: CallSite) -> Value:
+    site.args
+    me = site.state.env.get("self")
+    return Super(receiver=me) if me is not None else UNKNOWN
+
+
+def builtin_dict(site: CallSite) -> Value:
+    args = site.args
+    if args.keywords:
+        items = [v for _, v in args.keywords.values()]
+        return Seq(kind="dict", items=tuple(items), keys=tuple(args.keywords), elem=join_all(items))
+    first = args.first()
+    return first if isinstance(first, Seq) else UNKNOWN
+
+
+def builtin_str(site: CallSite) -> Value:
+    first = site.args.first()
+    return first if isinstance(first, DeviceValue) else UNKNOWN
+
+
+def builtin_other(site: CallSite) -> Value:
+    site.args
+    return UNKNOWN
+
+
+def no_return(site: CallSite) -> Value:
+    """`sys.exit()`, `pytest.skip()`: the path ends here."""
+    site.args
+    site.state.dead = True
+    return UNKNOWN
+
+
+BUILTINS = {
+    "iter": builtin_iter, "next": builtin_next, "enumerate": builtin_enumerate, "zip": builtin_zip,
+    **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
+    "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
+    "super": builtin_super, "dict": builtin_dict, "str": builtin_str,
+    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "getattr", "len", "range", "min",
+                                        "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
+                                        "repr", "format", "type", "id", "vars")},
+}
+FUNCTIONS = {path: no_return for path in api.NO_RETURN}
+
+
+# ---------------------------------------------------------------- list and dict methods
+
+
+def seq_append(site: CallSite) -> Value:
+    """`history.append(loss)`: the list now holds it (and remembers a GPU member the join would forget)."""
+    receiver: Seq = site.receiver
+    args = site.args
+    if not args.positional or not site.receiver_name:
+        return UNKNOWN
+    value = args.positional[-1][1]
+    members = tuple(receiver.items or ()) + receiver.gpu_members
+    if isinstance(value, (Tensor, Located)) and value.device is not None and value.device.is_gpu:
+        members += (value if isinstance(value, Tensor) else Tensor(why=value.why, where=value.device),)
+    gpu = tuple(m for m in members if _on_gpu(m))
+    elem = join(receiver.elem, value) if receiver.items or receiver.elem is not UNKNOWN else value
+    site.walk.assign_name(site.receiver_name, Seq(kind=receiver.kind, elem=elem, gpu_members=gpu[-1:]),
+                          site.state, site.node)
+    return Const(value=None)
+
+
+def seq_extend(site: CallSite) -> Value:
+    receiver: Seq = site.receiver
+    if not site.args.positional or not site.receiver_name:
+        return UNKNOWN
+    other = site.args.positional[0][1]
+    site.walk.assign_name(site.receiver_name, Seq(kind=receiver.kind, elem=join(receiver.elem, element(other))),
+                          site.state, site.node)
+    return Const(value=None)
+
+
+def seq_items(site: CallSite) -> Value:
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, site.receiver.elem)))
+
+
+def seq_values(site: CallSite) -> Value:
+    return Seq(kind="list", elem=site.receiver.elem)
+
+
+def seq_get(site: CallSite) -> Value:
+    receiver: Seq = site.receiver
+    if not site.args.positional:
+        return UNKNOWN
+    key = site.args.positional[0][1]
+    if receiver.keys is not None and isinstance(key, Const):
+        for k, v in zip(receiver.keys, receiver.items):
+            if k == key.value:
+                return v
+    return receiver.elem
+
+
+def seq_other(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+SEQ_METHODS = {
+    "append": seq_append, "add": seq_append, "insert": seq_append, "extend": seq_extend,
+    "items": seq_items, "values": seq_values, "get": seq_get, "pop": seq_get,
+}

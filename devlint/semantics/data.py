@@ -1,0 +1,46 @@
+"""Data in and out: DataLoaders yield cpu batches, TensorDatasets keep their tensors' device,
+and `torch.load` restores tensors on the device they were saved from unless told `map_location`."""
+
+from __future__ import annotations
+
+from devlint.facts import Load
+from devlint.semantics import torch_api as api
+from devlint.semantics.callsite import CallSite
+from devlint.values import CPU, UNKNOWN, Dataset, Loader, Tensor, Value
+
+
+def data_loader(site: CallSite) -> Value:
+    dataset = site.args.first("dataset")
+    if isinstance(dataset, Dataset):
+        return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where)
+    return Loader(why=((site.node, "a DataLoader yields cpu batches"),))
+
+
+def tensor_dataset(site: CallSite) -> Value:
+    """TensorDataset(x.to(device), ...): its batches are where its tensors are."""
+    tensors = [v for _, v in site.args.positional]
+    devices = {t.where for t in tensors if isinstance(t, Tensor)}
+    if tensors and all(isinstance(t, Tensor) for t in tensors) and len(devices) == 1:
+        return Dataset(why=tensors[0].why, where=devices.pop())
+    if any(not isinstance(t, Tensor) or t.where != CPU for t in tensors):
+        return Dataset(where=None)
+    return Dataset(where=CPU)
+
+
+def load(site: CallSite) -> Value:
+    args = site.args
+    has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
+    site.emit(Load(site.node, has_map, site.state.guarded, site.context))
+    return UNKNOWN
+
+
+def loader_next(site: CallSite) -> Value:
+    return site.walk.iterate(site.receiver, site.node)
+
+
+FUNCTIONS = {
+    **{path: load for path in api.LOAD},
+    **{path: data_loader for path in api.LOADERS},
+    **{path: tensor_dataset for path in api.TENSOR_DATASETS},
+}
+LOADER_METHODS = {"next": loader_next, "__next__": loader_next}

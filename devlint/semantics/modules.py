@@ -1,0 +1,185 @@
+"""`nn.Module`: construction on the cpu, `.to()/.cuda()` in place, parameters and buffers that
+follow the module, wrappers, and calling a module on inputs that must be on its device."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from devlint.semantics import torch_api as api
+from devlint.semantics.callsite import CallSite
+from devlint.semantics.containers import tensors_in
+from devlint.semantics.devices import device_argument, keeps_device, move_target, target_why
+from devlint.values import (
+    CPU, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value,
+)
+
+
+def is_torch_module_class(path: str) -> bool:
+    """`torch.nn.Linear`: a class of torch.nn (not Parameter, init, functional, utils...)."""
+    return path.startswith(api.MODULE_CLASSES_PREFIX) and path.rsplit(".", 1)[-1][:1].isupper() \
+        and not any(path.startswith(p) for p in api.NOT_MODULES)
+
+
+def is_module_base(base: Value) -> bool:
+    """Does subclassing `base` make an nn.Module?"""
+    if isinstance(base, Ref):
+        return base.path in api.MODULE_BASES or is_torch_module_class(base.path)
+    if isinstance(base, Class):
+        return base.is_module
+    return False
+
+
+def torch_module(site: CallSite) -> Value:
+    """`nn.Linear(4, 2)`: created on the cpu (or `device=`, or the default device)."""
+    args, state, path = site.args, site.state, site.path
+    if path not in api.MODULES_WITH_PARAMETERS:
+        # A loss, an activation, pooling: no parameters, it runs wherever its input is.
+        weight = args.get("weight")
+        return Module(why=weight.why, where=weight.device, stateless=weight.device is None)
+    if path in api.MODULE_CONTAINERS:
+        # nn.Sequential(*layers): wherever its layers are
+        members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
+        members = [m for m in members if not (isinstance(m, Module) and m.stateless)]
+        devices = {m.where for m in members if isinstance(m, Module)}
+        if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
+            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop())
+        return Module(why=((site.node, ""),), where=None)
+    where = CPU
+    if "device" in args.keywords:
+        where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
+    elif args.starstar:
+        where = None  # nn.Linear(a, b, **dd): dd may hold the device
+    elif state.default_device is not None:
+        where = state.default_device
+    return Module(why=((site.node, "created on cpu"),), where=where)
+
+
+def parameter(site: CallSite) -> Value:
+    """`nn.Parameter(t)`: on t's device, and it follows its module."""
+    first = site.args.first("data")
+    if isinstance(first, (Tensor, Located)):
+        return Tensor(why=first.why, where=first.device, parameter=True)
+    return Tensor(where=None, parameter=True)
+
+
+def wrapper(site: CallSite) -> Value:
+    """DataParallel, DDP, torch.compile: the wrapped module's device (DP/DDP move their inputs)."""
+    first = site.args.first("module")
+    if site.path in api.INPUT_MOVING_WRAPPERS and isinstance(first, (Module, Located)):
+        return Module(why=first.why, where=first.device, moves_inputs=True)
+    return first if isinstance(first, (Module, Located)) else UNKNOWN
+
+
+def trace(site: CallSite) -> Value:
+    """`torch.jit.trace(model, example)`, `writer.add_graph(model, example)`: a module call."""
+    key = site.path or site.name
+    module_pos, input_pos = api.TRACE_CALLS[key]
+    args = site.args
+    if len(args.positional) > input_pos:
+        module_node, module = args.positional[module_pos]
+        input_node, value = args.positional[input_pos]
+        site.walk.module_call_fact(site.node, module_node, module, [(input_node, value)])
+    return UNKNOWN
+
+
+def call_module(site: CallSite, module: Value) -> Value:
+    """`model(x)`: the inputs must be on the module's device; the output is there too."""
+    args = site.args
+    inputs = args.positional + list(args.keywords.values()) + [
+        (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
+    if site.walk.module_call_fact(site.node, site.node.func, module, inputs):
+        return UNKNOWN
+    site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
+    if isinstance(module, Module) and module.cls in site.walk.classes:
+        forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
+        if forward is not None and id(forward) in site.walk.functions:
+            fn = replace(site.walk.functions[id(forward)], bound=module)
+            return site.walk.invoke(fn, args, site.node, site.state, None)
+    device = module.device
+    if isinstance(module, Located):
+        # `model = cfg.get_model().to(device)` then `model(x)`: a module on `device`, most likely
+        return Located(why=((site.node, ""),), where=device)
+    if device is None:
+        tensors = [t for _, v in inputs for t in tensors_in(v)]
+        device = tensors[0].where if tensors else None
+    return Tensor(why=((site.node, "the module's output"),), where=device, derived=True)
+
+
+# ---------------------------------------------------------------- module methods
+
+
+def module_move(site: CallSite) -> Value:
+    """`model.to(device)`: moves the module in place, and returns it."""
+    module: Module = site.receiver
+    if site.name == "cpu":
+        where = CPU
+    elif keeps_device(site):
+        return module
+    else:
+        where = move_target(site)
+    if module.stateless:
+        return module
+    moved = replace(module, where=where, moved=True,
+                    why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
+    if site.receiver_name:
+        site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
+    return moved
+
+
+def module_same(site: CallSite) -> Value:
+    """`model.eval()`, `model.half()`: the module itself."""
+    return site.receiver
+
+
+def module_parameters(site: CallSite) -> Value:
+    module: Module = site.receiver
+    if site.name == "named_parameters":
+        return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, Tensor(where=module.where, parameter=True))))
+    return Seq(kind="list", elem=Tensor(why=module.why, where=module.where, parameter=True))
+
+
+def module_register(site: CallSite) -> Value:
+    """`register_buffer(name, t)`, `register_parameter`, `add_module`: a member that follows the module."""
+    module: Module = site.receiver
+    args = site.args
+    if len(args.positional) < 2 or not site.receiver_name:
+        return UNKNOWN
+    key = args.positional[0][1]
+    if not (isinstance(key, Const) and isinstance(key.value, str)):
+        return UNKNOWN
+    value = args.positional[1][1]
+    if site.name == "register_buffer" and isinstance(value, Tensor):
+        value = replace(value, parameter=True, attr_node=None)
+    elif site.name == "register_parameter":
+        value = Tensor(where=module.where, parameter=True)
+    site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)
+    return UNKNOWN
+
+
+def module_forward(site: CallSite) -> Value:
+    return call_module(site, site.receiver)
+
+
+def module_metadata(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+def module_other(site: CallSite) -> Value:
+    site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
+    return UNKNOWN
+
+
+FUNCTIONS = {
+    **{path: parameter for path in api.PARAMETER_CLASSES},
+    **{path: wrapper for path in api.MODULE_WRAPPERS},
+    **{path: trace for path in api.TRACE_CALLS},
+}
+MODULE_METHODS = {
+    "to": module_move, "cuda": module_move, "cpu": module_move,
+    **{name: module_same for name in api.SAME_DEVICE_METHODS_MODULE},
+    **{name: module_parameters for name in ("parameters", "buffers", "children", "modules", "named_parameters")},
+    **{name: module_register for name in ("register_buffer", "register_parameter", "add_module")},
+    "forward": module_forward,
+    **{name: module_metadata for name in ("state_dict", "load_state_dict", "named_modules", "named_children",
+                                          "extra_repr")},
+}
