@@ -20,3 +20,17 @@ def lint(source: str, codes: Optional[Iterable[str]] = None, path: str = "exampl
 
 def found(source: str, codes: Optional[Iterable[str]] = None) -> set[tuple[int, str]]:
     return {(f.line, f.code) for f in lint(source, codes)}
+
+
+def infer(source: str) -> tuple[dict, list]:
+    """Interpret `source`: its module-level names (abstract values) and the facts it emitted."""
+    import textwrap
+
+    import libcst as cst
+
+    from devlint.analysis import Interpreter
+
+    facts: list = []
+    interp = Interpreter(cst.parse_module(textwrap.dedent(source)), facts.append)
+    interp.run()
+    return interp.globals, facts

@@ -65,9 +65,9 @@ class Interpreter:
         self.prepass = PrePass(self.module)
         state = State()
         self.globals = state.env
-        exec_block(self, self.module.body, state)
-        self.globals = state.env
-        self.module_default_device = state.default_device
+        end = exec_block(self, self.module.body, state)
+        self.globals = end.env
+        self.module_default_device = end.default_device
         called = self.prepass.called_names
         for fn in list(self.functions.values()):
             if fn.node.name.value == "forward" or (id(fn.node) not in self.analysed and fn.node.name.value

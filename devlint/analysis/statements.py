@@ -28,6 +28,8 @@ MAX_LOOP_ITERATIONS = 3
 
 
 def exec_block(interp, body, state: State) -> State:
+    # At module level, functions called (and analysed later) see the module's names as they are now.
+    module_level = not interp.stack
     for stmt in body:
         if state.dead:
             break
@@ -42,6 +44,8 @@ def exec_block(interp, body, state: State) -> State:
         handler = EXEC.get(type(stmt))
         if handler is not None:
             state = handler(interp, stmt, state)
+            if module_level:
+                interp.globals = state.env
     return state
 
 

@@ -1,0 +1,126 @@
+"""Classes, nn.Modules and wrappers: attributes across methods, members that move, forward with the caller's device.
+
+Each case is a snippet whose `# expect:` markers are exactly what devlint must report (none: it
+must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+CASES = {
+    "class_attributes_across_methods": """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+
+class Trainer:
+    def __init__(self, model, loader):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = model.to(self.device)
+        self.loader = loader
+
+    def train(self):
+        for x, y in self.loader:
+            x, y = x.to(self.device), y.to(self.device)
+            out = self.model(x)
+
+    def evaluate(self):
+        x, y = next(iter(self.loader))
+        return self.model(x)  # expect: DEV102
+
+loader = DataLoader(TensorDataset(torch.randn(8, 2), torch.randn(8)), batch_size=4)
+trainer = Trainer(nn.Linear(2, 1), loader)
+trainer.train()
+trainer.evaluate()
+""",
+    "module_members_move_plain_attributes_do_not": """
+import torch
+from torch import nn
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Linear(4, 4), nn.ReLU())
+        self.heads = nn.ModuleList([nn.Linear(4, 2)])
+        self.register_buffer("mean", torch.zeros(4))
+        self.scale = nn.Parameter(torch.ones(4))
+        self.offset = torch.zeros(4)  # expect: DEV105
+
+    def forward(self, x):
+        x = (x - self.mean) * self.scale
+        x = x + self.offset
+        return self.heads[0](self.body(x))
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = Net().to(device)
+out = net(torch.randn(2, 4).to(device))
+""",
+    "wrappers_keep_the_device": """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, TensorDataset
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(2, 2).to(device)
+compiled = torch.compile(model)
+parallel = nn.DataParallel(model)  # scatters its inputs to the GPU itself
+loader = DataLoader(TensorDataset(torch.randn(8, 2)), batch_size=4)
+for (x,) in loader:
+    compiled(x)  # expect: DEV102
+    parallel(x)
+""",
+    "lightning_self_device": """
+import torch
+import lightning as L
+
+class Model(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        noise = torch.randn(x.shape, device=self.device)
+        return (x + noise).sum()
+""",
+    "forward_with_callers_device": """
+import torch
+from torch import nn
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        mask = torch.ones(x.size(0), 4)
+        return self.fc(x) * mask  # expect: DEV104
+""",
+    "helper_return_device_flows_out": """
+import torch
+def make(n, device):
+    return torch.zeros(n, device=device)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+a = make(3, device)
+b = make(3, "cpu")
+c = a + b  # expect: DEV101
+""",
+    "finding_in_helper_names_the_call": """
+import torch
+def combine(a, b):
+    return torch.cat([a, b])  # expect: DEV101
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+combine(torch.zeros(2).to(device), torch.zeros(2))
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
+
+
+def test_why_names_the_call_into_the_helper():
+    from tests.lint_helpers import lint
+
+    [finding] = lint(CASES["finding_in_helper_names_the_call"])
+    assert any("called from line 6" in w for w in finding.why), finding.why

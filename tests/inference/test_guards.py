@@ -1,0 +1,92 @@
+"""Guards: availability checks, early exits, skip markers, device-type checks.
+
+Each case is a snippet whose `# expect:` markers are exactly what devlint must report (none: it
+must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+CASES = {
+    "guard_early_exit": """
+import sys
+import torch
+if not torch.cuda.is_available():
+    sys.exit("needs a GPU")
+x = torch.zeros(2).cuda()
+torch.cuda.synchronize()
+""",
+    "guard_assert": """
+import torch
+assert torch.cuda.is_available(), "needs a GPU"
+device = torch.device("cuda")
+""",
+    "guard_device_count": """
+import torch
+from torch import nn
+model = nn.Linear(2, 2)
+if torch.cuda.device_count() > 1:
+    model = nn.DataParallel(model).cuda()
+""",
+    "guard_helper_only_called_guarded": """
+import torch
+def to_gpu(x):
+    return x.cuda()
+if torch.cuda.is_available():
+    y = to_gpu(torch.zeros(2))
+""",
+    "guard_helper_called_unguarded": """
+import torch
+def to_gpu(x):
+    return x.cuda()  # expect: DEV201
+y = to_gpu(torch.zeros(2))
+""",
+    "guard_pytest_skipif": """
+import pytest
+import torch
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_on_gpu():
+    x = torch.zeros(2, device="cuda")
+    torch.cuda.synchronize()
+
+requires_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+
+@requires_cuda
+def test_again():
+    y = torch.ones(2).cuda()
+""",
+    "guard_unittest_skip": """
+import unittest
+import torch
+
+class T(unittest.TestCase):
+    @unittest.skipUnless(torch.cuda.is_available(), "needs CUDA")
+    def test_gpu(self):
+        x = torch.zeros(2).cuda()
+
+    @unittest.skipIf(not torch.cuda.is_available(), "needs CUDA")
+    def test_gpu2(self):
+        print(torch.cuda.get_device_name(0))
+""",
+    "guard_device_type": """
+import time
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(64, 64, device=device)
+start = time.perf_counter()
+y = x @ x
+if device.type == "cuda":
+    torch.cuda.synchronize()
+elapsed = time.perf_counter() - start
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
