@@ -219,7 +219,6 @@ SKIP_UNLESS_DECORATORS = frozenset({"unittest.skipUnless"})
 # Canonical names for common aliases.
 ALIASES = {
     "torch.nn.modules.module.Module": "torch.nn.Module",
-    "torch.autograd.Variable": "torch.autograd.Variable",
     "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
     "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
     "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
