@@ -33,12 +33,14 @@ class Device:
     param: Optional[str] = None  # "param" only
     # cpu only because a factory was given no device= (the DEV104/DEV105 story)
     implicit: bool = False
+    # "selected" only: the variable that holds it (`args.device`), for messages; never compared
+    name: Optional[str] = field(default=None, compare=False)
 
     def __str__(self) -> str:
         if self.kind == "cuda":
             return "cuda" if self.index is None else f"cuda:{self.index}"
         if self.kind == "selected":
-            return "the selected device"
+            return f"`{self.name}`" if self.name else "the selected device"
         if self.kind == "param":
             return "the module's device" if self.param == "self" else f"the device of `{self.param}`"
         return self.kind
@@ -55,6 +57,9 @@ class Device:
     def concrete(self) -> bool:
         return self.kind != "param"
 
+
+# Device kinds that are an accelerator (or may be one, for "selected").
+ACCELERATORS = frozenset({"cuda", "selected", "mps", "xpu", "hpu", "npu", "xla"})
 
 CPU = Device("cpu")
 IMPLICIT_CPU = Device("cpu", implicit=True)
@@ -89,10 +94,20 @@ def join_device(a: Optional[Device], b: Optional[Device], availability_split: bo
         return a if a.implicit and b.implicit else replace(a, implicit=False)
     if {a.kind, b.kind} <= {"cuda", "selected"}:
         return SELECTED if "selected" in (a.kind, b.kind) else cuda(None)
-    if availability_split and "cuda" in (a.kind, b.kind) or {a.kind, b.kind} == {"cpu", "selected"}:
+    kinds = {a.kind, b.kind}
+    if availability_split and kinds & ACCELERATORS or "selected" in kinds and a.concrete and b.concrete:
         # `x.cuda() if torch.cuda.is_available() else x`: the selected-device idiom
         return SELECTED
     return None
+
+
+def join_choice(a: Optional[Device], b: Optional[Device], availability_split: bool = False) -> Optional[Device]:
+    """The device a device *variable* holds after two paths meet: a choice between two devices
+    (`"mps"` on one path, `"cpu"` on the other) is the device the script selects at run time."""
+    where = join_device(a, b, availability_split)
+    if where is None and a is not None and b is not None and a.concrete and b.concrete:
+        return SELECTED
+    return where
 
 
 # ---------------------------------------------------------------- values
@@ -212,9 +227,13 @@ class Const(Value):
 
 @dataclass(frozen=True)
 class Availability(Value):
-    """A boolean about CUDA: True when it being true means CUDA is there."""
+    """A boolean about an accelerator: True when it being true means the accelerator is there.
+
+    `backend` is "cuda" for CUDA checks (and torch.accelerator's), else the accelerator checked
+    ("mps", "xpu"): such a check chooses a device but says nothing about CUDA."""
 
     positive: bool = True
+    backend: str = "cuda"
 
 
 @dataclass(frozen=True)
@@ -376,14 +395,14 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
         return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
                       attrs=a.attrs if a.cls == b.cls else (), moved=a.moved or b.moved)
     if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
-        where = join_device(a.where, b.where, availability_split)
+        where = join_choice(a.where, b.where, availability_split)
         literal = a.literal or b.literal
         guarded = [side.literal_guarded for side in (a, b) if side.literal is not None]
         return DeviceValue(why=a.why or b.why, where=where, literal=literal, literal_guarded=all(guarded))
-    if isinstance(a, Const) and isinstance(b, Const) and availability_split:
+    if isinstance(a, Const) and isinstance(b, Const) and (availability_split or _device_strings(a, b)):
         da, db = const_device(a), const_device(b)
         if da is not None and db is not None:
-            return DeviceValue(why=a.why + b.why, where=join_device(da, db, True))
+            return DeviceValue(why=a.why + b.why, where=join_choice(da, db, availability_split))
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
     if isinstance(a, Const) and a.value is None:
@@ -397,6 +416,12 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
     if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
+
+
+def _device_strings(a: Const, b: Const) -> bool:
+    """`"mps"` on one path, `"cpu"` on the other: two device names, a device chosen at run time."""
+    return isinstance(a.value, str) and isinstance(b.value, str) and a.value != b.value \
+        and parse_device_string(a.value) is not None and parse_device_string(b.value) is not None
 
 
 def parse_device_string(text: str) -> Optional[Device]:

@@ -44,7 +44,7 @@ def test_findings_exit_1_with_why(project):
     assert result.returncode == 1, result.stderr
     assert "buggy.py:5:5: DEV101" in result.stdout
     assert "`x` is on cpu: line 3" in result.stdout
-    assert "line 4" in result.stdout and "selected device" in result.stdout
+    assert "line 4" in result.stdout and "crashes whenever `device` is a GPU" in result.stdout
     assert "Found 1 problem" in result.stdout.splitlines()[-1] or "1" in result.stdout.splitlines()[-1]
 
 

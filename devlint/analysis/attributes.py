@@ -34,7 +34,9 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
         if value is not None:
             return value
         method = functions.find_method(interp.classes.get(base.cls), attr, interp.classes)
-        return _method_value(interp, method, base) if method is not None else UNKNOWN
+        if method is not None:
+            return _method_value(interp, method, base)
+        return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
     if isinstance(base, Class):
         method = functions.find_method(base, attr, interp.classes)
         return _method_value(interp, method, None) if method is not None else UNKNOWN

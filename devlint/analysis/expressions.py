@@ -10,13 +10,14 @@ import libcst as cst
 from devlint.analysis.assignment import assign, eval_slices
 from devlint.analysis.attributes import attribute
 from devlint.analysis.calls import eval_call
-from devlint.analysis.guards import comparison_guard, polarity
+from devlint.analysis.guards import combine, comparison_guard, cuda_polarity, polarity
+from devlint.semantics import torch_api as api
 from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
 from devlint.syntax import dotted, op_text
 from devlint.values import (
-    UNKNOWN, Availability, Const, DeviceValue, Loader, Located, Module, Seq, Tensor, Value, cuda, join,
-    join_device,
+    SELECTED, UNKNOWN, Availability, Const, DeviceValue, Located, Module, Seq, Tensor, Unknown, Value, cuda, join,
+    join_choice,
 )
 
 # ---------------------------------------------------------------- names and literals
@@ -148,19 +149,20 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
     test = interp.eval(node.test, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if direction is True:
+    if cuda_polarity(test) is True:
         then_state.guarded = True
-    elif direction is False:
+    elif cuda_polarity(test) is False:
         else_state.guarded = True
     body = interp.eval(node.body, then_state)
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
             and isinstance(body.value, bool) and isinstance(orelse.value, bool) and body.value != orelse.value:
-        return Availability(positive=direction if body.value else not direction)  # `True if avail else False`
+        # `True if avail else False`
+        return Availability(positive=direction if body.value else not direction, backend=test.backend)
     if direction is not None:
         device_body, device_else = as_device(body), as_device(orelse)
         if device_body is not None and device_else is not None:
-            return DeviceValue(why=((node, ""),), where=join_device(device_body, device_else, True))
+            return DeviceValue(why=((node, ""),), where=join_choice(device_body, device_else, True))
     return join(body, orelse, availability_split=direction is not None)
 
 
@@ -169,7 +171,7 @@ def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
     if isinstance(node.operator, cst.Not):
         direction = polarity(value)
         if direction is not None:
-            return Availability(positive=not direction)
+            return Availability(positive=not direction, backend=value.backend)
         if isinstance(value, Const):
             return Const(value=not value.value, node=node)
         return UNKNOWN
@@ -182,20 +184,20 @@ def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
     left = interp.eval(node.left, state)
     right_state = state.copy()
     conjunction = isinstance(node.operator, cst.And)
-    if conjunction and polarity(left) is True:
+    if conjunction and cuda_polarity(left) is True:
         right_state.guarded = True
     right = interp.eval(node.right, right_state)
     lp, rp = polarity(left), polarity(right)
     if conjunction:
         if lp is True or rp is True:
-            return Availability(positive=True)
+            return combine([v for v, p in ((left, lp), (right, rp)) if p is True], True)
         if lp is False and rp is False:
-            return Availability(positive=False)
+            return combine([left, right], False)
     else:
         if lp is True and rp is True:
-            return Availability(positive=True)
+            return combine([left, right], True)
         if lp is False or rp is False:
-            return Availability(positive=False) if (lp is False and rp is False) else UNKNOWN
+            return combine([left, right], False) if (lp is False and rp is False) else UNKNOWN
         if isinstance(left, Const) and not left.value:
             return right
         if isinstance(left, (Tensor, Module, DeviceValue)):
@@ -267,6 +269,10 @@ def eval_subscript(interp, node: cst.Subscript, state) -> Value:
         return Located(where=container.where)
     if isinstance(container, Module):
         return container  # nn.Sequential / ModuleList indexing
+    key = const_key(node)
+    if isinstance(container, Unknown) and isinstance(key, str) and api.looks_like_device_name(key):
+        # `cfg["device"]`: the device a configuration chose
+        return DeviceValue(why=((node, ""),), where=SELECTED)
     return UNKNOWN
 
 

@@ -18,10 +18,24 @@ from devlint.values import (
 )
 
 def polarity(value: Value) -> Optional[bool]:
-    """True: being true means CUDA is available. False: it means CUDA is not."""
+    """True: being true means an accelerator is available. False: it means it is not.
+    Branching on it chooses a device (the join of the branches is the selected device)."""
     if isinstance(value, Availability):
         return value.positive
     return None
+
+
+def cuda_polarity(value: Value) -> Optional[bool]:
+    """As `polarity`, for checks that say whether CUDA is there (they guard GPU code)."""
+    if isinstance(value, Availability) and value.backend == "cuda":
+        return value.positive
+    return None
+
+
+def combine(values: list, positive: bool) -> Availability:
+    """An `and`/`or` of availability checks: a CUDA check only if all its checks are."""
+    backends = {v.backend for v in values if isinstance(v, Availability)}
+    return Availability(positive=positive, backend="cuda" if backends <= {"cuda"} else backends.pop())
 
 
 def guess_flag(attr: str) -> Value:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from devlint.analysis.assignment import assign
 from devlint.analysis.expressions import binary
-from devlint.analysis.guards import is_skip_marker, polarity
+from devlint.analysis.guards import cuda_polarity, is_skip_marker, polarity
 from devlint.analysis.prepass import has_training_call
 from devlint.analysis.state import LoopFrame, Returned, State
 from devlint.facts import DiscardedMove
@@ -87,7 +87,7 @@ def exec_raise(interp, small: cst.Raise, line: cst.CSTNode, state: State) -> Non
 
 def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
     test = interp.eval(small.test, state)
-    if polarity(test) is True:
+    if cuda_polarity(test) is True:
         state.guarded = True
     if isinstance(small.test, cst.Name) and small.test.value == "False":
         state.dead = True
@@ -167,9 +167,9 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     test = interp.eval(node.test, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if direction is True:
+    if cuda_polarity(test) is True:
         then_state.guarded, else_state.unavailable = True, True
-    elif direction is False:
+    elif cuda_polarity(test) is False:
         else_state.guarded, then_state.unavailable = True, True
     narrow(interp, node.test, then_state)
     interp.if_depth += 1
@@ -266,7 +266,7 @@ def exec_for(interp, node: cst.For, state: State) -> State:
 
 def exec_while(interp, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
-        if polarity(interp.eval(node.test, s)) is True:
+        if cuda_polarity(interp.eval(node.test, s)) is True:
             s.guarded = True
 
     out = loop(interp, node.body, state, bind, has_training_call(node.body))

@@ -54,6 +54,14 @@ class Rule:
         chain = self.file.chain(value)
         return f"`{label}` is on {where}: {chain}" if chain else f"`{label}` is on {where}"
 
+    @staticmethod
+    def crash_clause(*devices: object) -> str:
+        """": it crashes whenever `device` is a GPU" when one side is a device chosen at run time."""
+        for device in devices:
+            if getattr(device, "kind", None) == "selected":
+                return f": it crashes whenever {device} is a GPU"
+        return ""
+
     def called_from(self, fact: object) -> tuple[str, ...]:
         context = getattr(fact, "context", None)
         return tuple(self.file.context_lines(context)) if context is not None else ()

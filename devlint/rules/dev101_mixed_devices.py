@@ -70,7 +70,7 @@ y = x * scale + 1
         yield Verdict(
             fact.node,
             f"`{fact.name}` {what} a tensor on {a.value.device} (`{a.label}`) with one on {b.value.device} "
-            f"(`{b.label}`)",
+            f"(`{b.label}`)" + self.crash_clause(a.value.device, b.value.device),
             why=(self.placed(a.label, a.value), self.placed(b.label, b.value)) + self.called_from(fact),
             fix="move one operand with `.to(other.device)`, or create it on the right device",
         )

@@ -64,7 +64,7 @@ for (x,) in loader:
                 continue
             if conflict(module.value.device, value.where):
                 message = (f"`{module.label}` is on {module.value.device} but its input `{operand.label}` "
-                           f"is on {value.where}")
+                           f"is on {value.where}" + self.crash_clause(module.value.device, value.where))
                 yield Verdict(
                     fact.node, message,
                     why=(self.placed(module.label, module.value), self.placed(operand.label, value))

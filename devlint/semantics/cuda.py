@@ -15,7 +15,7 @@ from devlint.values import (
 
 
 def availability(site: CallSite) -> Value:
-    return Availability(positive=True)
+    return Availability(positive=True, backend=api.ACCELERATOR_CHECKS.get(site.path, "cuda"))
 
 
 def current_accelerator(site: CallSite) -> Value:
@@ -31,7 +31,7 @@ def skip_marker(site: CallSite) -> Value:
     """`pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `unittest.skipUnless(...)`."""
     args = site.args
     condition = args.first("condition")
-    polarity = condition.positive if isinstance(condition, Availability) else None
+    polarity = condition.positive if isinstance(condition, Availability) and condition.backend == "cuda" else None
     wanted = site.path in api.SKIP_UNLESS_DECORATORS
     return SkipMarker() if polarity is wanted else UNKNOWN
 
@@ -105,7 +105,7 @@ def event_other(site: CallSite) -> Value:
 
 
 FUNCTIONS = {
-    **{path: availability for path in api.AVAILABILITY},
+    **{path: availability for path in api.AVAILABILITY | set(api.ACCELERATOR_CHECKS)},
     **{path: current_accelerator for path in api.CURRENT_ACCELERATOR},
     **{path: device_count for path in api.DEVICE_COUNT_CALLS},
     **{path: skip_marker for path in api.SKIP_DECORATORS | api.SKIP_UNLESS_DECORATORS},

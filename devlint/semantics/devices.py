@@ -32,8 +32,21 @@ def as_device(value: Value) -> Optional[Device]:
     return const_device(value)
 
 
+def named(device: Optional[Device], node) -> Optional[Device]:
+    """The selected device, named after the variable that holds it (`args.device`) for messages."""
+    if device is not None and device.kind == "selected" and device.name is None:
+        name = dotted(node)
+        if name:
+            return replace(device, name=name)
+    return device
+
+
 def device_argument(walk, value: Value, state, node) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
+    return named(_argument_device(walk, value, state, node), node)
+
+
+def _argument_device(walk, value: Value, state, node) -> Optional[Device]:
     if isinstance(value, DeviceValue):
         if value.literal is not None and not value.literal_guarded and not state.guarded:
             walk.gpu_assumption(value.literal, "a 'cuda' device", state)
@@ -136,7 +149,7 @@ def move_target(site: CallSite) -> Optional[Device]:
         # An imported or unknown name: a device if it is named like one (DEVICE, args.device).
         name_text = dotted(arg_node) or ""
         if name_text and api.looks_like_device_name(name_text):
-            return SELECTED
+            return replace(SELECTED, name=name_text)
         return None
     return device_argument(site.walk, value, state, arg_node)
 

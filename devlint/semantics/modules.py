@@ -96,13 +96,11 @@ def call_module(site: CallSite, module: Value) -> Value:
             fn = replace(site.walk.functions[id(forward)], bound=module)
             return site.walk.invoke(fn, args, site.node, site.state, None)
     device = module.device
-    if isinstance(module, Located):
-        # `model = cfg.get_model().to(device)` then `model(x)`: a module on `device`, most likely
-        return Located(why=((site.node, ""),), where=device)
     if device is None:
         tensors = [t for _, v in inputs for t in tensors_in(v)]
         device = tensors[0].where if tensors else None
-    return Tensor(why=((site.node, "the module's output"),), where=device, derived=True)
+    # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
+    return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
 
 
 # ---------------------------------------------------------------- module methods

@@ -153,6 +153,11 @@ AVAILABILITY = frozenset(
     {"torch.cuda.is_available", "torch.backends.cudnn.is_available", "torch.cuda.is_initialized",
      "torch.accelerator.is_available"}
 )
+# Checks for another accelerator: they choose a device, but guard no CUDA code.
+ACCELERATOR_CHECKS = {
+    "torch.backends.mps.is_available": "mps", "torch.backends.mps.is_built": "mps", "torch.mps.is_available": "mps",
+    "torch.xpu.is_available": "xpu",
+}
 CURRENT_ACCELERATOR = frozenset({"torch.accelerator.current_accelerator"})
 DEVICE_COUNT_CALLS = frozenset({"torch.cuda.device_count"})
 # Fail on a machine without a GPU (DEV203).
