@@ -13,7 +13,11 @@ import pytest
 from tests.conftest import ROOT, expected_findings
 from tests.lint_helpers import lint
 
-FIXTURES = sorted((ROOT / "fixtures").rglob("*.py"))
+# Folders not checked statically yet. fixtures/survey holds the shapes of real bug
+# reports (docs/bug-patterns.md), most not caught today: enabled as issue 8's
+# mechanisms land. The runtime fixture test runs them already.
+NOT_YET = (ROOT / "fixtures" / "survey",)
+FIXTURES = sorted(p for p in (ROOT / "fixtures").rglob("*.py") if not any(p.is_relative_to(d) for d in NOT_YET))
 
 
 def _codes_for(path: Path):
