@@ -412,7 +412,9 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
     if isinstance(a, Availability) and isinstance(b, Availability) and a.positive == b.positive:
         return a
     if isinstance(a, Seq) and isinstance(b, Seq):
-        return Seq(kind=a.kind, elem=join(a.elem, b.elem), gpu_members=(a.gpu_members + b.gpu_members)[-1:])
+        # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
+        elem = b.elem if a.items == () else a.elem if b.items == () else join(a.elem, b.elem)
+        return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:])
     if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN

@@ -25,11 +25,17 @@ def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) 
             return
         interp.store_attribute(base, target.attr.value, value, state, line)
     elif isinstance(target, cst.Subscript):
-        container_name = dotted(target.value)
         container = interp.eval(target.value, state)
         eval_slices(interp, target, state)
-        if isinstance(container, Seq) and container_name:
-            interp.assign_name(container_name, seq_store(container, const_key(target), value), state, line)
+        if isinstance(container, Seq) and storable(target.value):
+            assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
+
+
+def storable(node: cst.CSTNode) -> bool:
+    """Can a new value be bound to this expression: a name, `a.b`, `a["k"]`, `a.b[0]["k"]`?"""
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    return dotted(node) is not None
 
 
 def eval_slices(interp, node: cst.Subscript, state) -> list:

@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Optional
 import libcst as cst
 
 from devlint.analysis import functions
+from devlint.analysis.assignment import assign, storable
 from devlint.analysis.attributes import attribute
 from devlint.analysis.expressions import EVAL
 from devlint.analysis.prepass import PrePass, Scope
@@ -121,6 +122,13 @@ class Interpreter:
             self.store_attribute(base, attr, value, state, line)
             return
         state.env[name] = value
+
+    def store(self, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> bool:
+        """Bind `value` to the expression `target` (a name, attribute or subscript) if it can be bound."""
+        if not storable(target):
+            return False
+        assign(self, target, value, state, line)
+        return True
 
     def store_attribute(self, base: str, attr: str, value: Value, state: State, line: cst.CSTNode) -> None:
         owner = self.lookup(base, state)

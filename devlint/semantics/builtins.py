@@ -117,27 +117,32 @@ def seq_append(site: CallSite) -> Value:
     """`history.append(loss)`: the list now holds it (and remembers a GPU member the join would forget)."""
     receiver: Seq = site.receiver
     args = site.args
-    if not args.positional or not site.receiver_name:
+    if not args.positional:
         return UNKNOWN
     value = args.positional[-1][1]
     members = tuple(receiver.items or ()) + receiver.gpu_members
     if isinstance(value, (Tensor, Located)) and value.device is not None and value.device.is_gpu:
         members += (value if isinstance(value, Tensor) else Tensor(why=value.why, where=value.device),)
     gpu = tuple(m for m in members if _on_gpu(m))
-    elem = join(receiver.elem, value) if receiver.items or receiver.elem is not UNKNOWN else value
-    site.walk.assign_name(site.receiver_name, Seq(kind=receiver.kind, elem=elem, gpu_members=gpu[-1:]),
-                          site.state, site.node)
+    elem = _extended(receiver, value)
+    if not site.update_receiver(Seq(kind=receiver.kind, elem=elem, gpu_members=gpu[-1:])):
+        return UNKNOWN
     return Const(value=None)
 
 
 def seq_extend(site: CallSite) -> Value:
     receiver: Seq = site.receiver
-    if not site.args.positional or not site.receiver_name:
+    if not site.args.positional:
         return UNKNOWN
     other = site.args.positional[0][1]
-    site.walk.assign_name(site.receiver_name, Seq(kind=receiver.kind, elem=join(receiver.elem, element(other))),
-                          site.state, site.node)
+    if not site.update_receiver(Seq(kind=receiver.kind, elem=_extended(receiver, element(other)))):
+        return UNKNOWN
     return Const(value=None)
+
+
+def _extended(receiver: Seq, member: Value) -> Value:
+    """The members of a list after adding `member`: an empty list takes what it is given."""
+    return join(receiver.elem, member) if receiver.items or receiver.elem is not UNKNOWN else member
 
 
 def seq_items(site: CallSite) -> Value:

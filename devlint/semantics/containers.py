@@ -34,6 +34,15 @@ def tensors_in(value: Value) -> list:
     return []
 
 
+def map_members(value: Value, change) -> Value:
+    """`value` with `change` applied to it, or to each member of a (nested) container."""
+    if isinstance(value, Seq):
+        items = tuple(map_members(v, change) for v in value.items) if value.items is not None else None
+        return replace(value, items=items, elem=map_members(value.elem, change),
+                       gpu_members=tuple(map_members(v, change) for v in value.gpu_members))
+    return change(value)
+
+
 def dict_entry(value: Value, key: str) -> Optional[Value]:
     if isinstance(value, Seq) and value.keys is not None:
         for k, v in zip(value.keys, value.items):

@@ -8,9 +8,11 @@ from dataclasses import replace
 from devlint.facts import EventElapsed, GpuAssumption
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
+from devlint.semantics.containers import map_members
 from devlint.semantics.devices import as_device
 from devlint.values import (
-    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceValue, SkipMarker, Value,
+    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceValue, Seq, SkipMarker,
+    Value,
 )
 
 
@@ -71,9 +73,13 @@ def synchronize(site: CallSite) -> None:
     """`torch.cuda.synchronize()`: the GPU is idle, and every recorded event has completed."""
     state = site.state
     site.walk.note_sync(state)
+
+    def complete(value: Value) -> Value:
+        return replace(value, synced=True) if isinstance(value, CudaEvent) and value.recorded is not None else value
+
     for name, value in list(state.env.items()):
-        if isinstance(value, CudaEvent) and value.recorded is not None:
-            state.env[name] = replace(value, synced=True)
+        if isinstance(value, (CudaEvent, Seq)):
+            state.env[name] = map_members(value, complete)
 
 
 # ---------------------------------------------------------------- CUDA events

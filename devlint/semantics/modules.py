@@ -162,6 +162,12 @@ def module_metadata(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def module_state_dict(site: CallSite) -> Value:
+    """`model.state_dict()`: its parameters and buffers, by name, where the module is."""
+    module: Module = site.receiver
+    return Seq(kind="dict", elem=Tensor(why=module.why, where=module.where, parameter=True))
+
+
 def module_other(site: CallSite) -> Value:
     site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
     return UNKNOWN
@@ -178,6 +184,6 @@ MODULE_METHODS = {
     **{name: module_parameters for name in ("parameters", "buffers", "children", "modules", "named_parameters")},
     **{name: module_register for name in ("register_buffer", "register_parameter", "add_module")},
     "forward": module_forward,
-    **{name: module_metadata for name in ("state_dict", "load_state_dict", "named_modules", "named_children",
-                                          "extra_repr")},
+    "state_dict": module_state_dict,
+    **{name: module_metadata for name in ("load_state_dict", "named_modules", "named_children", "extra_repr")},
 }
