@@ -71,6 +71,20 @@ def classify(a: Value, b: Value, indexing: bool = False,
     return None
 
 
+def classify_module_input(module: Value, value: Value, in_module: bool) -> Optional[str]:
+    """How an input disagrees with the module it is given to: MIXED (DEV102), CREATED_WITHOUT_DEVICE
+    (made here on the cpu, inside a module, for a module whose device comes from it or the caller)."""
+    if _exempt(value) or not isinstance(value, Tensor):
+        return None
+    where = module.device
+    if in_module and _created_here_on_cpu(value) and where is not None and (
+            where.param == "self" or (where.concrete and where.kind != "cpu")):
+        return CREATED_WITHOUT_DEVICE
+    if conflict(where, value.where):
+        return MIXED
+    return None
+
+
 def pairs(operands: Sequence, indexing: bool) -> list:
     """The operand pairs that must agree: every pair, or (indexed, index) for indexing."""
     if indexing:

@@ -15,7 +15,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.guards import is_skip_marker
-from devlint.analysis.prepass import Scope
+from devlint.analysis.prepass import Scope, children
 from devlint.analysis.state import Returned, State
 from devlint.facts import Context
 from devlint.semantics import torch_api as api
@@ -217,6 +217,39 @@ def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> 
     if tensor:
         return Tensor(why=((param, ""),), where=symbolic, from_param=name)
     return Located(why=((param, ""),), where=symbolic)
+
+
+def cpu_only_inputs(interp, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
+    """id() of the argument nodes bound to parameters that `fdef` hands to a cpu-only argument
+    (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
+    host = interp.cpu_only_params.get(id(fdef))
+    if host is None:
+        host = interp.cpu_only_params[id(fdef)] = _cpu_only_params(fdef)
+    if not host:
+        return set()
+    names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
+    out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
+    out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
+    return out
+
+
+def _cpu_only_params(fdef: cst.FunctionDef) -> set:
+    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
+    found = set()
+    stack = [fdef.body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.Call):
+            spec = short.get((dotted(node.func) or "").rsplit(".", 1)[-1])
+            if spec is not None:
+                position, keyword = spec
+                for i, arg in enumerate(node.args):
+                    named = arg.keyword.value == keyword if arg.keyword else i == position
+                    if named and isinstance(arg.value, cst.Name) and arg.value.value in params:
+                        found.add(arg.value.value)
+        stack.extend(children(node))
+    return found
 
 
 # ---------------------------------------------------------------- classes

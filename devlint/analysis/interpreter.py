@@ -59,6 +59,7 @@ class Interpreter:
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
         self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
         self.prepass: Optional[PrePass] = None
+        self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
 
     # ------------------------------------------------------------ driving
 
@@ -247,6 +248,10 @@ class Interpreter:
 
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
         return functions.find_method(cls, name, self.classes)
+
+    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
+        """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
+        return functions.cpu_only_inputs(self, fdef, args, bound)
 
 
 def result_tensor(tensors: list, reduce: bool = False) -> Tensor:

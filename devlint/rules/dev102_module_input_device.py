@@ -4,7 +4,7 @@ from typing import Iterable
 
 from devlint.facts import ModuleCall
 from devlint.rules.base import Verdict, Rule
-from devlint.values import conflict
+from devlint.mixing import MIXED, classify_module_input
 
 
 class ModuleInputDevice(Rule):
@@ -60,9 +60,7 @@ for (x,) in loader:
         module = fact.module
         for operand in fact.inputs:
             value = operand.value
-            if value.scalar and value.where is not None and value.where.kind == "cpu":
-                continue
-            if conflict(module.value.device, value.where):
+            if classify_module_input(module.value, value, fact.context.in_module_method) == MIXED:
                 message = (f"`{module.label}` is on {module.value.device} but its input `{operand.label}` "
                            f"is on {value.where}" + self.crash_clause(module.value.device, value.where))
                 yield Verdict(

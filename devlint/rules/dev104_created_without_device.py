@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from devlint.facts import Operation
-from devlint.mixing import CREATED_WITHOUT_DEVICE, first_disagreement
+from devlint.facts import ModuleCall, Operation
+from devlint.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.rules.base import Verdict, Rule
 
 
@@ -26,7 +26,7 @@ class CreatedWithoutDevice(Rule):
     code = "DEV104"
     name = "created-without-device"
     severity = "error"
-    facts = (Operation,)
+    facts = (Operation, ModuleCall)
 
     INVALID = (
         """\
@@ -52,7 +52,10 @@ class Cell(nn.Module):
 """,
     )
 
-    def check(self, fact: Operation) -> Iterable[Verdict]:
+    def check(self, fact: object) -> Iterable[Verdict]:
+        if isinstance(fact, ModuleCall):
+            yield from self._module_input(fact)
+            return
         found = first_disagreement(fact, CREATED_WITHOUT_DEVICE)
         if found is None:
             return
@@ -69,3 +72,20 @@ class Cell(nn.Module):
                 f"`{other.label}.new_zeros(...)`",
             key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
         )
+
+    def _module_input(self, fact: ModuleCall) -> Iterable[Verdict]:
+        module = fact.module
+        for operand in fact.inputs:
+            if classify_module_input(module.value, operand.value, fact.context.in_module_method) \
+                    != CREATED_WITHOUT_DEVICE:
+                continue
+            yield Verdict(
+                fact.node,
+                f"`{operand.label}` is created on cpu (no `device=`) but is given to `{module.label}`, whose "
+                f"device comes from {'the module' if module.value.device.kind == 'param' else 'the caller'}",
+                why=(self.placed(operand.label, operand.value), self.placed(module.label, module.value))
+                + self.called_from(fact),
+                fix="create it on the module's device: `device=<an input>.device`, or `<an input>.new_zeros(...)`",
+                key=id(operand.value.why[0][0]) if operand.value.why else None,
+            )
+            return

@@ -85,22 +85,31 @@ def trace(site: CallSite) -> Value:
 def call_module(site: CallSite, module: Value) -> Value:
     """`model(x)`: the inputs must be on the module's device; the output is there too."""
     args = site.args
-    inputs = args.positional + list(args.keywords.values()) + [
+    forward = _forward(site, module)
+    host_inputs = site.walk.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
+    inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
     if site.walk.module_call_fact(site.node, site.node.func, module, inputs):
         return UNKNOWN
     site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
-    if isinstance(module, Module) and module.cls in site.walk.classes:
-        forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
-        if forward is not None and id(forward) in site.walk.functions:
-            fn = replace(site.walk.functions[id(forward)], bound=module)
-            return site.walk.invoke(fn, args, site.node, site.state, None)
+    if forward is not None:
+        fn = replace(site.walk.functions[id(forward)], bound=module)
+        return site.walk.invoke(fn, args, site.node, site.state, None)
     device = module.device
     if device is None:
         tensors = [t for _, v in inputs for t in tensors_in(v)]
         device = tensors[0].where if tensors else None
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
+
+
+def _forward(site: CallSite, module: Value):
+    """The `forward` of a module class defined in this file, if that is what is called."""
+    if isinstance(module, Module) and module.cls in site.walk.classes:
+        forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
+        if forward is not None and id(forward) in site.walk.functions:
+            return forward
+    return None
 
 
 # ---------------------------------------------------------------- module methods
