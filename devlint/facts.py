@@ -28,6 +28,9 @@ class Context:
     function: Optional[str] = None  # qualified name, None at module level
     calls: tuple = ()  # (call node, description) from the outermost caller in
     in_module_method: bool = False
+    # Its tensor parameters are on the device its callers compute on: a module's method, a loss, a
+    # metric; not the cpu side of a data pipeline (a Dataset, a collate function, a transform).
+    params_on_device: bool = False
 
 
 @dataclass(frozen=True)

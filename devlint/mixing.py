@@ -95,7 +95,7 @@ def pairs(operands: Sequence, indexing: bool) -> list:
 def first_disagreement(operation, kind: str):
     """(culprit, other) operands of the first pair of `operation` that disagree as `kind`."""
     for a, b in pairs(operation.operands, operation.indexing):
-        verdict = classify(a.value, b.value, operation.indexing, operation.context.in_module_method)
+        verdict = classify(a.value, b.value, operation.indexing, operation.context.params_on_device)
         if verdict is not None and verdict[0] == kind:
             return (a, b) if verdict[1] is a.value else (b, a)
     return None

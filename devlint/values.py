@@ -276,6 +276,7 @@ class Class(Value):
     node: Optional[cst.ClassDef] = field(default=None, compare=False)
     name: str = ""
     is_module: bool = False
+    is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
 
 
 @dataclass(frozen=True)

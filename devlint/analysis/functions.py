@@ -149,8 +149,11 @@ def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], ca
     saved = (interp.context, interp.current_function, interp.loops, interp.if_depth)
     calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
     owner = interp.classes.get(fn.owner) if fn.owner else None
-    interp.context = Context(function=fn.qualname, calls=calls,
-                             in_module_method=interp.context.in_module_method or bool(owner and owner.is_module))
+    in_module = interp.context.in_module_method or bool(owner and owner.is_module)
+    on_device = in_module or (interp.context.params_on_device if call_node is not None and interp.stack
+                              else not _host_side(interp, fdef, owner))
+    interp.context = Context(function=fn.qualname, calls=calls, in_module_method=in_module,
+                             params_on_device=on_device)
     interp.current_function = fdef
     interp.loops, interp.if_depth = [], 0
     interp.stack.append(id(fdef))
@@ -165,6 +168,21 @@ def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], ca
     if not end.dead:
         returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
     return _result(interp, fdef, returned), _final_self(returned), end
+
+
+def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
+    """Code whose parameters need not be on the device: the data pipeline (a Dataset's methods, a
+    collate function, a transform's `__call__`), a function whose inputs go to numpy, PIL or OpenCV,
+    or a callback handed to other code."""
+    name = fdef.name.value
+    if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
+        return True
+    if owner is None and name in interp.prepass.passed_names:
+        return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
+    if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
+        return True
+    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    return bool(params & interp.scope_of(fdef).host_names)
 
 
 def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:

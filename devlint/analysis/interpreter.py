@@ -160,7 +160,7 @@ class Interpreter:
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
         if len(tensors) >= 2:
             self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
-            if any(classify(a.value, b.value, indexing, self.context.in_module_method)
+            if any(classify(a.value, b.value, indexing, self.context.params_on_device)
                    for a, b in pairs(tensors, indexing)):
                 return UNKNOWN  # reported once: nothing downstream of it is known
         if not tensors:

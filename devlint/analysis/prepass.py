@@ -13,7 +13,7 @@ from dataclasses import fields
 import libcst as cst
 
 from devlint.semantics import torch_api as api
-from devlint.syntax import dotted
+from devlint.syntax import attr_path, dotted
 
 _FIELDS: dict[type, tuple] = {}
 _IS_NODE: dict[type, bool] = {}
@@ -53,12 +53,14 @@ def children(node: cst.CSTNode) -> list:
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "clock_ends", "generator")
+    __slots__ = ("tensor_names", "host_names", "clock_ends", "generator", "library_calls")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
+        self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
+        self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
 
 
 class PrePass:
@@ -66,8 +68,10 @@ class PrePass:
 
     def __init__(self, module: cst.Module) -> None:
         self.called_names: set[str] = set()
+        self.passed_names: set[str] = set()  # names handed to a call as arguments (callbacks, hooks, collate_fn)
         self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
         self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
+        self.imports: dict[str, str] = {}  # a name bound by an import anywhere -> its dotted path
         stack = [(module, self.scopes[0])]
         while stack:
             node, scope = stack.pop()
@@ -81,6 +85,8 @@ class PrePass:
                 continue
             self._note(node, scope)
             stack.extend((child, scope) for child in children(node))
+        for scope in self.scopes.values():
+            self._resolve_library_calls(scope)
 
     def _note(self, node: cst.CSTNode, scope: Scope) -> None:
         if isinstance(node, cst.Call):
@@ -89,6 +95,18 @@ class PrePass:
                 self.called_names.add(func.value)
             elif isinstance(func, cst.Attribute):
                 self.called_names.add(func.attr.value)
+                if func.attr.value == "numpy" and dotted(func.value):
+                    scope.host_names.add(dotted(func.value))
+            self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+            callee = dotted(func)
+            if callee:
+                positional = [a.value for a in node.args if a.keyword is None and not a.star]
+                names = [dotted(v) for v in positional]
+                names += [dotted(e.value) for v in positional if isinstance(v, (cst.List, cst.Tuple))
+                          for e in v.elements]
+                scope.library_calls.append((callee, [n for n in names if n]))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            self._note_import(node)
         elif isinstance(node, cst.Attribute):
             if node.attr.value in api.TENSOR_ONLY_ATTRS:
                 name = dotted(node.value)
@@ -111,6 +129,37 @@ class PrePass:
                 self.consumers[id(node.value)] = node
         elif isinstance(node, cst.Yield):
             scope.generator = True
+
+
+    def _note_import(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = attr_path(alias.name)
+                self.imports[alias.asname.name.value if alias.asname else full.split(".")[0]] = \
+                    full if alias.asname else full.split(".")[0]
+        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
+            module = attr_path(node.module)
+            for alias in node.names:
+                name = attr_path(alias.name)
+                self.imports[alias.asname.name.value if alias.asname else name] = f"{module}.{name}"
+
+    def _resolve_library_calls(self, scope: Scope) -> None:
+        """Arguments of torch's operations are tensors; arguments of numpy, PIL, OpenCV are host data."""
+        for callee, names in scope.library_calls:
+            head, _, rest = callee.partition(".")
+            path = self.imports.get(head, head) + ("." + rest if rest else "")
+            if path.startswith(api.HOST_LIBRARY_PREFIXES):
+                scope.host_names.update(names)
+            elif is_tensor_operation(path):
+                scope.tensor_names.update(names)
+        scope.library_calls = []
+
+
+def is_tensor_operation(path: str) -> bool:
+    """`torch.cat`, `F.cross_entropy`: a torch function whose arguments are tensors (not a factory)."""
+    namespace, _, function = path.rpartition(".")
+    return namespace + "." in api.TORCH_OP_NAMESPACES and function[:1].islower() and path not in api.NOT_OPS \
+        and path not in api.FACTORIES and path not in api.LIKE_FACTORIES and path not in api.CPU_RESULTS
 
 
 def has_training_call(node: cst.CSTNode) -> bool:

@@ -334,7 +334,9 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
     bases = [interp.eval(b.value, state) for b in node.bases]
     is_module = any(is_module_base(b) for b in bases) or any(
         isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in class_body(node))
-    cls = Class(node=node, name=name, is_module=is_module)
+    is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
+                     or isinstance(b, Class) and b.is_dataset for b in bases)
+    cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset)
     interp.classes[name] = cls
     if any(is_skip_marker(interp, d, state) for d in node.decorators):
         interp.guarded_classes.add(name)

@@ -61,6 +61,7 @@ class Cell(nn.Module):
             return
         cpu_side, other = found
         created = cpu_side.value.maybe_cpu
+        partner = other.value.from_param if other.value.from_param not in (None, "self") else other.label
         where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
             f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
         yield Verdict(
@@ -68,8 +69,7 @@ class Cell(nn.Module):
             f"`{cpu_side.label}` is created on cpu (no `device=`) but `{fact.name}` combines it with "
             f"`{other.label}`, whose device comes from the caller",
             why=(where, self.placed(other.label, other.value)) + self.called_from(fact),
-            fix=f"create it on `{other.label}.device`: `device={other.label}.device` or "
-                f"`{other.label}.new_zeros(...)`",
+            fix=f"create it on `{partner}.device`: `device={partner}.device` or `{partner}.new_zeros(...)`",
             key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
         )
 

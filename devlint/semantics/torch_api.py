@@ -138,6 +138,13 @@ TRACE_CALLS = {
 
 # --- data
 
+# Subclassing these makes the cpu side of a data pipeline.
+DATASET_BASES = frozenset({
+    "torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.Sampler",
+    "torch.utils.data.dataset.Dataset", "torch.utils.data.sampler.Sampler", "torch.utils.data.BatchSampler",
+})
+DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.")
+
 LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
 TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
 
