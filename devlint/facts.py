@@ -106,6 +106,7 @@ class ClockRead:
     gpu_work: Optional[Step]  # the last GPU work in between, None if none
     synced: bool  # a synchronization happened in between
     context: Context
+    spans_training: bool = False  # a whole training loop ran in between
 
 
 @dataclass(frozen=True)

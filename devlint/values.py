@@ -272,6 +272,14 @@ class Function(Value):
 
 
 @dataclass(frozen=True)
+class LambdaFunction(Value):
+    """A `lambda`: calling it evaluates its body with the names it sees where it was written."""
+
+    node: Optional[cst.Lambda] = field(default=None, compare=False)
+    env: Optional[dict] = field(default=None, compare=False, hash=False)
+
+
+@dataclass(frozen=True)
 class Class(Value):
     node: Optional[cst.ClassDef] = field(default=None, compare=False)
     name: str = ""

@@ -16,7 +16,7 @@ from devlint.analysis.attributes import attribute
 from devlint.semantics import modules, opaque, registry
 from devlint.semantics.callsite import CallSite
 from devlint.values import (
-    BoundMethod, Builtin, Class, Function, Instance, Located, Module, Ref, Value,
+    BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, Value,
 )
 
 
@@ -50,6 +50,8 @@ def _call_value(interp, node: cst.Call, state, callee: Value) -> Value:
         return interp.invoke(callee, site.args, node, state, None)
     if isinstance(callee, Class):
         return functions.instantiate(interp, callee, site)
+    if isinstance(callee, LambdaFunction):
+        return functions.call_lambda(interp, callee, site)
     if isinstance(callee, Builtin):
         site.name = callee.name
         return registry.call_builtin(site)

@@ -16,8 +16,8 @@ from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
 from devlint.syntax import dotted, op_text
 from devlint.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceValue, Located, Module, Seq, Tensor, Unknown, Value, cuda, join,
-    join_choice,
+    SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
+    cuda, join, join_choice,
 )
 
 # ---------------------------------------------------------------- names and literals
@@ -133,6 +133,10 @@ def eval_dict_comp(interp, node: cst.DictComp, state) -> Value:
 
 
 # ---------------------------------------------------------------- operators
+
+
+def eval_lambda(interp, node: cst.Lambda, state) -> Value:
+    return LambdaFunction(node=node, env=state.env)
 
 
 def eval_await(interp, node: cst.Await, state) -> Value:
@@ -296,7 +300,7 @@ EVAL: dict[type, Callable] = {
     cst.ConcatenatedString: eval_unknown, cst.FormattedString: eval_formatted_string, cst.Integer: eval_integer,
     cst.Float: eval_float, cst.Imaginary: eval_imaginary, cst.Tuple: eval_sequence, cst.List: eval_sequence,
     cst.Set: eval_sequence, cst.Dict: eval_dict, cst.ListComp: eval_list_comp, cst.SetComp: eval_list_comp,
-    cst.GeneratorExp: eval_list_comp, cst.DictComp: eval_dict_comp, cst.Lambda: eval_unknown,
+    cst.GeneratorExp: eval_list_comp, cst.DictComp: eval_dict_comp, cst.Lambda: eval_lambda,
     cst.Await: eval_await, cst.NamedExpr: eval_named_expr, cst.IfExp: eval_if_exp, cst.UnaryOperation: eval_unary,
     cst.BooleanOperation: eval_boolean, cst.Comparison: eval_comparison, cst.BinaryOperation: eval_binary,
     cst.Subscript: eval_subscript, cst.Call: eval_call,

@@ -23,7 +23,8 @@ from devlint.semantics.callsite import Args, CallSite
 from devlint.semantics.containers import join_all
 from devlint.syntax import dotted
 from devlint.values import (
-    CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, Loader, Located, Module,
+    CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, LambdaFunction, Loader,
+    Located, Module,
     Ref, Seq, SkipMarker, Step, Tensor, Value,
 )
 
@@ -36,8 +37,18 @@ class Summary:
 
     result: Value
     final_self: Optional[Value]  # `self` at the end (a method changes its object)
-    work: Optional[Step]  # GPU work it left queued
-    synced: bool  # it waited for the GPU
+    clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
+    synced: bool  # it waited for the GPU (after that read, if any)
+    work: Optional[Step]  # GPU work it queued and left running
+
+    def apply_timing(self, state: State, depth: int) -> None:
+        """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
+        if self.clock is not None:
+            state.timing.start(self.clock, depth)
+        if self.synced:
+            state.timing.note_sync()
+        if self.work is not None:
+            state.timing.note_work(self.work)
 
 
 # ---------------------------------------------------------------- calls
@@ -52,15 +63,12 @@ def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
         return UNKNOWN
     if any(_decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
         return UNKNOWN
-    bound = fn.bound if not _is_static(fdef) else None
+    bound = fn.bound if not is_static(fdef) else None
     params = bind_arguments(interp, fdef, bound, state, args=args)
     if params is None:
         return UNKNOWN
     summary = summarise(interp, fn, params, state, node)
-    if summary.work is not None:
-        state.timing.work = summary.work
-    if summary.synced:
-        state.timing.synced = True
+    summary.apply_timing(state, len(interp.loops))
     # Methods change their object: the caller sees the new attributes.
     if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
         name = dotted(receiver_node)
@@ -71,17 +79,44 @@ def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
 
 def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNode) -> Summary:
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
-    key: Optional[tuple] = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted))
+    key: Optional[tuple] = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted),
+                            state.timing.key())
     try:
         cached = interp.memo.get(key)
     except TypeError:  # an unhashable argument value: no memo
         cached, key = None, None
     if cached is None:
         result, final_self, end = analyse_body(interp, fn, params, state, node)
-        cached = Summary(result, final_self, end.timing.work, end.timing.synced)
+        cached = _summary(result, final_self, state.timing, end.timing)
         if key is not None:
             interp.memo[key] = cached
     return cached
+
+
+def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
+    """`(lambda: a @ b)()`: the body, evaluated where the lambda was written, on the caller's path."""
+    if len(interp.stack) >= MAX_CALL_DEPTH or id(fn.node) in interp.stack:
+        return UNKNOWN
+    params = bind_arguments(interp, fn.node, None, site.state, args=site.args)
+    if params is None:
+        return UNKNOWN
+    state = site.state.copy()
+    state.env = dict(fn.env if fn.env is not None else interp.globals)
+    state.env.update(params)
+    interp.stack.append(id(fn.node))
+    try:
+        result = interp.eval(fn.node.body, state)
+    finally:
+        interp.stack.pop()
+    site.state.timing = state.timing
+    return result
+
+
+def _summary(result: Value, final_self: Optional[Value], before, after) -> Summary:
+    clock = after.clock if after.clocks > before.clocks else None
+    synced = after.syncs > before.syncs and after.synced
+    work = after.work if after.works > before.works and after.work is not None else None
+    return Summary(result, final_self, clock, synced, work)
 
 
 def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state: Optional[State],
@@ -131,6 +166,20 @@ def _keyword_or_default(interp, param: cst.Param, args: Args, state: State) -> V
 
 def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
     """Walk fn's body with `params` bound: (result, final self, end state)."""
+    state, saved = open_frame(interp, fn, params, caller, call_node)
+    try:
+        end = interp.exec_suite(fn.node.body, state)
+    except RecursionError:
+        end = state
+    returned = close_frame(interp, saved)
+    if not end.dead:
+        returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
+    return _result(interp, fn.node, returned), _final_self(returned), end
+
+
+def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+    """Enter fn: its state (the caller's path conditions and measurement, `params` bound) and the
+    walk's context, saved to be restored by `close_frame`."""
     fdef = fn.node
     interp.analysed.add(id(fdef))
     state = State()
@@ -141,8 +190,8 @@ def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], ca
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
             caller.default_device
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
-        state.timing.clock, state.timing.work, state.timing.synced = caller.timing.clock, caller.timing.work, \
-            caller.timing.synced
+        state.timing = caller.timing.copy()
+        state.timing.depth, state.timing.lap = 0, False
     if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
@@ -158,16 +207,15 @@ def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], ca
     interp.loops, interp.if_depth = [], 0
     interp.stack.append(id(fdef))
     interp.returns.append([])
-    try:
-        end = interp.exec_suite(fdef.body, state)
-    except RecursionError:
-        end = state
+    return state, saved
+
+
+def close_frame(interp, saved: tuple) -> list:
+    """Leave the function entered by `open_frame`: its returns."""
     returned = interp.returns.pop()
     interp.stack.pop()
     interp.context, interp.current_function, interp.loops, interp.if_depth = saved
-    if not end.dead:
-        returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
-    return _result(interp, fdef, returned), _final_self(returned), end
+    return returned
 
 
 def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
@@ -208,7 +256,7 @@ def analyse_standalone(interp, fn: Function) -> None:
     """A function nobody in the file calls (or any `forward`): symbolic parameters."""
     fdef = fn.node
     cls = interp.classes.get(fn.owner) if fn.owner else None
-    bound = class_summary(interp, cls) if cls is not None and not (_is_static(fdef) or _is_classmethod(fdef)) \
+    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
         else None
     scope = interp.scope_of(fdef)
     is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
@@ -367,7 +415,7 @@ def _decorator_name(decorator: cst.Decorator) -> str:
     return dotted(expr) or ""
 
 
-def _is_static(fdef: cst.FunctionDef) -> bool:
+def is_static(fdef: cst.FunctionDef) -> bool:
     return any(_decorator_name(d) == "staticmethod" for d in fdef.decorators)
 
 

@@ -115,6 +115,9 @@ class Interpreter:
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
         return exec_block(self, suite.body, state)
 
+    def exec_block(self, body, state: State) -> State:
+        return exec_block(self, body, state)
+
     # ------------------------------------------------------------ names
 
     def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None:
@@ -168,10 +171,9 @@ class Interpreter:
         self.note_gpu_work(node, [t.value for t in tensors], state)
         return result_tensor([t.value for t in tensors], reduce)
 
-    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State,
-                      opaque: bool = False) -> None:
-        """GPU work happened if a tensor or module on the GPU took part. `opaque`: code we cannot
-        see got them, and may have synchronized too (a validation run ends with `.cpu()`)."""
+    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None:
+        """GPU work happened if a tensor or module on the GPU took part (code we cannot see that is
+        given GPU values counts: it is GPU work, and it is not assumed to wait for the GPU)."""
         for value in values:
             if not isinstance(value, (Tensor, Module, Located, Seq)):
                 continue
@@ -181,15 +183,12 @@ class Interpreter:
                     continue
                 value = tensors[0]
             device = value.device
-            if device is not None and device.is_gpu and not (state.unavailable and device.kind == "selected"):
-                state.timing.work = (node, "")
-                if opaque:
-                    state.timing.synced = True
+            if device is not None and device.is_gpu and not state.unavailable:
+                state.timing.note_work((node, ""))
                 return
 
     def note_sync(self, state: State) -> None:
-        state.timing.synced = True
-        state.timing.work = None
+        state.timing.note_sync()
 
     def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
         self.note_sync(state)

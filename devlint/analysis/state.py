@@ -14,9 +14,12 @@ from devlint.values import SELECTED, Device, Step, Value, join
 
 
 class Timing:
-    """The wall-clock measurement in progress on this path (DEV301)."""
+    """The wall-clock measurement in progress on this path (DEV301).
 
-    __slots__ = ("clock", "work", "synced", "depth", "lap")
+    The counters only grow along a path: comparing them before and after a call tells what the
+    callee did (read a clock, queued GPU work, synchronized), whatever was memoised."""
+
+    __slots__ = ("clock", "work", "synced", "depth", "lap", "trained", "clocks", "works", "syncs")
 
     def __init__(self) -> None:
         self.clock: Optional[Step] = None  # the last wall-clock read
@@ -24,10 +27,13 @@ class Timing:
         self.synced = False  # a synchronization since that read
         self.depth = 0  # the loop depth of that read
         self.lap = False  # that read was made in an earlier iteration of the enclosing loop
+        self.trained = False  # a whole training loop ran since that read
+        self.clocks = self.works = self.syncs = 0
 
     def copy(self) -> "Timing":
         new = Timing.__new__(Timing)
         new.clock, new.work, new.synced, new.depth, new.lap = self.clock, self.work, self.synced, self.depth, self.lap
+        new.trained, new.clocks, new.works, new.syncs = self.trained, self.clocks, self.works, self.syncs
         return new
 
     def join(self, other: "Timing") -> "Timing":
@@ -36,7 +42,10 @@ class Timing:
         new.work = self.work or other.work
         new.synced = self.synced or other.synced  # precision: a sync on any path counts
         new.lap = self.lap or other.lap
+        new.trained = self.trained or other.trained
         new.depth = max(self.depth, other.depth)
+        new.clocks, new.works, new.syncs = max(self.clocks, other.clocks), max(self.works, other.works), \
+            max(self.syncs, other.syncs)
         return new
 
     def same(self, other: "Timing") -> bool:
@@ -46,7 +55,20 @@ class Timing:
 
     def start(self, clock: Step, depth: int) -> None:
         """A clock read: a new measurement starts here."""
-        self.clock, self.depth, self.lap, self.work, self.synced = clock, depth, False, None, False
+        self.clock, self.depth, self.lap, self.work, self.synced, self.trained = clock, depth, False, None, False, False
+        self.clocks += 1
+
+    def note_work(self, step: Step) -> None:
+        self.work = step
+        self.works += 1
+
+    def note_sync(self) -> None:
+        self.synced, self.work = True, None
+        self.syncs += 1
+
+    def key(self) -> tuple:
+        """What a callee's timing behaviour may depend on (for the memo)."""
+        return self.clock is not None, self.work is not None, self.synced
 
 
 class State:

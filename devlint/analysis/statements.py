@@ -11,6 +11,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from devlint.analysis.assignment import assign
+from devlint.analysis.contexts import exec_with
 from devlint.analysis.expressions import binary
 from devlint.analysis.guards import cuda_polarity, is_skip_marker, polarity
 from devlint.analysis.prepass import has_training_call
@@ -21,7 +22,7 @@ from devlint.semantics.containers import loader_like
 from devlint.semantics.modules import is_module_base
 from devlint.syntax import attr_path, dotted, op_text
 from devlint.values import (
-    UNKNOWN, Class, Const, DeviceContext, DeviceValue, Function, Loader, Located, Module, Ref, Tensor, Unknown,
+    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Tensor, Unknown,
 )
 
 MAX_LOOP_ITERATIONS = 3
@@ -169,8 +170,10 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     then_state, else_state = state.copy(), state.copy()
     if cuda_polarity(test) is True:
         then_state.guarded, else_state.unavailable = True, True
+        else_state.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     elif cuda_polarity(test) is False:
         else_state.guarded, then_state.unavailable = True, True
+        then_state.timing.work = None
     narrow(interp, node.test, then_state)
     interp.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
@@ -228,23 +231,6 @@ def exec_match(interp, node: cst.Match, state: State) -> State:
         s = interp.exec_suite(case.body, state.copy())
         out = s if out is None else out.join(s)
     return state.join(out) if out is not None else state
-
-
-def exec_with(interp, node: cst.With, state: State) -> State:
-    saved_index, saved_default = state.cuda_index, state.default_device
-    for with_item in node.items:
-        value = interp.eval(with_item.item, state)
-        if isinstance(value, DeviceContext):
-            if value.index is not None or value.unknown:
-                state.cuda_index = value.index
-        elif isinstance(value, DeviceValue) and isinstance(with_item.item, cst.Call):
-            state.default_device = value.where  # `with torch.device('cuda'):`
-        if with_item.asname is not None:
-            assign(interp, with_item.asname.name, UNKNOWN if isinstance(value, DeviceContext) else value, state,
-                   node)
-    state = interp.exec_suite(node.body, state)
-    state.cuda_index, state.default_device = saved_index, saved_default
-    return state
 
 
 # ---------------------------------------------------------------- loops
@@ -305,6 +291,8 @@ def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None
     for b in frame.breaks:
         out = out.join(b)
     out.dead = False
+    if training and out.timing.clock is not None and out.timing.clock is entry.timing.clock:
+        out.timing.trained = True  # a measurement of a training run: its last queued step is noise
     return out
 
 

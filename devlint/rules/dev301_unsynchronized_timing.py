@@ -17,6 +17,20 @@ class UnsynchronizedTiming(Rule):
     no `event.synchronize()`, no implicit synchronization such as `.item()` or
     `.cpu()`.
 
+    Calls into code devlint cannot see are GPU work when they are given GPU
+    values, and they are not assumed to synchronize; functions of the same
+    file are followed, so a helper that synchronizes counts, and a timing
+    helper (a `tic()`/`toc()` pair, a `Timer` context manager, a
+    `@contextmanager` generator) is a clock: its reads are checked where it is
+    used. A helper that synchronizes another backend only
+    (`torch.mps.synchronize()`) does not wait for CUDA.
+
+    Two measurements are left alone, because their error is noise: a lap
+    timing (`now - last` read again at each iteration of a loop), whose
+    queue is full and steady after the first laps, and a measurement that
+    spans a whole training loop, which synchronizes many times on its way and
+    whose last queued step is a negligible part of the total.
+
     ## Why is this bad?
     CUDA kernels run asynchronously: the Python call returns as soon as the
     work is queued. The measurement is the time to launch the kernels, not to
@@ -55,7 +69,7 @@ elapsed = time.perf_counter() - start
     )
 
     def check(self, fact: ClockRead) -> Iterable[Verdict]:
-        if fact.gpu_work is None or fact.synced:
+        if fact.gpu_work is None or fact.synced or fact.spans_training:
             return
         yield Verdict(
             fact.node,

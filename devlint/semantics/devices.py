@@ -173,7 +173,7 @@ def tensor_to(site: CallSite) -> Value:
     if receiver.fresh and where is not None and where.is_gpu:
         site.emit(FreshMove(node, site.walk.code(site.receiver_node), Tensor(where=where), site.context))
     if where is not None and where.is_gpu:
-        state.timing.work = (node, "")
+        state.timing.note_work((node, ""))
     if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == "cpu":
         site.walk.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),

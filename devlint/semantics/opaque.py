@@ -18,9 +18,7 @@ def unknown_function(site: CallSite) -> Value:
     """An imported function: `utils.train_epoch(model, loader)`."""
     args, state = site.args, site.state
     site.walk.escape(args, state)
-    site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state, opaque=True)
-    if state.timing.work is not None and site.path.split(".")[0] not in api.NEVER_SYNC_MODULES:
-        state.timing.synced = True
+    site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
     return UNKNOWN
 
 
@@ -55,7 +53,7 @@ def unknown_method(site: CallSite) -> Value:
     if name in ("backward", "step") or located:
         walk.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
     elif args.positional or args.keywords:
-        walk.note_gpu_work(site.node, [v for _, v in args.all()], state, opaque=True)
+        walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
     if located and name not in api.METADATA_METHODS:
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method

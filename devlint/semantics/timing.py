@@ -20,7 +20,7 @@ def clock_read(site: CallSite) -> Value:
     if timing.clock is not None and _ends_measurement(site) and not timing.lap:
         # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
         site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
-                            site.context))
+                            site.context, spans_training=timing.trained))
     timing.start((site.node, ""), len(site.walk.loops))
     return Clock()
 
