@@ -19,7 +19,7 @@ from devlint.analysis import analyse
 from devlint.rules.base import Rule, Verdict
 
 # A more specific story about the same operation wins.
-_SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",)}
+_SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _DEVLINT_IGNORE = re.compile(r"#\s*devlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")

@@ -53,6 +53,28 @@ class ModuleCall:
 
 
 @dataclass(frozen=True)
+class UnregisteredModule:
+    """A module held only by a plain list/dict attribute of a module, called."""
+
+    node: cst.CSTNode
+    module: Operand
+    attribute: str  # the plain container's name
+    assigned: cst.CSTNode  # where the container was assigned
+    context: Context
+
+
+@dataclass(frozen=True)
+class OptimizerStateLeftBehind:
+    """An optimizer's state loaded while its module was on one device, the module then moved."""
+
+    node: cst.CSTNode  # the load_state_dict call
+    optimizer: str
+    module: Operand  # the module, as moved
+    moved: cst.CSTNode  # the move
+    context: Context
+
+
+@dataclass(frozen=True)
 class GpuAssumption:
     """Code that needs a GPU: a 'cuda' literal, .cuda(), a torch.cuda type or call."""
 

@@ -171,6 +171,9 @@ class Module(Value):
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
+    registered: bool = False  # held by a module's attribute (or a module container): it moves with it
+    # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
+    plain_container: Optional[tuple] = field(default=None, compare=False)
 
     @property
     def device(self) -> Optional[Device]:
@@ -254,6 +257,8 @@ class Seq(Value):
     elem: Value = UNKNOWN  # the join of the items, for iteration
     keys: Optional[tuple] = None  # dict: the constant keys, parallel to items
     gpu_members: tuple = ()  # a GPU tensor appended to it, kept though the join forgets it
+    # a plain list/dict attribute of a module holding modules nobody registered: (assignment, name)
+    plain_attr: Optional[tuple] = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -285,6 +290,15 @@ class Class(Value):
     name: str = ""
     is_module: bool = False
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
+
+
+@dataclass(frozen=True)
+class Optimizer(Value):
+    """A torch.optim optimizer of a module's parameters."""
+
+    owner: Optional[str] = None  # the name of the module whose parameters it updates
+    loaded: Optional[cst.CSTNode] = field(default=None, compare=False)  # its `load_state_dict(...)` call
+    loaded_where: Optional[Device] = None  # where the module's parameters were then: its state is there
 
 
 @dataclass(frozen=True)

@@ -105,6 +105,6 @@ def as_member(module: Module, value: Value) -> Value:
     if isinstance(value, Tensor) and value.parameter:
         return replace(value, where=module.where, why=module.why or value.why,
                        from_param="self" if module.where is not None and module.where.kind == "param" else None)
-    if isinstance(value, Seq) and isinstance(value.elem, Module):
+    if isinstance(value, Seq) and isinstance(value.elem, Module) and value.plain_attr is None:
         return Seq(kind=value.kind, elem=replace(value.elem, where=module.where))
     return value

@@ -195,7 +195,9 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
     if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
-    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth)
+    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing)
+    if fdef.name.value == "__init__":
+        interp.constructing += 1
     calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
     owner = interp.classes.get(fn.owner) if fn.owner else None
     in_module = interp.context.in_module_method or bool(owner and owner.is_module)
@@ -214,7 +216,7 @@ def close_frame(interp, saved: tuple) -> list:
     """Leave the function entered by `open_frame`: its returns."""
     returned = interp.returns.pop()
     interp.stack.pop()
-    interp.context, interp.current_function, interp.loops, interp.if_depth = saved
+    interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing = saved
     return returned
 
 

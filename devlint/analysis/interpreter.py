@@ -60,6 +60,7 @@ class Interpreter:
         self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
         self.prepass: Optional[PrePass] = None
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
+        self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
 
     # ------------------------------------------------------------ driving
 
@@ -136,13 +137,30 @@ class Interpreter:
 
     def store_attribute(self, base: str, attr: str, value: Value, state: State, line: cst.CSTNode) -> None:
         owner = self.lookup(base, state)
+        if isinstance(owner, Module):
+            value = self.module_member(value, attr, line)
         if isinstance(owner, (Module, Instance)):
-            if isinstance(owner, Module) and isinstance(value, Tensor) and not value.parameter \
-                    and self.current_function is not None and self.current_function.name.value == "__init__":
-                value = replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
             state.env[f"{base}.{attr}"] = value
+
+    def module_member(self, value: Value, attr: str, line: cst.CSTNode) -> Value:
+        """What storing `value` as a module's attribute makes of it: a module is registered; a plain
+        tensor, or a plain list of modules, set while the module is built stays where it is."""
+        if isinstance(value, Module):
+            return replace(value, registered=True)
+        if not self.constructing:
+            return value
+        if isinstance(value, Tensor) and not value.parameter:
+            return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
+        if isinstance(value, Seq):
+            members = list(value.items or ()) + [value.elem]
+            if any(isinstance(m, Module) and not m.registered and not m.stateless for m in members):
+                tag = (line, attr)
+                mark = lambda m: replace(m, plain_container=tag) if isinstance(m, Module) else m  # noqa: E731
+                return replace(value, plain_attr=tag, elem=mark(value.elem),
+                               items=tuple(mark(m) for m in value.items) if value.items is not None else None)
+        return value
 
     def lookup(self, name: str, state: State) -> Value:
         value = state.env.get(name)

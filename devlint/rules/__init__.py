@@ -9,6 +9,8 @@ from devlint.rules.dev103_discarded_move import ThrownAwayMove
 from devlint.rules.dev104_created_without_device import CreatedWithoutDevice
 from devlint.rules.dev105_plain_tensor_attribute import PlainTensorAttribute
 from devlint.rules.dev106_cpu_only_argument import GpuTensorForCpuArgument
+from devlint.rules.dev107_module_in_plain_container import ModuleInPlainContainer
+from devlint.rules.dev108_optimizer_state_left_behind import OptimizerStateNotMoved
 from devlint.rules.dev201_gpu_assumed import GpuAssumed
 from devlint.rules.dev202_load_without_map_location import LoadWithoutMapLocation
 from devlint.rules.dev203_cuda_api_unguarded import CudaApiUnguarded
@@ -20,7 +22,7 @@ from devlint.rules.dev502_sync_in_training_loop import SyncInTrainingLoop
 
 ALL_RULES: list[type[Rule]] = [
     MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
-    GpuTensorForCpuArgument, GpuAssumed, LoadWithoutMapLocation, CudaApiUnguarded, UnsynchronizedTiming,
+    GpuTensorForCpuArgument, ModuleInPlainContainer, OptimizerStateNotMoved, GpuAssumed, LoadWithoutMapLocation, CudaApiUnguarded, UnsynchronizedTiming,
     EventNotSynchronized, HostConversionOfGpuTensor, CreatedThenMoved, SyncInTrainingLoop,
 ]
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

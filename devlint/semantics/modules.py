@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from devlint.facts import UnregisteredModule
+from devlint.semantics import optim
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
@@ -85,6 +87,10 @@ def trace(site: CallSite) -> Value:
 def call_module(site: CallSite, module: Value) -> Value:
     """`model(x)`: the inputs must be on the module's device; the output is there too."""
     args = site.args
+    if isinstance(module, Module) and module.plain_container is not None:
+        assigned, attribute = module.plain_container
+        site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
+                                     site.context))
     forward = _forward(site, module)
     host_inputs = site.walk.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
@@ -130,6 +136,7 @@ def module_move(site: CallSite) -> Value:
                     why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
     if site.receiver_name:
         site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
+    optim.module_moved(site, moved, where)
     return moved
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from devlint.semantics import (
-    argparse_options, builtins, cuda, data, devices, host, modules, opaque, tensors, timing,
+    argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
 )
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite, Handler
 from devlint.values import (
-    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Parser, ParserGroup, Seq, Super, Tensor, Unknown,
-    Value,
+    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, Seq, Super, Tensor,
+    Unknown, Value,
 )
 
 
@@ -40,6 +40,7 @@ FUNCTIONS: dict[str, Handler] = _merge(
 NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (cuda.is_cuda_api, cuda.cuda_api),
     (modules.is_torch_module_class, modules.torch_module),
+    (optim.is_optimizer_class, optim.optimizer),
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
 ]
@@ -63,6 +64,7 @@ METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
               "cpu": devices.tensor_cpu, "type_as": devices.tensor_type_as, "type": devices.tensor_type},
              tensors.tensor_op),
     DeviceValue: ({}, _ignore),
+    Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),
 }
 
 
