@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from devlint.rules.base import Verdict, Rule
+from devlint.rules.dev004_unused_suppression import UnusedSuppression
 from devlint.rules.dev101_mixed_devices import MixedDevices
 from devlint.rules.dev102_module_input_device import ModuleInputDevice
 from devlint.rules.dev103_discarded_move import ThrownAwayMove
@@ -19,7 +20,7 @@ from devlint.rules.dev501_created_then_moved import CreatedThenMoved
 from devlint.rules.dev502_sync_in_training_loop import SyncInTrainingLoop
 
 ALL_RULES: list[type[Rule]] = [
-    MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
+    UnusedSuppression, MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
     GpuTensorForCpuArgument, GpuAssumed, LoadWithoutMapLocation, CudaApiUnguarded, UnsynchronizedTiming,
     EventNotSynchronized, HostConversionOfGpuTensor, CreatedThenMoved, SyncInTrainingLoop,
 ]
