@@ -182,8 +182,8 @@ def _report(findings: list[Finding], files: list[str], missing: list[str], rules
         out = render_statistics(report, as_json=options.output_format == "json")
     else:
         out = FORMATS[options.output_format](report)
-    if out:
-        click.echo(out, nl=False)
+    if out:  # with `--fix -`, stdout holds the fixed code: the report goes to stderr
+        click.echo(out, nl=False, err=bool(overrides) and options.fix)
     return exit_code(findings, missing, options.exit_zero)
 
 

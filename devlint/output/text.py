@@ -102,6 +102,8 @@ def summary(report: Report) -> str:
     if report.missing:
         n = len(report.missing)
         missing = f" {n} path{'' if n == 1 else 's'} not found."
+        if not files_checked:
+            return f"Nothing checked:{missing}"
     if not findings:
         checked = "All checked" if not report.missing else "Checked"
         return f"{fixed}{checked}: {files_checked} {noun}, no problems.{missing}"

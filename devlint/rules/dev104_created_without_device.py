@@ -108,6 +108,8 @@ class Cell(nn.Module):
 
     def autofix(self, factory: Optional[cst.CSTNode], other: Operand) -> Optional[Fix]:
         """`device=p.device` on the factory, p the parameter the other side follows, in p's function."""
+        if isinstance(factory, cst.SimpleStatementLine) and isinstance(factory.body[0], (cst.Assign, cst.AnnAssign)):
+            factory = factory.body[0].value  # `h = torch.zeros(n)`, where it was created on some path
         value = other.value
         param = value.from_param or (value.where.param if value.where is not None else None)
         if not isinstance(factory, cst.Call) or not param or param == "self" or not factory.args:

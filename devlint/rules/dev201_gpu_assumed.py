@@ -6,11 +6,13 @@ import libcst as cst
 
 from devlint.facts import GpuAssumption
 from devlint.fixes import LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
-from devlint.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
+from devlint.fixes.helpers import (SELECT_DEVICE, code, dotted, free_name, function_of, module_header_end, parent_of,
                                    simple_string_value, statement_of, torch_alias)
 from devlint.rules.base import Verdict, Rule
 
 _DEVICE_NAMES = ("device", "torch_device", "selected_device", "default_device")
+_LEGACY_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+                  "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
 
 
 class GpuAssumed(Rule):
@@ -93,7 +95,27 @@ if torch.cuda.is_available():
                 return None  # `.cuda(1)`: a chosen GPU is not the selected device
             extra = "".join(f", {code(self.file, a.keyword)}={code(self.file, a.value)}" for a in node.args)
             return self._with_variable(node, lambda name: f"{code(self.file, node.func.value)}.to({name}{extra})")
+        if isinstance(node, cst.Call):
+            return self._fix_legacy_type(node)
         return None
+
+    def _fix_legacy_type(self, call: cst.Call) -> Optional[Fix]:
+        """`torch.cuda.FloatTensor([1.0])` -> `torch.tensor([1.0], dtype=torch.float32, device=device)`;
+        with sizes, `torch.empty(...)`. One argument that is not a list or tuple display is ambiguous."""
+        name = dotted(call.func) or ""
+        kind = name.rsplit(".", 1)[-1][: -len("Tensor")] if name.endswith("Tensor") and ".cuda." in name else None
+        torch = torch_alias(self.file.module)
+        if kind not in _LEGACY_DTYPES or torch is None or not call.args or any(a.keyword or a.star for a in call.args):
+            return None
+        args = ", ".join(code(self.file, a.value) for a in call.args)
+        if len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
+            factory = "tensor"
+        elif len(call.args) > 1:
+            factory = "empty"
+        else:
+            return None
+        return self._with_variable(call, lambda device: f"{torch}.{factory}({args}, dtype={torch}."
+                                                        f"{_LEGACY_DTYPES[kind]}, device={device})")
 
     def _fix_literal(self, node: cst.SimpleString) -> Optional[Fix]:
         if simple_string_value(node) not in ("cuda", "cuda:0"):
