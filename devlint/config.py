@@ -72,17 +72,31 @@ def validate_codes(codes: Sequence[str], where: str) -> None:
             raise ConfigError(f"{where}: unknown rule code or prefix '{code}' (see `devlint rules`)")
 
 
-def _matches(rule: type[Rule], codes: Sequence[str]) -> bool:
-    return any(code == "ALL" or rule.code.startswith(code) for code in codes)
+def _specificity(rule: type[Rule], codes: Sequence[str]) -> int:
+    """How precisely `codes` name the rule: the longest matching code (ALL: 0), -1 if none does."""
+    return max((0 if code == "ALL" else len(code) for code in codes
+                if code == "ALL" or rule.code.startswith(code)), default=-1)
 
 
 def select_rules(*layers: Selection) -> list[type[Rule]]:
-    chosen = [r for r in ALL_RULES if r.default_enabled]
+    """The rules the layers select. Within the layers since the last `select`, the more precise
+    code wins: `ignore = ["DEV101"]` holds against a later `--extend-select DEV1`, not against
+    `--extend-select DEV101`."""
+    chosen = {r for r in ALL_RULES if r.default_enabled}
+    carried: list[str] = []  # ignores still in force
     for layer in layers:
+        picked: dict = {}
         if layer.select is not None:
-            chosen = [r for r in ALL_RULES if _matches(r, layer.select)]
-        chosen += [r for r in ALL_RULES if _matches(r, layer.extend_select) and r not in chosen]
-        chosen = [r for r in chosen if not _matches(r, layer.ignore)]
+            chosen, carried = set(), []
+            picked = {r: _specificity(r, layer.select) for r in ALL_RULES if _specificity(r, layer.select) >= 0}
+        for rule in ALL_RULES:
+            level = _specificity(rule, layer.extend_select)
+            if level >= 0:
+                picked[rule] = max(picked.get(rule, -1), level)
+        chosen |= {r for r, level in picked.items() if _specificity(r, carried) <= level}
+        chosen -= {r for r in chosen if 0 <= picked.get(r, -1) <= _specificity(r, layer.ignore)
+                   or (r not in picked and _specificity(r, layer.ignore) >= 0)}
+        carried += layer.ignore
     return sorted(chosen, key=lambda r: r.code)
 
 

@@ -26,8 +26,8 @@ DEFAULT_EXCLUDES = (
 SKIPPED_DIRS = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)
 
 
-def _spec(patterns: Iterable[str]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", list(patterns))
+def _spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
+    return pathspec.GitIgnoreSpec.from_lines(list(patterns))
 
 
 @dataclass
@@ -37,7 +37,7 @@ class FileFilter:
     extend_exclude: Sequence[str] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False
-    _spec: pathspec.PathSpec = field(init=False, repr=False)
+    _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False)
     _gitignores: dict = field(init=False, repr=False, default_factory=dict)
     _git_root: Optional[Path] = field(init=False, repr=False, default=None)
 
