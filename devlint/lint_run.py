@@ -183,7 +183,7 @@ def _report(findings: list[Finding], files: list[str], missing: list[str], rules
     else:
         out = FORMATS[options.output_format](report)
     if out:  # with `--fix -`, stdout holds the fixed code: the report goes to stderr
-        click.echo(out, nl=False, err=bool(overrides) and options.fix)
+        click.echo(out, nl=False, err=bool(overrides) and options.fix, color=report.color)
     return exit_code(findings, missing, options.exit_zero)
 
 

@@ -26,10 +26,11 @@ x = torch.ones(3, device=device)
 """
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def run(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environment = dict(clean, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+                          env=environment, timeout=120)
 
 
 @pytest.fixture
