@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests import worktree
 from tests.test_cli import BUGGY, CLEAN
 from tests.test_notebooks import BUGGY_NB
 
@@ -23,24 +23,7 @@ HOOK_ENV: dict = {}  # PRE_COMMIT_HOME for the commits: the hook finds the envir
 
 
 def git(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@example.com", GIT_COMMITTER_NAME="t",
-               GIT_COMMITTER_EMAIL="t@example.com", **HOOK_ENV)
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=600)
-
-
-def snapshot_of_working_tree(target: Path) -> str:
-    """This checkout as it is now (tracked and new files, not ignored ones), committed in `target`."""
-    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"], cwd=ROOT,
-                            capture_output=True, check=True).stdout.decode().split("\0")
-    for name in filter(None, listed):
-        source = ROOT / name
-        if source.is_file():
-            (target / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / name)
-    git("init", "-q", cwd=target)
-    git("add", "-A", cwd=target)
-    git("commit", "-q", "-m", "snapshot", cwd=target)
-    return git("rev-parse", "HEAD", cwd=target).stdout.strip()
+    return worktree.git(*args, cwd=cwd, env=HOOK_ENV)
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +31,7 @@ def project(tmp_path_factory) -> Path:
     if shutil.which("git") is None:
         pytest.fail("git is needed for the pre-commit test")
     hooks = tmp_path_factory.mktemp("hook-repo")
-    rev = snapshot_of_working_tree(hooks)
+    rev = worktree.committed_working_tree(hooks)
     work = tmp_path_factory.mktemp("work")
     git("init", "-q", cwd=work)
     (work / ".pre-commit-config.yaml").write_text(
