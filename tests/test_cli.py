@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,46 @@ x = torch.ones(3, device=device)
 """
 
 
-def run(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None) -> Result:
+    """`devlint ARGS` in this process (a new interpreter per call would cost half a second each)."""
+    from click.testing import CliRunner
+
+    from devlint.cli import main
+
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:  # click 8.2 keeps stderr apart anyway
+        runner = CliRunner()
+    environment = {"NO_COLOR": None, "FORCE_COLOR": None, **(env or {})}
+    before = os.getcwd()
+    os.chdir(cwd or before)
+    try:
+        result = runner.invoke(_Main(main), list(args), env=environment, input=input, catch_exceptions=False)
+    finally:
+        os.chdir(before)
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+class _Main:
+    """`devlint.cli.main` as CliRunner wants a command: something with `.main(args, ...)`."""
+
+    def __init__(self, main) -> None:
+        self.entry = main
+        self.name = "devlint"
+
+    def main(self, args=None, prog_name=None, standalone_mode=True, **extra) -> None:
+        self.entry(args)
+
+
+def run_process(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m devlint ARGS` in a new interpreter, as a user runs it."""
     clean = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     environment = dict(clean, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
@@ -41,7 +81,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_findings_exit_1_with_why(project):
-    result = run("--no-cache", "buggy.py", cwd=project)
+    result = run_process("--no-cache", "buggy.py", cwd=project)  # the real entry point, in a new process
     assert result.returncode == 1, result.stderr
     assert "buggy.py:5:5: DEV101" in result.stdout
     assert "`x` is on cpu: line 3" in result.stdout
