@@ -8,18 +8,12 @@ from __future__ import annotations
 import io
 import tokenize
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Optional, Sequence
 
 from devlint.findings import SAFE, Edit, Finding
 from devlint.fixes.run import decode
 from devlint.suppressions import parse
-
-
-@dataclass
-class NoqaResult:
-    added: int = 0
-    skipped: list = None  # (path, line) where no comment can go
 
 
 def _no_comment_lines(text: str) -> set[int]:

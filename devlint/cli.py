@@ -56,7 +56,8 @@ def _fail(message: str) -> None:
 @click.option("--stdin-filename", metavar="PATH", help="The path to report (and to match patterns) for `devlint -`.")
 @click.option("--fix/--no-fix", default=False, help="Apply the safe fixes, in place.")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=False, help="Include the unsafe fixes (with --fix, --diff).")
-@click.option("--diff", is_flag=True, help="Print the fixes as a unified diff instead of applying them (exit 1 if any).")
+@click.option("--diff", is_flag=True,
+              help="Print the fixes as a unified diff instead of applying them (exit 1 if any).")
 @click.option("--show-fixes", is_flag=True, help="Show each finding's fix, and list what --fix fixed.")
 @click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` to every line with a finding.")
 @click.option("--statistics", is_flag=True, help="Count findings by rule instead of listing them.")

@@ -59,7 +59,8 @@ class Notebook:
         try:
             text = source.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise UnicodeError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})")
+            raise UnicodeError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})") \
+                from None
         try:
             raw = json.loads(text)
         except RecursionError:

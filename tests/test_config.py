@@ -107,7 +107,8 @@ def test_bad_values_are_one_line_errors(tmp_path: Path):
 
 
 def test_stdin_with_a_filename(tmp_path: Path):
-    write(tmp_path, "pyproject.toml", "[tool.devlint]\nextend-exclude = ['gen/']\nper-file-ignores = {'t/*' = ['DEV1']}\n")
+    write(tmp_path, "pyproject.toml",
+          "[tool.devlint]\nextend-exclude = ['gen/']\nper-file-ignores = {'t/*' = ['DEV1']}\n")
 
     def stdin(*args: str) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", "devlint", *args], input=BUGGY, capture_output=True, text=True,

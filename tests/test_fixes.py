@@ -131,10 +131,12 @@ def test_fix_and_diff_agree_and_diff_writes_nothing(fixture_copy: Path):
     assert "Fixed " in fixed.stdout and "DEV401 (host-conversion)" in fixed.stdout
     changed = [p for p, text in originals.items() if p.read_text() != text]
     assert changed
-    expected = "".join(
-        "".join(difflib.unified_diff(originals[p].splitlines(keepends=True), p.read_text().splitlines(keepends=True),
-                                     fromfile=str(p.relative_to(fixture_copy)), tofile=str(p.relative_to(fixture_copy))))
-        for p in sorted(changed, key=lambda p: str(p.relative_to(fixture_copy))))
+    def diff_of(p: Path) -> str:
+        name = str(p.relative_to(fixture_copy))
+        return "".join(difflib.unified_diff(originals[p].splitlines(keepends=True),
+                                            p.read_text().splitlines(keepends=True), fromfile=name, tofile=name))
+
+    expected = "".join(diff_of(p) for p in changed)
     assert sorted(diff.stdout.split("--- ")) == sorted(expected.split("--- "))
     again = run("--no-cache", "--diff", "fixtures", cwd=fixture_copy)  # nothing safe is left to fix
     assert again.returncode == 0 and again.stdout == ""

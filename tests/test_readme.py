@@ -141,9 +141,10 @@ def test_hook_and_action_snippets_match_the_files():
     snippets = [yaml.safe_load(body) for lang, body in BLOCKS if lang == "yaml"]
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     [hook] = hooks
-    local = next(s["repos"][0]["hooks"][0] for s in snippets if isinstance(s, dict) and s["repos"][0]["repo"] == "local")
+    repos = [s["repos"][0] for s in snippets if isinstance(s, dict)]
+    local = next(r["hooks"][0] for r in repos if r["repo"] == "local")
     assert local["entry"] == hook["entry"] and local["types_or"] == hook["types_or"] == ["python", "jupyter"]
-    remote = next(s["repos"][0] for s in snippets if isinstance(s, dict) and s["repos"][0]["repo"] != "local")
+    remote = next(r for r in repos if r["repo"] != "local")
     assert remote["hooks"] == [{"id": hook["id"]}]
     steps = [step for s in snippets if isinstance(s, list) for step in s]
     action = yaml.safe_load((ROOT / "action.yml").read_text())

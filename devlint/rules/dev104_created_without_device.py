@@ -118,7 +118,9 @@ class Cell(nn.Module):
         if name not in _FACTORIES or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
             return None
         function = function_of(self.file, factory)
-        if function is None or param not in {p.name.value for p in function.params.posonly_params + function.params.params
-                                           + function.params.kwonly_params}:
+        if function is None:
+            return None
+        params = function.params
+        if param not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
             return None
         return Fix.safe(NodeEdit(factory.args[-1].value, f", device={param}.device", AFTER))

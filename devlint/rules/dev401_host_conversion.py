@@ -6,7 +6,7 @@ import libcst as cst
 
 from devlint.facts import HostConversion
 from devlint.fixes import AFTER, BEFORE, Fix, NodeEdit
-from devlint.fixes.helpers import code, is_atom
+from devlint.fixes.helpers import is_atom
 from devlint.rules.base import Verdict, Rule
 
 
