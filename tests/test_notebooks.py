@@ -143,3 +143,14 @@ def test_sarif_and_github_say_the_cell(tmp_path: Path):
     assert location["properties"] == {"cell": 4} and location["physicalLocation"]["region"]["startLine"] == 3
     github = run("--no-cache", "--output-format", "github", "nb.ipynb", cwd=tmp_path).stdout
     assert "title=DEV101 mixed-devices (cell 4%2C line 3)" in github and "line=" not in github
+
+
+def test_a_fix_across_cells_goes_in_whole(tmp_path: Path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(code_cell("import torch", "%matplotlib inline"),
+                             code_cell("model = torch.nn.Linear(2, 2).cuda()", 'x = torch.zeros(3, device="cuda")')))
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path).returncode == 0
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    assert cells == ['import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                     "%matplotlib inline",
+                     "model = torch.nn.Linear(2, 2).to(device)\nx = torch.zeros(3, device=device)"]

@@ -11,7 +11,7 @@ from typing import Iterable, Optional, Sequence
 
 from devlint.findings import SAFE, Edit, Finding
 
-Span = tuple[int, int, str]  # start offset, end offset, replacement
+Span = tuple[object, int, int, str]  # document (None, or a notebook's cell), start offset, end offset, text
 
 
 def applicable(findings: Iterable[Finding], unsafe: bool) -> list[Finding]:
@@ -34,28 +34,38 @@ def _offset(starts: list[int], text: str, line: int, column: int) -> Optional[in
     return offset if start <= offset <= end else None
 
 
-def _spans(edits: Sequence[Edit], starts: list[int], text: str) -> Optional[list[Span]]:
+def _spans(edits: Sequence[Edit], texts: dict, starts: dict) -> Optional[list[Span]]:
     spans = []
     for edit in edits:
-        start = _offset(starts, text, edit.line, edit.column)
-        end = _offset(starts, text, edit.end_line, edit.end_column)
+        if edit.cell not in texts:
+            return None
+        text, at = texts[edit.cell], starts[edit.cell]
+        start = _offset(at, text, edit.line, edit.column)
+        end = _offset(at, text, edit.end_line, edit.end_column)
         if start is None or end is None or end < start:
             return None
-        spans.append((start, end, edit.content))
+        spans.append((edit.cell, start, end, edit.content))
     return spans
 
 
 def _overlap(a: Span, b: Span) -> bool:
-    return a != b and a[0] <= b[1] and b[0] <= a[1]
+    return a != b and a[0] == b[0] and a[1] <= b[2] and b[1] <= a[2]
 
 
 def apply_fixes(text: str, findings: Sequence[Finding]) -> tuple[str, list[Finding]]:
     """The text with as many of the findings' fixes as can go in together, and the findings fixed."""
-    starts = line_starts(text)
+    texts, fixed = apply_to_documents({None: text}, findings)
+    return texts[None], fixed
+
+
+def apply_to_documents(texts: dict, findings: Sequence[Finding]) -> tuple[dict, list[Finding]]:
+    """The same for several texts at once (a notebook's cells, by number): a fix whose edits fall
+    in several cells goes in whole or not at all."""
+    starts = {key: line_starts(text) for key, text in texts.items()}
     chosen: list[Span] = []
     fixed = []
     for finding in sorted(findings, key=Finding.sort_key):
-        spans = _spans(finding.edits, starts, text)
+        spans = _spans(finding.edits, texts, starts)
         if not spans:
             continue
         new = [s for s in spans if s not in chosen]
@@ -64,10 +74,11 @@ def apply_fixes(text: str, findings: Sequence[Finding]) -> tuple[str, list[Findi
             continue
         chosen.extend(new)
         fixed.append(finding)
-    return apply_spans(text, chosen), fixed
+    out = {key: apply_spans(text, [s[1:] for s in chosen if s[0] == key]) for key, text in texts.items()}
+    return out, fixed
 
 
-def apply_spans(text: str, spans: Iterable[Span]) -> str:
+def apply_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
     out = text
     for start, end, content in sorted(spans, key=lambda s: (s[0], s[1]), reverse=True):
         out = out[:start] + content + out[end:]

@@ -7,6 +7,8 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.interpreter import dotted  # noqa: F401 - shared with the rules' fixes
+
 _COMPOUND_BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
 SELECT_DEVICE = '{torch}.device("cuda" if {torch}.cuda.is_available() else "cpu")'
 
@@ -154,11 +156,3 @@ def is_atom(node: cst.CSTNode) -> bool:
         node, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.List, cst.Tuple, cst.Dict, cst.Set,
                cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp))
 
-
-def dotted(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None

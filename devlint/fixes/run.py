@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional, Sequence
 
 from devlint.findings import Finding
-from devlint.fixes.apply import applicable, apply_fixes
+from devlint.fixes.apply import applicable, apply_fixes, apply_to_documents
 
 MAX_ROUNDS = 10
 Lint = Callable[[bytes], list[Finding]]  # a document's bytes -> its findings
@@ -71,17 +71,9 @@ def _apply_notebook(source: bytes, findings: list[Finding]) -> Optional[tuple[by
     from devlint.notebooks import Notebook
 
     notebook = Notebook.parse(source)
-    by_cell: dict[int, list[Finding]] = {}
-    for finding in findings:
-        cells = {e.cell for e in finding.edits}
-        if len(cells) == 1 and None not in cells:
-            by_cell.setdefault(cells.pop(), []).append(finding)
-    texts, fixed = {}, []
-    for number, cell_findings in by_cell.items():
-        text, done = apply_fixes(notebook.cell(number).text, cell_findings)
-        texts[number] = text
-        fixed += done
-    new = Notebook.parse(notebook.with_cell_texts(texts))
+    texts, fixed = apply_to_documents({cell.number: cell.text for cell in notebook.cells}, findings)
+    changed = {number: text for number, text in texts.items() if text != notebook.cell(number).text}
+    new = Notebook.parse(notebook.with_cell_texts(changed))
     if new.program and not _parses(new.program):
         return None
     return new.source_text.encode("utf-8"), fixed
