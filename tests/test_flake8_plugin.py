@@ -26,8 +26,8 @@ def test_flake8_reports_devlint_findings(tmp_path: Path):
     (tmp_path / "clean.py").write_text(CLEAN)
     result = flake8("--select", "DEV", "buggy.py", "clean.py", cwd=tmp_path)
     assert result.returncode == 1, result.stderr
-    assert result.stdout.splitlines() == [
-        "buggy.py:5:5: DEV101 `+` combines a tensor on cpu (`x`) with one on the selected device (`y`)"]
+    [line] = result.stdout.splitlines()
+    assert line.startswith("buggy.py:5:5: DEV101 `+` combines a tensor on cpu (`x`)")
 
 
 def test_flake8_noqa_and_devlint_config(tmp_path: Path):

@@ -7,7 +7,6 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.interpreter import dotted  # noqa: F401 - shared with the rules' fixes
 
 _COMPOUND_BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
 SELECT_DEVICE = '{torch}.device("cuda" if {torch}.cuda.is_available() else "cpu")'

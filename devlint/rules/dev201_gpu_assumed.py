@@ -6,9 +6,10 @@ import libcst as cst
 
 from devlint.facts import GpuAssumption
 from devlint.fixes import LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
-from devlint.fixes.helpers import (SELECT_DEVICE, code, dotted, free_name, function_of, module_header_end, parent_of,
+from devlint.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
                                    simple_string_value, statement_of, torch_alias)
 from devlint.rules.base import Verdict, Rule
+from devlint.syntax import dotted
 
 _DEVICE_NAMES = ("device", "torch_device", "selected_device", "default_device")
 _LEGACY_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
