@@ -47,14 +47,29 @@ class FileFilter:
         self._git_root = _git_root(self.root)
 
     def relative(self, path: Union[str, Path]) -> str:
-        """The path relative to the root, with `/` (as gitignore patterns see it)."""
-        absolute = os.path.abspath(path)
+        """The path relative to the root, with `/` (as gitignore patterns see it); outside the root,
+        its name (a pattern anchored at the root cannot name it)."""
+        absolute = Path(os.path.abspath(path))
         try:
-            return Path(absolute).relative_to(self.root).as_posix()
+            return absolute.relative_to(self.root).as_posix()
         except ValueError:
-            return Path(absolute).as_posix().lstrip("/")
+            return absolute.name
 
     def excluded(self, path: Union[str, Path], is_dir: bool) -> bool:
+        return self._matches(path, is_dir)
+
+    def under(self, folder: Union[str, Path]) -> "FileFilter":
+        """The filter for walking a folder named on the command line. Inside excluded ground
+        (`devlint .venv/lib/site-packages/torch`) only the name patterns and the .gitignore files
+        from that folder down apply: what excludes its ancestors does not exclude what it holds."""
+        if not self._matches(folder, True):
+            return self
+        names = [p for p in list(self.exclude) + list(self.extend_exclude) if _unanchored(p)]
+        inner = FileFilter(Path(folder), names, (), self.respect_gitignore, self.force_exclude)
+        inner._git_root = inner.root
+        return inner
+
+    def _matches(self, path: Union[str, Path], is_dir: bool) -> bool:
         rel = self.relative(path)
         if rel in ("", "."):
             return False
@@ -96,6 +111,13 @@ class FileFilter:
         return self._gitignores[folder]
 
 
+def _unanchored(pattern: str) -> bool:
+    """`build`, `*.egg-info`, `cache/`, `**/tmp`: patterns that name a file or folder anywhere."""
+    body = pattern.lstrip("!")
+    body = body[3:] if body.startswith("**/") else body
+    return "/" not in body.rstrip("/")
+
+
 def _git_root(start: Path) -> Optional[Path]:
     for folder in [start, *start.parents]:
         if (folder / ".git").exists():
@@ -119,7 +141,7 @@ def discover(paths: Iterable[str], excludes: Union[Sequence[str], FileFilter] = 
         if path.is_file():
             files.append(str(path))
         elif path.is_dir():
-            files.extend(_walk(str(path), file_filter))
+            files.extend(_walk(str(path), file_filter.under(path)))
         else:
             missing.append(raw)
     seen: set[str] = set()

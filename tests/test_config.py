@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from devlint.config import ConfigError, Selection, load_config, select_rules
-from devlint.discovery import FileFilter, discover
+from devlint.discovery import DEFAULT_EXCLUDES, FileFilter, discover
 from tests.test_cli import BUGGY, CLEAN, ROOT, run
 
 
@@ -125,3 +125,14 @@ def test_stdin_with_a_filename(tmp_path: Path):
     assert fixed.stdout == "import torch\nstate = torch.load('m.pt', map_location=\"cpu\")\n"
     assert "Fixed 1 problem" in fixed.stderr and fixed.returncode == 0
     assert stdin("-", "x.py").returncode == 2  # stdin is the only path
+
+
+def test_a_folder_named_explicitly_is_walked_even_under_an_excluded_one(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, ".gitignore", ".venv/\n")
+    write(tmp_path, ".venv/lib/site-packages/pkg/mod.py", CLEAN)
+    write(tmp_path, ".venv/lib/site-packages/pkg/build/gen.py", CLEAN)
+    file_filter = FileFilter(tmp_path, list(DEFAULT_EXCLUDES))
+    found = discover([str(tmp_path / ".venv/lib/site-packages/pkg")], file_filter)[0]
+    assert [Path(p).name for p in found] == ["mod.py"]  # its own `build/` is still skipped
+    assert discover([str(tmp_path)], file_filter)[0] == []
