@@ -84,8 +84,10 @@ def rule_url(code: str) -> Optional[str]:
         return page.as_uri()
 
 
-def rule_reference(code: str) -> str:
-    return rule_url(code) or f"`devlint explain {code}`"
+def rule_uri(code: str) -> Optional[str]:
+    """The page as an absolute URI (for terminal hyperlinks and SARIF), or None."""
+    page = RULES_DIR / f"{code}.md"
+    return page.as_uri() if page.is_file() else None
 
 
 def _example(source: str) -> str:
@@ -145,4 +147,4 @@ def stale_pages(rules: Sequence, directory: Path) -> list[str]:
     return stale
 
 
-__all__ = ["CATALOGUE", "FILE_PROBLEMS", "Rule", "lookup", "rule_page", "rule_url", "stale_pages", "write_pages"]
+__all__ = ["CATALOGUE", "FILE_PROBLEMS", "Rule", "lookup", "rule_page", "rule_uri", "rule_url", "stale_pages", "write_pages"]

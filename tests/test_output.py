@@ -78,6 +78,7 @@ def test_show_fixes_previews_each_fix():
 def test_colors():
     plain, colored = render("full"), render("full", color=True)
     assert "\x1b[" not in plain and "\x1b[31m" in colored  # errors in red
+    assert "\x1b]8;;file://" in colored and "rules/DEV101.md\x1b\\" in colored  # the code links to its page
     env = dict(os.environ)
     try:
         os.environ.pop("FORCE_COLOR", None)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from devlint import __version__
-from devlint.docs import BY_CODE, RULES_DIR
+from devlint.docs import BY_CODE, rule_uri
 from devlint.findings import Finding
 from devlint.output.report import Report
 
@@ -27,11 +27,6 @@ def repository_root(start: Optional[Path] = None) -> Path:
     return next((p for p in [start, *start.parents] if (p / ".git").exists()), start)
 
 
-def _help_uri(code: str) -> Optional[str]:
-    page = RULES_DIR / f"{code}.md"
-    return page.as_uri() if page.is_file() else None
-
-
 def _descriptor(rule) -> dict:
     data = {
         "id": rule.code,
@@ -41,7 +36,7 @@ def _descriptor(rule) -> dict:
         "help": {"text": rule.documentation(), "markdown": rule.documentation()},
         "defaultConfiguration": {"level": _LEVELS[rule.severity], "enabled": rule.default_enabled},
     }
-    uri = _help_uri(rule.code)
+    uri = rule_uri(rule.code)
     if uri:
         data["helpUri"] = uri
     return data

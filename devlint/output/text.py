@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from devlint.docs import rule_url
+from devlint.docs import rule_uri, rule_url
 from devlint.findings import Finding
 from devlint.output.report import Report
 
@@ -18,9 +18,9 @@ _COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 def _code(report: Report, finding: Finding) -> str:
     code = finding.code
     if report.color:
-        url = rule_url(finding.code)
+        url = rule_uri(finding.code)
         code = click.style(code, fg=_COLORS.get(finding.severity), bold=True)
-        if url and "://" in url:  # a terminal hyperlink (OSC 8) to the rule's page
+        if url:  # a terminal hyperlink (OSC 8) to the rule's page
             code = f"\x1b]8;;{url}\x1b\\{code}\x1b]8;;\x1b\\"
     return code + (" [*]" if report.applicable(finding) else "")
 
