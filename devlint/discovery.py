@@ -20,7 +20,7 @@ SOURCE_SUFFIXES = (".py", ".ipynb")
 DEFAULT_EXCLUDES = (
     ".git", ".hg", ".svn", "__pycache__", "build", "dist", ".venv", "venv", ".tox", ".nox", ".eggs",
     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".devlint_cache", "site-packages",
-    "*.egg-info",
+    "*.egg-info", ".ipynb_checkpoints", ".direnv", "__pypackages__",
 )
 # kept for callers of the first version
 SKIPPED_DIRS = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)

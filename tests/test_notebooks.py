@@ -66,10 +66,11 @@ def test_a_correct_notebook_is_clean(tmp_path: Path):
 
 
 def test_folders_are_walked_for_notebooks(tmp_path: Path):
-    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / ".ipynb_checkpoints").mkdir(parents=True)
     (tmp_path / "notebooks" / "nb.ipynb").write_text(BUGGY_NB)
+    (tmp_path / "notebooks" / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text(BUGGY_NB)  # Jupyter's copy
     result = run("--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
-    assert "nb.ipynb:cell 4:3:5: DEV101" in result.stdout
+    assert "nb.ipynb:cell 4:3:5: DEV101" in result.stdout and "checkpoint" not in result.stdout
 
 
 def test_suppressions_in_cells():
