@@ -1,6 +1,7 @@
 """The `devlint` command.
 
-    devlint [OPTIONS] [PATH]...          lint files and folders (static; never runs them)
+    devlint [OPTIONS] [PATH]...          lint files, notebooks and folders (static; never runs them);
+                                         --fix, --diff, --add-noqa change or show changes to them
     devlint rules                        the rule catalogue
     devlint explain CODE                 one rule's documentation
     devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
@@ -8,7 +9,7 @@
     devlint --runtime [--simulate-gpu] -- pytest [ARGS]...
 
 Exit codes: 0 no findings, 1 findings, 2 usage error, bad config, or a file
-that could not be analysed.
+that could not be analysed. The lint itself runs in devlint.lint_run.
 """
 
 from __future__ import annotations
