@@ -147,4 +147,5 @@ def stale_pages(rules: Sequence, directory: Path) -> list[str]:
     return stale
 
 
-__all__ = ["CATALOGUE", "FILE_PROBLEMS", "Rule", "lookup", "rule_page", "rule_uri", "rule_url", "stale_pages", "write_pages"]
+__all__ = ["CATALOGUE", "FILE_PROBLEMS", "Rule", "lookup", "rule_page", "rule_uri", "rule_url", "stale_pages",
+           "write_pages"]

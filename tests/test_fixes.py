@@ -193,3 +193,17 @@ def test_dev401_hint_is_right_for_detached_and_lists():
     listed = check_source((ROOT / "fixtures/host/bad_np_array_of_tensors.py").read_bytes(), "b.py", rules)
     assert ".detach()`" not in listed[0].fix and "[precision, recall].detach" not in listed[0].fix
     assert not listed[0].fixable  # which items are tensors is not known: no automatic fix
+
+
+def test_fixes_leave_multiline_code_as_written(tmp_path: Path):
+    source = ("import torch\n\n\ndef run(rpc, m):\n    for i in range(3):\n        m = rpc.rpc_sync(\n            1,\n"
+              "            2,\n        ).cuda()\n        y = (m.cuda())\n        z = m.cuda(non_blocking=True)\n"
+              "        w = torch.cuda.FloatTensor(\n            [1.0, 2.0],\n        )\n    return m, y, z, w\n")
+    (tmp_path / "a.py").write_text(source)
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "a.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "a.py").read_text() == (
+        'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n\n\n'
+        "def run(rpc, m):\n    for i in range(3):\n        m = rpc.rpc_sync(\n            1,\n            2,\n"
+        "        ).to(device)\n        y = (m.to(device))\n        z = m.to(device, non_blocking=True)\n"
+        "        w = torch.tensor(\n            [1.0, 2.0], dtype=torch.float32, device=device,\n        )\n"
+        "    return m, y, z, w\n")

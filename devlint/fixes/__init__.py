@@ -15,8 +15,8 @@ import libcst as cst
 
 from devlint.findings import SAFE, UNSAFE, Edit
 
-# where an edit goes, relative to its node
-REPLACE, BEFORE, AFTER = "replace", "before", "after"
+# where an edit goes, relative to its node (BEFORE_LAST: before its last character, a call's `)`)
+REPLACE, BEFORE, AFTER, BEFORE_LAST = "replace", "before", "after", "before-last"
 LINE_BEFORE, LINE_AFTER = "line-before", "line-after"  # whole new lines around the node's statement
 
 
@@ -75,6 +75,9 @@ def to_edits(fix: Fix, position: Position, lines: list[str], newline: str = "\n"
             out.append(Edit(start.line, start.column + 1, start.line, start.column + 1, edit.content))
         elif edit.where == AFTER:
             out.append(Edit(end.line, end.column + 1, end.line, end.column + 1, edit.content))
+        elif edit.where == BEFORE_LAST:  # the node's own last character, inside any parentheses around it
+            own = position(edit.node).end
+            out.append(Edit(own.line, own.column, own.line, own.column, edit.content))
         else:
             line_edit = _line_edit(edit, start, end, lines, newline)
             if line_edit is None:

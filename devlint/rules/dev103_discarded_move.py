@@ -66,9 +66,12 @@ model.to(device)
         target = fact.value.node
         if not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
             return None  # `torch.zeros(3).cuda()` alone: nothing to assign to
+        name = code(self.file, target)
+        if "\n" in name:
+            return None  # a target written over several lines: not rewritten
         for small in getattr(fact.node, "body", ()):
             if isinstance(small, cst.Expr) and _receiver(small.value) is target:
-                return Fix.safe(NodeEdit(small.value, f"{code(self.file, target)} = ", BEFORE))
+                return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
         return None
 
 

@@ -5,7 +5,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.facts import GpuAssumption
-from devlint.fixes import LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
+from devlint.fixes import AFTER, BEFORE, BEFORE_LAST, LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
 from devlint.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
                                    simple_string_value, statement_of, torch_alias)
 from devlint.rules.base import Verdict, Rule
@@ -94,8 +94,12 @@ if torch.cuda.is_available():
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
             if any(not a.keyword or a.keyword.value != "non_blocking" for a in node.args):
                 return None  # `.cuda(1)`: a chosen GPU is not the selected device
-            extra = "".join(f", {code(self.file, a.keyword)}={code(self.file, a.value)}" for a in node.args)
-            return self._with_variable(node, lambda name: f"{code(self.file, node.func.value)}.to({name}{extra})")
+            # `.cuda()` -> `.to(device)`, `.cuda(non_blocking=True)` -> `.to(device, non_blocking=True)`:
+            # only the name and the new argument change, the receiver is left as written
+            rename = NodeEdit(node.func.attr, "to")
+            if node.args:
+                return self._with_variable(node.args[0], lambda name: f"{name}, ", BEFORE, rename)
+            return self._with_variable(node, lambda name: name, BEFORE_LAST, rename)
         if isinstance(node, cst.Call):
             return self._fix_legacy_type(node)
         return None
@@ -108,15 +112,15 @@ if torch.cuda.is_available():
         torch = torch_alias(self.file.module)
         if kind not in _LEGACY_DTYPES or torch is None or not call.args or any(a.keyword or a.star for a in call.args):
             return None
-        args = ", ".join(code(self.file, a.value) for a in call.args)
         if len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
             factory = "tensor"
         elif len(call.args) > 1:
             factory = "empty"
         else:
             return None
-        return self._with_variable(call, lambda device: f"{torch}.{factory}({args}, dtype={torch}."
-                                                        f"{_LEGACY_DTYPES[kind]}, device={device})")
+        rename = NodeEdit(call.func, f"{torch}.{factory}")
+        return self._with_variable(call.args[-1].value, lambda device: f", dtype={torch}.{_LEGACY_DTYPES[kind]}, "
+                                                                       f"device={device}", AFTER, rename)
 
     def _fix_literal(self, node: cst.SimpleString) -> Optional[Fix]:
         if simple_string_value(node) not in ("cuda", "cuda:0"):
@@ -147,18 +151,19 @@ if torch.cuda.is_available():
         return isinstance(call, cst.Call) and len(call.args) == 1 and not arg.keyword and \
             isinstance(call.func, (cst.Attribute, cst.Name)) and code(self.file, call.func).endswith("device")
 
-    def _with_variable(self, node: cst.CSTNode, replacement) -> Optional[Fix]:
-        """Use the module's selected-device variable, defining it after the imports if it is not there."""
+    def _with_variable(self, node: cst.CSTNode, text, where: str = REPLACE, *more: NodeEdit) -> Optional[Fix]:
+        """An edit that names the module's selected-device variable, defining it after the imports if
+        it is not there yet. `text(name)` is what the edit writes, `where` where it goes."""
         torch = torch_alias(self.file.module)
         name = self._existing_variable(node, torch)
         if name is not None:
-            return Fix.unsafe(NodeEdit(node, replacement(name), REPLACE))
+            return Fix.unsafe(NodeEdit(node, text(name), where), *more)
         name = free_name(self.file, *_DEVICE_NAMES)
         header = self._header_edit(("" if torch else "import torch\n")
                                    + f"{name} = {SELECT_DEVICE.format(torch=torch or 'torch')}")
         if name is None or header is None:
             return None
-        return Fix.unsafe(NodeEdit(node, replacement(name), REPLACE), header)
+        return Fix.unsafe(NodeEdit(node, text(name), where), *more, header)
 
     def _existing_variable(self, node: cst.CSTNode, torch: Optional[str]) -> Optional[str]:
         """`device = torch.device("cuda" if torch.cuda.is_available() else "cpu")` at module level, above."""
