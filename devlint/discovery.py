@@ -22,8 +22,6 @@ DEFAULT_EXCLUDES = (
     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".devlint_cache", "site-packages",
     "*.egg-info", ".ipynb_checkpoints", ".direnv", "__pypackages__",
 )
-# kept for callers of the first version
-SKIPPED_DIRS = frozenset(p for p in DEFAULT_EXCLUDES if "*" not in p)
 
 
 def _spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:

@@ -13,7 +13,7 @@ import stat
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 from devlint.findings import Finding
 from devlint.fixes.apply import applicable, apply_fixes, apply_to_documents
@@ -64,7 +64,7 @@ def apply_once(path: str, source: bytes, findings: list[Finding]) -> Optional[tu
     new_text, fixed = apply_fixes(text, findings)
     if not _parses(new_text):
         return None
-    return encode(new_text, encoding), fixed
+    return new_text.encode(encoding), fixed
 
 
 def _apply_notebook(source: bytes, findings: list[Finding]) -> Optional[tuple[bytes, list[Finding]]]:
@@ -100,10 +100,6 @@ def decode(source: bytes) -> tuple[str, str]:
     except UnicodeDecodeError:
         encoding = _declared_encoding(source) or "utf-8"
         return encoding, source.decode(encoding)
-
-
-def encode(text: str, encoding: str) -> bytes:
-    return text.encode(encoding)
 
 
 def unified_diff(fix: FileFix) -> str:
@@ -145,8 +141,3 @@ def write_back(path: str, data: bytes) -> None:
         except OSError:
             pass
         raise
-
-
-def fix_files(items: Sequence[tuple[str, bytes, list[Finding]]], lint_for: Callable[[str], Lint],
-              unsafe: bool) -> list[FileFix]:
-    return [fix_file(path, source, findings, lint_for(path), unsafe) for path, source, findings in items]
