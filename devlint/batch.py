@@ -7,7 +7,7 @@ import json
 import os
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from devlint import __version__
 from devlint.engine import check_source
@@ -92,7 +92,9 @@ class Cache:
 
 
 def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
-                cache_root: Optional[Path] = None) -> list[Finding]:
+                cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None) -> list[Finding]:
+    """Findings of every file; `progress(n)` is told each time n more files are done."""
+    progress = progress or (lambda done: None)
     cache = Cache(cache_root or Path.cwd(), codes) if use_cache else None
     results: dict[str, list] = {}
     todo: list[tuple[str, bytes]] = []
@@ -111,6 +113,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
                 results[path] = hit
                 continue
         todo.append((path, source))
+    progress(len(files) - len(todo))
     if jobs <= 0:
         jobs = min(os.cpu_count() or 1, 8) if len(todo) >= _PARALLEL_FROM else 1
     if jobs > 1 and len(todo) > 1:
@@ -118,10 +121,12 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
             chunk = max(1, min(32, len(todo) // (jobs * 8) or 1))
             for (path, _), found in zip(todo, pool.map(_check_one, todo, chunksize=chunk)):
                 results[path] = found
+                progress(1)
     else:
         _init_worker(codes)
         for item in todo:
             results[item[0]] = _check_one(item)
+            progress(1)
     if cache is not None:
         for path, _ in todo:
             cache.put(keys[path], results[path])

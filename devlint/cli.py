@@ -1,6 +1,7 @@
 """The `devlint` command.
 
-    devlint [OPTIONS] [PATH]...          lint files and folders (static; never runs them)
+    devlint [OPTIONS] [PATH]...          lint files, notebooks and folders (static; never runs them);
+                                         --fix, --diff, --add-noqa change or show changes to them
     devlint rules                        the rule catalogue
     devlint explain CODE                 one rule's documentation
     devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
@@ -8,7 +9,7 @@
     devlint --runtime [--simulate-gpu] -- pytest [ARGS]...
 
 Exit codes: 0 no findings, 1 findings, 2 usage error, bad config, or a file
-that could not be analysed.
+that could not be analysed. The lint itself runs in devlint.lint_run.
 """
 
 from __future__ import annotations
@@ -20,11 +21,11 @@ from typing import Optional, Sequence
 import click
 
 from devlint import __version__
-from devlint.config import ConfigError, load_config, select_rules, split_codes, validate_codes
-from devlint.rules import ALL_RULES, RULES_BY_CODE
+from devlint.rules import ALL_RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 SUBCOMMANDS = ("rules", "explain", "docs")
+OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "gitlab", "text")
 
 
 def _fail(message: str) -> None:
@@ -32,90 +33,86 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--select", multiple=True, metavar="CODES",
-              help="Rules to run: codes or prefixes (DEV101, DEV1, ALL), comma-separated. Replaces the default set.")
-@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to add to the selected set.")
+              help="Rules to run: codes or prefixes (DEV101, DEV1, ALL), comma-separated. Replaces the selection "
+                   "of the config file.")
+@click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to add to the selection.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rules to skip: codes or prefixes.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json", "sarif", "github"]), default="text",
-              show_default=True, help="Output format.")
+@click.option("--extend-ignore", multiple=True, metavar="CODES", help="More rules to skip (same as --ignore).")
+@click.option("--output-format", "--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="full",
+              show_default=True, help="full: the code under a caret and the why; concise: one line each; "
+                                      "json, sarif, github, junit, gitlab. --format is an alias; text is full.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
-              help="A pyproject.toml (or TOML file) with a [tool.devlint] table. Default: the nearest pyproject.toml.")
-@click.option("--exclude", multiple=True, metavar="GLOB", help="Folder or file patterns to skip when walking.")
+              help="A TOML file with a [tool.devlint] table (or devlint's keys at its top level). "
+                   "Default: the nearest pyproject.toml.")
+@click.option("--exclude", multiple=True, metavar="PATTERN",
+              help="Gitignore-style patterns to skip, replacing the default list and the config's.")
+@click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip, in addition.")
+@click.option("--force-exclude/--no-force-exclude", default=None,
+              help="Apply the excludes to files named on the command line too (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip files that .gitignore files ignore (default: on).")
+@click.option("--stdin-filename", metavar="PATH", help="The path to report (and to match patterns) for `devlint -`.")
+@click.option("--fix/--no-fix", default=False, help="Apply the safe fixes, in place.")
+@click.option("--unsafe-fixes/--no-unsafe-fixes", default=False, help="Include the unsafe fixes (with --fix, --diff).")
+@click.option("--diff", is_flag=True,
+              help="Print the fixes as a unified diff instead of applying them (exit 1 if any).")
+@click.option("--show-fixes", is_flag=True, help="Show each finding's fix, and list what --fix fixed.")
+@click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` to every line with a finding.")
+@click.option("--statistics", is_flag=True, help="Count findings by rule instead of listing them.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary, no progress.")
+@click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Color the text output (auto: on a terminal, unless NO_COLOR is set or FORCE_COLOR is).")
+@click.option("--no-color", "no_color", is_flag=True, help="Same as --color never.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (shown on a terminal for runs over 2 s).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring .devlint_cache.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--color/--no-color", default=None, help="Color the text output (default: when a terminal).")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
 @click.version_option(__version__, "--version", prog_name="devlint")
-def lint(paths: Sequence[str], select: Sequence[str], extend_select: Sequence[str], ignore: Sequence[str],
-         output_format: str, config_path: Optional[Path], exclude: Sequence[str], jobs: int, no_cache: bool,
-         exit_zero: bool, color: Optional[bool]) -> None:
+def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
     """Find device-safety bugs in PyTorch code (mixed cpu/cuda tensors, GPUs assumed,
     unsynchronized timings, GPU tensors handed to numpy).
 
-    PATHS are files or folders (walked for *.py). Subcommands: `devlint rules`,
-    `devlint explain CODE`, `devlint docs`. Runtime checking: `devlint --runtime --help`.
+    PATHS are files or folders (walked for *.py and *.ipynb); `-` reads stdin.
+    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`.
+    Runtime checking: `devlint --runtime --help`.
     """
-    from devlint.batch import check_files
-    from devlint.discovery import discover
-    from devlint.engine import has_file_errors
-    from devlint.findings import DECODE_ERROR, INTERNAL_ERROR
-    from devlint.output import FORMATS
+    from devlint.lint_run import LintOptions, UsageError, run_lint
 
+    if no_color:
+        options["color"] = "never"
     try:
-        config = load_config(config_path)
-        if select:
-            config.select = split_codes(select)
-            validate_codes(config.select, "--select")
-        for option, values in (("--extend-select", extend_select), ("--ignore", ignore)):
-            codes = split_codes(values)
-            validate_codes(codes, option)
-            (config.extend_select if option == "--extend-select" else config.ignore).extend(codes)
-    except ConfigError as exc:
+        code = run_lint(LintOptions(paths=paths, progress=not no_progress, **options))
+    except UsageError as exc:
         _fail(str(exc))
-    if not paths:
-        _fail("no paths given (try `devlint .` or `devlint --help`)")
-    rules = select_rules(config)
-    files, missing = discover(paths, tuple(config.exclude) + tuple(exclude))
-    for path in missing:
-        click.echo(f"devlint: error: {path}: no such file or folder", err=True)
-    findings = check_files(files, [r.code for r in rules], jobs=jobs, use_cache=not no_cache)
-    render = FORMATS[output_format]
-    use_color = sys.stdout.isatty() if color is None else color
-    out = render(findings, files_checked=len(files), rules=list(rules), color=use_color and output_format == "text")
-    if out:
-        click.echo(out, nl=False)
-    for finding in findings:
-        if finding.code in (DECODE_ERROR, INTERNAL_ERROR):
-            click.echo(f"devlint: error: {finding.path}: {finding.message}", err=True)
-    if missing or has_file_errors(findings):
-        sys.exit(EXIT_ERROR)
-    if findings and not exit_zero:
-        sys.exit(EXIT_FINDINGS)
-    sys.exit(EXIT_CLEAN)
+    sys.exit(code)
 
 
 @click.command("rules")
-@click.option("--all", "show_all", is_flag=True, help="Include the off-by-default rules' note.")
+@click.option("--all", "show_all", is_flag=True, help="Also list DEV001-DEV003, the reports on files that cannot be "
+                                                      "analysed.")
 def rules_command(show_all: bool) -> None:
     """The rule catalogue."""
+    from devlint.docs import FILE_PROBLEMS
+
     click.echo(f"{'code':<7} {'name':<28} {'severity':<8} {'default':<7} summary")
-    for rule in ALL_RULES:
+    for rule in (list(FILE_PROBLEMS) if show_all else []) + list(ALL_RULES):
         default = "on" if rule.default_enabled else "off"
         click.echo(f"{rule.code:<7} {rule.name:<28} {rule.severity:<8} {default:<7} {rule.summary()}")
-    click.echo("\n`devlint explain CODE` shows a rule's documentation; off rules are enabled with --select.")
+    click.echo("\n`devlint explain CODE` shows a rule's documentation; off rules are enabled with --extend-select.")
 
 
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """A rule's full documentation."""
-    from devlint.docs import rule_page
+    """A rule's full documentation (DEV001-DEV003 too)."""
+    from devlint.docs import lookup, rule_page
 
-    rule = RULES_BY_CODE.get(code.upper()) or next((r for r in ALL_RULES if r.name == code.lower()), None)
+    rule = lookup(code)
     if rule is None:
-        _fail(f"unknown rule '{code}' (see `devlint rules`)")
+        _fail(f"unknown rule '{code}' (see `devlint rules --all`)")
     click.echo(rule_page(rule), nl=False)
 
 
@@ -124,14 +121,14 @@ def explain_command(code: str) -> None:
 @click.option("--check", is_flag=True, help="Only report pages that are missing or stale; exit 1 if any.")
 def docs_command(directory: Path, check: bool) -> None:
     """Write one Markdown page per rule (and an index) into DIRECTORY (default: rules/)."""
-    from devlint.docs import stale_pages, write_pages
+    from devlint.docs import CATALOGUE, stale_pages, write_pages
 
     if check:
-        stale = stale_pages(ALL_RULES, directory)
+        stale = stale_pages(CATALOGUE, directory)
         for name in stale:
             click.echo(f"{directory / name}: missing or stale (run `devlint docs {directory}`)")
         sys.exit(EXIT_FINDINGS if stale else EXIT_CLEAN)
-    written = write_pages(ALL_RULES, directory)
+    written = write_pages(CATALOGUE, directory)
     click.echo(f"wrote {len(written)} pages to {directory}")
 
 

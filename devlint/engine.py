@@ -16,13 +16,14 @@ import libcst as cst
 from devlint.file_context import FileContext
 from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, Finding, file_error
 from devlint.analysis import analyse
+from devlint.fixes import to_edits
 from devlint.rules.base import Rule, Verdict
+from devlint.suppressions import Suppressions, audit_suppressions, mentions_suppression
+from devlint.suppressions import suppressed  # noqa: F401 - part of the engine's API
 
 # A more specific story about the same operation wins.
 _SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_DEVLINT_IGNORE = re.compile(r"#\s*devlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
@@ -41,18 +42,24 @@ def check_module(module: cst.Module, source_text: str, path: str, rules: Sequenc
                 reports.append((rule, report))
 
     analyse(module, emit)
-    if not reports:
+    if not reports and not mentions_suppression(source_text):
         return []
-    return _findings(reports, file, source_text, path)
+    lines = source_text.splitlines()
+    silencer = Suppressions(lines)
+    findings = _findings(reports, file, source_text, lines, path, silencer) if reports else []
+    findings += audit_suppressions(source_text, lines, silencer, path, [r.code for r in rules])
+    findings.sort(key=Finding.sort_key)
+    return findings
 
 
-def _findings(reports: list, file: FileContext, source_text: str, path: str) -> list[Finding]:
+def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
+              silencer: Suppressions) -> list[Finding]:
     by_node: dict[int, set[str]] = defaultdict(set)
     for rule, report in reports:
         by_node[id(report.node)].add(rule.code)
-    lines = source_text.splitlines()
     seen: set = set()
     findings = []
+    text_lines: Optional[list[str]] = None
     for rule, report in reports:
         codes_here = by_node[id(report.node)]
         if any(rule.code in _SUPERSEDES.get(other, ()) for other in codes_here):
@@ -66,38 +73,30 @@ def _findings(reports: list, file: FileContext, source_text: str, path: str) -> 
         seen.add(key)
         if report.key is not None:
             seen.add((rule.code, report.key))
-        line_text = lines[pos.start.line - 1] if 0 < pos.start.line <= len(lines) else ""
-        if suppressed(line_text, rule.code):
+        if silencer.silence(pos.start.line, rule.code):
             continue
+        edits: tuple = ()
+        if report.autofix is not None:
+            text_lines = text_lines or source_text.splitlines(keepends=True)
+            edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
         findings.append(Finding(
             code=rule.code, severity=rule.severity, path=path, line=pos.start.line, column=pos.start.column + 1,
             end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
-            why=tuple(report.why), name=rule.name, fix=report.fix,
+            why=tuple(report.why), name=rule.name, fix=report.fix, edits=edits,
+            applicability=report.autofix.applicability if edits else None,
         ))
-    findings.sort(key=Finding.sort_key)
     return findings
 
 
-def suppressed(line: str, code: str) -> bool:
-    """`# noqa`, `# noqa: DEV101`, `# devlint: ignore`, `# devlint: ignore[DEV101, DEV2]`."""
-    if "#" not in line:
-        return False
-    match = _NOQA.search(line)
-    if match:
-        codes = match.group("codes")
-        if not codes or any(code.startswith(c.strip().upper()) for c in re.split(r"[\s,]+", codes) if c.strip()):
-            return True
-    match = _DEVLINT_IGNORE.search(line)
-    if match:
-        codes = match.group("codes")
-        if codes is None or not codes.strip():
-            return True
-        return any(code.startswith(c.strip().upper()) for c in codes.split(",") if c.strip())
-    return False
+def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None) -> list[Finding]:
+    """Check one file's bytes. Never raises: a file that cannot be analysed is a finding.
 
+    A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`.
+    """
+    if notebook or (notebook is None and path.endswith(".ipynb")):
+        from devlint.notebooks import check_notebook
 
-def check_source(source: bytes, path: str, rules: Sequence[Rule]) -> list[Finding]:
-    """Check one file's bytes. Never raises: a file that cannot be analysed is a finding."""
+        return check_notebook(source, path, rules, lambda program: check_source(program, path, rules, notebook=False))
     try:
         text = source.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

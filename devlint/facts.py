@@ -91,6 +91,7 @@ class Load:
     has_map_location: bool
     guarded: bool
     context: Context
+    device_name: Optional[str] = None  # a variable in scope holding the selected device (for the fix)
 
 
 @dataclass(frozen=True)

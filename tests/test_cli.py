@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -26,10 +27,50 @@ x = torch.ones(3, device=device)
 """
 
 
-def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str, cwd: Path | None = None, env: dict | None = None, input: str | None = None) -> Result:
+    """`devlint ARGS` in this process (a new interpreter per call would cost half a second each)."""
+    from click.testing import CliRunner
+
+    from devlint.cli import main
+
+    try:
+        runner = CliRunner(mix_stderr=False)
+    except TypeError:  # click 8.2 keeps stderr apart anyway
+        runner = CliRunner()
+    environment = {"NO_COLOR": None, "FORCE_COLOR": None, **(env or {})}
+    before = os.getcwd()
+    os.chdir(cwd or before)
+    try:
+        result = runner.invoke(_Main(main), list(args), env=environment, input=input, catch_exceptions=False)
+    finally:
+        os.chdir(before)
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+class _Main:
+    """`devlint.cli.main` as CliRunner wants a command: something with `.main(args, ...)`."""
+
+    def __init__(self, main) -> None:
+        self.entry = main
+        self.name = "devlint"
+
+    def main(self, args=None, prog_name=None, standalone_mode=True, **extra) -> None:
+        self.entry(args)
+
+
+def run_process(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m devlint ARGS` in a new interpreter, as a user runs it."""
+    clean = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    environment = dict(clean, PYTHONPATH=str(ROOT), **(env or {}))
     return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+                          env=environment, timeout=120)
 
 
 @pytest.fixture
@@ -40,7 +81,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_findings_exit_1_with_why(project):
-    result = run("--no-cache", "buggy.py", cwd=project)
+    result = run_process("--no-cache", "buggy.py", cwd=project)  # the real entry point, in a new process
     assert result.returncode == 1, result.stderr
     assert "buggy.py:5:5: DEV101" in result.stdout
     assert "`x` is on cpu: line 3" in result.stdout
@@ -54,14 +95,16 @@ def test_clean_exit_0(project):
 
 
 def test_json_schema(project):
-    result = run("--no-cache", "--format", "json", ".", cwd=project)
+    result = run("--no-cache", "--output-format", "json", ".", cwd=project)
     assert result.returncode == 1
     findings = json.loads(result.stdout)
     assert len(findings) == 1
     finding = findings[0]
-    for key in ("code", "severity", "path", "line", "column", "end_line", "end_column", "message", "why"):
-        assert key in finding
+    assert set(finding) == {"code", "name", "severity", "path", "line", "column", "end_line", "end_column",
+                            "message", "why", "fix", "fixable", "applicability", "edits", "cell", "url"}
     assert finding["code"] == "DEV101" and finding["line"] == 5 and isinstance(finding["why"], list)
+    assert finding["fixable"] is False and finding["cell"] is None
+    assert json.loads(run("--no-cache", "--format", "json", ".", cwd=project).stdout) == findings  # the alias
 
 
 def test_missing_path_is_one_line_and_exit_2(project):
@@ -69,6 +112,44 @@ def test_missing_path_is_one_line_and_exit_2(project):
     assert result.returncode == 2
     assert "nope.py" in result.stderr and "Traceback" not in result.stderr
     assert "DEV101" in result.stdout  # the other files are still checked
+    assert "1 path not found" in result.stdout
+
+
+def test_missing_path_alone_does_not_say_all_checked(project):
+    result = run("--no-cache", "nope.py", cwd=project)
+    assert result.returncode == 2
+    assert "All checked" not in result.stdout and "no problems" not in result.stdout
+    assert result.stdout.strip() == "Nothing checked: 1 path not found."
+
+
+def test_exit_zero_covers_files_that_cannot_be_analysed(project):
+    (project / "broken.py").write_text("def f(:\n")
+    assert run("--no-cache", "broken.py", cwd=project).returncode == 2
+    result = run("--no-cache", "--exit-zero", "broken.py", "buggy.py", cwd=project)
+    assert result.returncode == 0 and "DEV001" in result.stdout and "DEV101" in result.stdout
+    assert run("--no-cache", "--exit-zero", "nope.py", cwd=project).returncode == 2  # a usage error stays one
+
+
+def test_explain_the_file_problems():
+    for code in ("DEV001", "DEV002", "DEV003"):
+        result = run("explain", code)
+        assert result.returncode == 0 and result.stdout.startswith(f"# {code}:"), result.stderr
+    assert "DEV001" in run("rules", "--all").stdout
+
+
+def test_unknown_code_in_noqa_is_a_warning(project):
+    (project / "a.py").write_text(BUGGY.replace("z = x + y", "z = x + y  # noqa: DEV999"))
+    result = run("--no-cache", "a.py", cwd=project)
+    assert result.returncode == 1 and "DEV101" in result.stdout  # DEV999 silences nothing
+    assert "warning: a.py:5:1: unknown rule code DEV999 in `# noqa: DEV999`" in result.stderr
+    (project / "b.py").write_text(CLEAN + "y = 1  # noqa: E501\n")  # another tool's code: no warning
+    assert "warning" not in run("--no-cache", "b.py", cwd=project).stderr
+
+
+def test_empty_select_is_a_warning(project):
+    (project / "pyproject.toml").write_text("[tool.devlint]\nselect = []\n")
+    result = run("--no-cache", "buggy.py", cwd=project)
+    assert result.returncode == 0 and "select is empty: no rule is enabled" in result.stderr
 
 
 def test_unknown_rule_code(project):
@@ -91,16 +172,54 @@ def test_syntax_error_is_a_finding_with_its_line(project):
     assert "DEV101" in result.stdout and "Traceback" not in result.stderr
 
 
-def test_undecodable_file(project):
+def test_undecodable_file_is_reported_once(project):
     (project / "latin.py").write_bytes(b"x = '\xe9t\xe9'\n")
     result = run("--no-cache", "latin.py", cwd=project)
     assert result.returncode == 2
-    assert "latin.py" in result.stderr and "UTF-8" in result.stderr and "Traceback" not in result.stderr
+    assert "Traceback" not in result.stderr
+    both = result.stdout + result.stderr
+    assert both.count("latin.py:1:1: DEV002") == 1 and "UTF-8" in both
+    assert both.count("cannot decode") == 1  # it was printed twice: in the output and on stderr
 
 
 def test_declared_encoding_is_honoured(project):
     (project / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\nx = '\xe9t\xe9'\n")
     assert run("--no-cache", "latin.py", cwd=project).returncode == 0
+
+
+def test_tool_that_is_not_a_table(project):
+    for value in ("5", '"x"', "[1, 2]"):
+        (project / "pyproject.toml").write_text(f"tool = {value}\n")
+        result = run("buggy.py", cwd=project)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.count("\n") == 1 and "`tool` must be a table" in result.stderr
+
+
+def test_toml_nested_too_deeply(project):
+    (project / "pyproject.toml").write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    result = run("buggy.py", cwd=project)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert result.stderr.count("\n") == 1 and "nested too deeply" in result.stderr
+
+
+def test_config_file_that_is_not_a_pyproject(project):
+    (project / "lint.toml").write_text("[tool.devlint]\nignore = ['DEV101']\n")
+    assert run("--no-cache", "--config", "lint.toml", "buggy.py", cwd=project).returncode == 0
+    (project / "devlint.toml").write_text("ignore = ['DEV101']\n")  # devlint's keys at the top level
+    assert run("--no-cache", "--config", "devlint.toml", "buggy.py", cwd=project).returncode == 0
+    (project / "other.toml").write_text("[tool.black]\nline-length = 100\n")
+    result = run("--config", "other.toml", "buggy.py", cwd=project)
+    assert result.returncode == 2 and "no [tool.devlint] table" in result.stderr
+
+
+def test_command_line_select_replaces_the_file_selection(project):
+    (project / "pyproject.toml").write_text("[tool.devlint]\nselect = ['DEV2']\nignore = ['DEV101']\n")
+    assert run("--no-cache", "buggy.py", cwd=project).returncode == 0  # the file's selection
+    assert run("--no-cache", "--extend-select", "DEV1", "buggy.py", cwd=project).returncode == 0  # its ignore holds
+    assert run("--no-cache", "--select", "DEV101", "buggy.py", cwd=project).returncode == 1  # starts over
+    (project / "pyproject.toml").write_text("[tool.devlint]\nselect = ['DEV1']\n")
+    assert run("--no-cache", "--ignore", "DEV101", "buggy.py", cwd=project).returncode == 0  # adds to the file's
+    assert run("--no-cache", "--extend-ignore", "DEV1", "buggy.py", cwd=project).returncode == 0
 
 
 def test_bad_config(project):

@@ -1,17 +1,27 @@
-"""Output formats: each renders the whole run's findings as one string."""
+"""Output formats: each renders a whole run (a `Report`) as one string."""
 
 from __future__ import annotations
 
 from typing import Callable
 
 from devlint.output.github import render as render_github
+from devlint.output.gitlab import render as render_gitlab
 from devlint.output.json_format import render as render_json
+from devlint.output.junit import render as render_junit
+from devlint.output.report import Report, SourceLines
 from devlint.output.sarif import render as render_sarif
-from devlint.output.text import render as render_text
+from devlint.output.statistics import render as render_statistics
+from devlint.output.text import render_concise, render_full
 
-FORMATS: dict[str, Callable[..., str]] = {
-    "text": render_text,
+FORMATS: dict[str, Callable[[Report], str]] = {
+    "concise": render_concise,
+    "full": render_full,
     "json": render_json,
     "sarif": render_sarif,
     "github": render_github,
+    "junit": render_junit,
+    "gitlab": render_gitlab,
 }
+ALIASES = {"text": "full"}  # the first version's name for the default
+
+__all__ = ["ALIASES", "FORMATS", "Report", "SourceLines", "render_statistics"]

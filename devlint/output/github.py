@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
-from devlint.findings import Finding
+from devlint.output.report import Report
 
 _COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -17,13 +15,16 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(findings: Sequence[Finding], *, files_checked: int = 0, rules: Sequence = (), color: bool = False) -> str:
+def render(report: Report) -> str:
     lines = []
-    for f in sorted(findings, key=Finding.sort_key):
-        props = ",".join([
-            f"file={_escape_property(f.path)}", f"line={f.line}", f"col={f.column}", f"endLine={f.end_line}",
-            f"endColumn={f.end_column}", f"title={_escape_property(f'{f.code} {f.name}'.strip())}",
-        ])
-        body = "\n".join([f.message, *f.why])
-        lines.append(f"::{_COMMANDS.get(f.severity, 'warning')} {props}::{_escape_data(body)}")
+    for f in report.sorted():
+        props = [f"file={_escape_property(f.path)}"]
+        title = f"{f.code} {f.name}".strip()
+        if f.cell is None:
+            props += [f"line={f.line}", f"col={f.column}", f"endLine={f.end_line}", f"endColumn={f.end_column}"]
+        else:  # a notebook's lines are not the file's: say where in the title instead
+            title += f" (cell {f.cell}, line {f.line})"
+        props.append(f"title={_escape_property(title)}")
+        body = "\n".join([f.message, *f.why] + ([f"fix: {f.fix}"] if f.fix else []))
+        lines.append(f"::{_COMMANDS.get(f.severity, 'warning')} {','.join(props)}::{_escape_data(body)}")
     return "\n".join(lines) + ("\n" if lines else "")

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Sequence
 
-from devlint.findings import Finding
+from devlint.docs import rule_url
+from devlint.output.report import Report
 
 
-def render(findings: Sequence[Finding], *, files_checked: int = 0, rules: Sequence = (), color: bool = False) -> str:
-    return json.dumps([f.to_dict() for f in sorted(findings, key=Finding.sort_key)], indent=2) + "\n"
+def render(report: Report) -> str:
+    out = []
+    for finding in report.sorted():
+        data = finding.to_dict()
+        data["url"] = rule_url(finding.code)
+        out.append(data)
+    return json.dumps(out, indent=2) + "\n"

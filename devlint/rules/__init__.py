@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from devlint.rules.base import Verdict, Rule
+from devlint.rules.dev004_unused_suppression import UnusedSuppression
 from devlint.rules.dev101_mixed_devices import MixedDevices
 from devlint.rules.dev102_module_input_device import ModuleInputDevice
 from devlint.rules.dev103_discarded_move import ThrownAwayMove
@@ -21,8 +22,9 @@ from devlint.rules.dev501_created_then_moved import CreatedThenMoved
 from devlint.rules.dev502_sync_in_training_loop import SyncInTrainingLoop
 
 ALL_RULES: list[type[Rule]] = [
-    MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
-    GpuTensorForCpuArgument, ModuleInPlainContainer, OptimizerStateNotMoved, GpuAssumed, LoadWithoutMapLocation, CudaApiUnguarded, UnsynchronizedTiming,
+    UnusedSuppression, MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
+    GpuTensorForCpuArgument, ModuleInPlainContainer, OptimizerStateNotMoved, GpuAssumed, LoadWithoutMapLocation,
+    CudaApiUnguarded, UnsynchronizedTiming,
     EventNotSynchronized, HostConversionOfGpuTensor, CreatedThenMoved, SyncInTrainingLoop,
 ]
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

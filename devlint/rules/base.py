@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import ClassVar, Iterable
+from typing import ClassVar, Iterable, Optional
 
 import libcst as cst
 
 from devlint.file_context import FileContext
 from devlint.findings import Severity
+from devlint.fixes import Fix
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class Verdict:
     why: tuple[str, ...] = ()
     fix: str | None = None
     key: object = None  # reports of one rule with the same key are one bug: the first is kept
+    autofix: Optional[Fix] = None  # edits that fix it (devlint.fixes), applied by --fix
 
 
 class Rule:

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.facts import DiscardedMove
+from devlint.fixes import BEFORE, Fix, NodeEdit
+from devlint.fixes.helpers import code
 from devlint.rules.base import Verdict, Rule
 
 
@@ -17,6 +21,9 @@ class ThrownAwayMove(Rule):
     ## Why is this bad?
     The tensor stays where it was, and the next operation that meets a tensor
     on the other device crashes, or the work silently runs on the cpu.
+
+    ## Fix
+    Safe: `--fix` assigns the result back, `x = x.to(device)`.
     """
 
     code = "DEV103"
@@ -52,4 +59,24 @@ model.to(device)
             f"tensor and does not move `{label}`",
             why=(self.placed(label, fact.value.value),) + self.called_from(fact),
             fix=f"assign it: `{label} = {label}.{fact.method}(...)`",
+            autofix=self.autofix(fact),
         )
+
+    def autofix(self, fact: DiscardedMove) -> Optional[Fix]:
+        target = fact.value.node
+        if not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
+            return None  # `torch.zeros(3).cuda()` alone: nothing to assign to
+        name = code(self.file, target)
+        if "\n" in name:
+            return None  # a target written over several lines: not rewritten
+        for small in getattr(fact.node, "body", ()):
+            if isinstance(small, cst.Expr) and _receiver(small.value) is target:
+                return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
+        return None
+
+
+def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` in `x.to(d)`, `x.float().cuda()`: the leftmost object of a call chain."""
+    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+        expr = expr.func.value
+    return expr

@@ -1,10 +1,20 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
 
-from devlint.facts import ModuleCall, Operation
+import libcst as cst
+
+from devlint.facts import ModuleCall, Operand, Operation
+from devlint.fixes import AFTER, Fix, NodeEdit
+from devlint.fixes.helpers import function_of
 from devlint.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.rules.base import Verdict, Rule
+
+# torch factories that take `device=` in every overload
+_FACTORIES = frozenset(
+    "zeros ones empty full rand randn randint randperm arange linspace logspace eye tensor as_tensor asarray "
+    "empty_strided scalar_tensor tril_indices triu_indices hann_window hamming_window bartlett_window "
+    "blackman_window kaiser_window".split())
 
 
 class CreatedWithoutDevice(Rule):
@@ -21,6 +31,10 @@ class CreatedWithoutDevice(Rule):
     called with cuda tensors: the helper tensor stays on the cpu.
     Create it where its partner lives: `torch.zeros(n, device=x.device)`,
     `x.new_zeros(n)`, `torch.zeros_like(x)`.
+
+    ## Fix
+    Safe: `--fix` adds `device=x.device` to the factory call, where `x` is the
+    function's parameter whose device the other operand follows.
     """
 
     code = "DEV104"
@@ -62,6 +76,7 @@ class Cell(nn.Module):
         cpu_side, other = found
         created = cpu_side.value.maybe_cpu
         partner = other.value.from_param if other.value.from_param not in (None, "self") else other.label
+        factory = created[0] if created else (cpu_side.value.why[0][0] if cpu_side.value.why else None)
         where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
             f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
         yield Verdict(
@@ -71,6 +86,7 @@ class Cell(nn.Module):
             why=(where, self.placed(other.label, other.value)) + self.called_from(fact),
             fix=f"create it on `{partner}.device`: `device={partner}.device` or `{partner}.new_zeros(...)`",
             key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
+            autofix=self.autofix(factory, other),
         )
 
     def _module_input(self, fact: ModuleCall) -> Iterable[Verdict]:
@@ -89,3 +105,22 @@ class Cell(nn.Module):
                 key=id(operand.value.why[0][0]) if operand.value.why else None,
             )
             return
+
+    def autofix(self, factory: Optional[cst.CSTNode], other: Operand) -> Optional[Fix]:
+        """`device=p.device` on the factory, p the parameter the other side follows, in p's function."""
+        if isinstance(factory, cst.SimpleStatementLine) and isinstance(factory.body[0], (cst.Assign, cst.AnnAssign)):
+            factory = factory.body[0].value  # `h = torch.zeros(n)`, where it was created on some path
+        value = other.value
+        param = value.from_param or (value.where.param if value.where is not None else None)
+        if not isinstance(factory, cst.Call) or not param or param == "self" or not factory.args:
+            return None
+        name = factory.func.attr.value if isinstance(factory.func, cst.Attribute) else None
+        if name not in _FACTORIES or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
+            return None
+        function = function_of(self.file, factory)
+        if function is None:
+            return None
+        params = function.params
+        if param not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
+            return None
+        return Fix.safe(NodeEdit(factory.args[-1].value, f", device={param}.device", AFTER))

@@ -1,9 +1,19 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.facts import GpuAssumption
+from devlint.fixes import AFTER, BEFORE, BEFORE_LAST, LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
+from devlint.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
+                                   simple_string_value, statement_of, torch_alias)
 from devlint.rules.base import Verdict, Rule
+from devlint.syntax import dotted
+
+_DEVICE_NAMES = ("device", "torch_device", "selected_device", "default_device")
+_LEGACY_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
+                  "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
 
 
 class GpuAssumed(Rule):
@@ -25,6 +35,14 @@ class GpuAssumed(Rule):
     with `AssertionError: Torch not compiled with CUDA enabled` or
     `RuntimeError: Found no NVIDIA driver`, often after minutes of data
     loading.
+
+    ## Fix
+    Unsafe (the code then runs on the cpu where it used to fail, which may
+    not be what you want): `--fix --unsafe-fixes` rewrites `torch.device("cuda")`
+    and `device = "cuda"` to `"cuda" if torch.cuda.is_available() else "cpu"`,
+    and `.cuda()`, `.to("cuda")`, `device="cuda"` to use a `device` variable
+    that it defines once after the imports:
+    `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
     """
 
     code = "DEV201"
@@ -67,4 +85,104 @@ if torch.cuda.is_available():
             f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
             why=self.called_from(fact),
             fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
+            autofix=self.autofix(fact.node),
         )
+
+    def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
+        if isinstance(node, cst.SimpleString):
+            return self._fix_literal(node)
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
+            if any(not a.keyword or a.keyword.value != "non_blocking" for a in node.args):
+                return None  # `.cuda(1)`: a chosen GPU is not the selected device
+            # `.cuda()` -> `.to(device)`, `.cuda(non_blocking=True)` -> `.to(device, non_blocking=True)`:
+            # only the name and the new argument change, the receiver is left as written
+            rename = NodeEdit(node.func.attr, "to")
+            if node.args:
+                return self._with_variable(node.args[0], lambda name: f"{name}, ", BEFORE, rename)
+            return self._with_variable(node, lambda name: name, BEFORE_LAST, rename)
+        if isinstance(node, cst.Call):
+            return self._fix_legacy_type(node)
+        return None
+
+    def _fix_legacy_type(self, call: cst.Call) -> Optional[Fix]:
+        """`torch.cuda.FloatTensor([1.0])` -> `torch.tensor([1.0], dtype=torch.float32, device=device)`;
+        with sizes, `torch.empty(...)`. One argument that is not a list or tuple display is ambiguous."""
+        name = dotted(call.func) or ""
+        kind = name.rsplit(".", 1)[-1][: -len("Tensor")] if name.endswith("Tensor") and ".cuda." in name else None
+        torch = torch_alias(self.file.module)
+        if kind not in _LEGACY_DTYPES or torch is None or not call.args or any(a.keyword or a.star for a in call.args):
+            return None
+        if len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
+            factory = "tensor"
+        elif len(call.args) > 1:
+            factory = "empty"
+        else:
+            return None
+        rename = NodeEdit(call.func, f"{torch}.{factory}")
+        return self._with_variable(call.args[-1].value, lambda device: f", dtype={torch}.{_LEGACY_DTYPES[kind]}, "
+                                                                       f"device={device}", AFTER, rename)
+
+    def _fix_literal(self, node: cst.SimpleString) -> Optional[Fix]:
+        if simple_string_value(node) not in ("cuda", "cuda:0"):
+            return None  # "cuda:1" names a GPU on purpose
+        statement = statement_of(self.file, node)
+        parent = parent_of(statement, node) if statement is not None else None
+        torch = torch_alias(self.file.module)
+        inline = f"{code(self.file, node)} if {torch or 'torch'}.cuda.is_available() else {node.quote}cpu{node.quote}"
+        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Param)) or (
+                isinstance(parent, cst.Arg) and self._sole_device_argument(statement, parent)):
+            edits = [NodeEdit(node, inline)]  # `device = "cuda"`, `torch.device("cuda")`: select in place
+            if torch is None:
+                edits.append(self._header_edit("import torch"))
+            return None if None in edits else Fix.unsafe(*edits)
+        if isinstance(parent, cst.Arg) and self._device_argument(statement, parent):
+            return self._with_variable(node, lambda name: name)  # `.to("cuda")`, `device="cuda"`
+        return None
+
+    def _device_argument(self, statement: cst.CSTNode, arg: cst.Arg) -> bool:
+        if arg.keyword is not None:
+            return arg.keyword.value == "device"
+        call = parent_of(statement, arg)
+        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+            call.func.attr.value == "to" and call.args[0] is arg
+
+    def _sole_device_argument(self, statement: cst.CSTNode, arg: cst.Arg) -> bool:
+        call = parent_of(statement, arg)
+        return isinstance(call, cst.Call) and len(call.args) == 1 and not arg.keyword and \
+            isinstance(call.func, (cst.Attribute, cst.Name)) and code(self.file, call.func).endswith("device")
+
+    def _with_variable(self, node: cst.CSTNode, text, where: str = REPLACE, *more: NodeEdit) -> Optional[Fix]:
+        """An edit that names the module's selected-device variable, defining it after the imports if
+        it is not there yet. `text(name)` is what the edit writes, `where` where it goes."""
+        torch = torch_alias(self.file.module)
+        name = self._existing_variable(node, torch)
+        if name is not None:
+            return Fix.unsafe(NodeEdit(node, text(name), where), *more)
+        name = free_name(self.file, *_DEVICE_NAMES)
+        header = self._header_edit(("" if torch else "import torch\n")
+                                   + f"{name} = {SELECT_DEVICE.format(torch=torch or 'torch')}")
+        if name is None or header is None:
+            return None
+        return Fix.unsafe(NodeEdit(node, text(name), where), *more, header)
+
+    def _existing_variable(self, node: cst.CSTNode, torch: Optional[str]) -> Optional[str]:
+        """`device = torch.device("cuda" if torch.cuda.is_available() else "cpu")` at module level, above."""
+        if torch is None:
+            return None
+        wanted, before = SELECT_DEVICE.format(torch=torch), self.file.line(node)
+        if function_of(self.file, node) is not None:
+            before = 1 << 30  # a function runs after the module has set its globals up
+        for statement in self.file.module.body:
+            if self.file.line(statement) >= before:
+                break
+            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
+            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                    small.targets[0].target, cst.Name) and code(self.file, small.value) == wanted:
+                return small.targets[0].target.value
+        return None
+
+    def _header_edit(self, text: str) -> Optional[NodeEdit]:
+        anchor, where = module_header_end(self.file.module)
+        if anchor is None:
+            return None
+        return NodeEdit(anchor, text, LINE_AFTER if where == "after" else LINE_BEFORE)

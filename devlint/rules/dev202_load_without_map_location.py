@@ -1,8 +1,11 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.facts import Load
+from devlint.fixes import AFTER, Fix, NodeEdit
 from devlint.rules.base import Verdict, Rule
 
 
@@ -18,6 +21,10 @@ class LoadWithoutMapLocation(Rule):
     On a machine without one, loading raises `RuntimeError: Attempting to
     deserialize object on a CUDA device but torch.cuda.is_available() is
     False`. `map_location=device` (or `'cpu'`) loads it anywhere.
+
+    ## Fix
+    Safe: `--fix` adds `map_location=device`, naming the variable that holds
+    the selected device where one is in scope, else `map_location="cpu"`.
     """
 
     code = "DEV202"
@@ -47,5 +54,15 @@ state = torch.load("checkpoint.pt", map_location=device)
             "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
             "holds cuda tensors",
             why=self.called_from(fact),
-            fix="pass `map_location=device` (or `map_location='cpu'`)",
+            fix=f"pass `map_location={fact.device_name}`" if fact.device_name
+            else "pass `map_location=device` (or `map_location='cpu'`)",
+            autofix=_autofix(fact),
         )
+
+
+def _autofix(fact: Load) -> Optional[Fix]:
+    call = fact.node
+    if not isinstance(call, cst.Call) or not call.args:
+        return None
+    location = fact.device_name or '"cpu"'
+    return Fix.safe(NodeEdit(call.args[-1].value, ", map_location=" + location, AFTER))

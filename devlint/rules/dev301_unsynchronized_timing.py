@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.facts import ClockRead
+from devlint.fixes import LINE_BEFORE, Fix, NodeEdit
+from devlint.fixes.helpers import statement_of, torch_alias
 from devlint.rules.base import Verdict, Rule
 
 
@@ -36,6 +40,11 @@ class UnsynchronizedTiming(Rule):
     work is queued. The measurement is the time to launch the kernels, not to
     run them, and the figures (latency, FPS) are wrong, sometimes by orders
     of magnitude.
+
+    ## Fix
+    Unsafe (it changes what is measured, and adds a wait): `--fix
+    --unsafe-fixes` inserts `torch.cuda.synchronize()`, guarded by
+    `torch.cuda.is_available()`, before the statement that reads the clock.
     """
 
     code = "DEV301"
@@ -78,4 +87,14 @@ elapsed = time.perf_counter() - start
             why=(f"the measurement starts at {self.file.step(fact.started[0])}",
                  f"GPU work at {self.file.step(fact.gpu_work[0])}") + self.called_from(fact),
             fix="call `torch.cuda.synchronize()` before reading the clock (or time with CUDA events)",
+            autofix=self.autofix(fact),
         )
+
+    def autofix(self, fact: ClockRead) -> Optional[Fix]:
+        torch = torch_alias(self.file.module)
+        statement = statement_of(self.file, fact.node)
+        if torch is None or not isinstance(statement, cst.SimpleStatementLine):
+            return None  # a clock read in a loop or `if` header: before it is not before every read
+        indent = self.file.module.default_indent
+        sync = f"if {torch}.cuda.is_available():\n{indent}{torch}.cuda.synchronize()"
+        return Fix.unsafe(NodeEdit(statement, sync, LINE_BEFORE))

@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.facts import HostConversion
+from devlint.fixes import AFTER, BEFORE, Fix, NodeEdit
+from devlint.fixes.helpers import is_atom
 from devlint.rules.base import Verdict, Rule
 
 
@@ -20,6 +24,11 @@ class HostConversionOfGpuTensor(Rule):
     numpy reads host memory: it raises `TypeError: can't convert cuda:0 device
     type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory
     first.`
+
+    ## Fix
+    Safe: `--fix` inserts `.detach().cpu()` (`.cpu()` after a `.detach()`)
+    before `.numpy()`, or around a tensor variable handed to a host library.
+    A list of tensors is left to you: `torch.stack(tensors).cpu()`.
     """
 
     code = "DEV401"
@@ -46,9 +55,44 @@ values = scores.detach().cpu().numpy()
 
     def check(self, fact: HostConversion) -> Iterable[Verdict]:
         value = fact.value
+        tensor = fact.how == ".numpy()" or _holds_the_tensor(fact)
+        detached = _is_detach(value.node)
+        if tensor:
+            suffix = ".cpu()" if detached else ".detach().cpu()"
+            hint = f"bring it to the host first: `{value.label}{suffix}`"
+        else:
+            hint = (f"bring the tensors in `{value.label}` to the host first: `.detach().cpu()` on each one "
+                    "(for a list, `torch.stack(...).cpu()`)")
         yield Verdict(
             fact.node,
             f"`{fact.how}` converts `{value.label}` to numpy, but it is on {value.value.device}",
             why=(self.placed(value.label, value.value),) + self.called_from(fact),
-            fix=f"bring it to the host first: `{value.label}.detach().cpu()`",
+            fix=hint,
+            autofix=self.autofix(value.node, detached) if tensor else None,
         )
+
+    def autofix(self, node: cst.CSTNode, detached: bool) -> Optional[Fix]:
+        suffix = ".cpu()" if detached else ".detach().cpu()"
+        if is_atom(node):
+            return Fix.safe(NodeEdit(node, suffix, AFTER))
+        return Fix.safe(NodeEdit(node, "(", BEFORE), NodeEdit(node, ")" + suffix, AFTER))
+
+
+def _is_detach(node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach"
+
+
+def _holds_the_tensor(fact: HostConversion) -> bool:
+    """`np.asarray(x)` with `x` last assigned a tensor (not a list of them, whose items share its why)."""
+    node, why = fact.value.node, fact.value.value.why
+    if not isinstance(node, cst.Name) or not why:
+        return False
+    last = why[-1][0]
+    if isinstance(last, cst.Param):
+        return last.name.value == node.value
+    for small in getattr(last, "body", ()):
+        targets = [t.target for t in getattr(small, "targets", ())] + [getattr(small, "target", None)]
+        if isinstance(small, (cst.Assign, cst.AnnAssign)) and any(
+                isinstance(t, cst.Name) and t.value == node.value for t in targets):
+            return True
+    return False

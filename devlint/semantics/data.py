@@ -6,7 +6,7 @@ from __future__ import annotations
 from devlint.facts import Load
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
-from devlint.values import CPU, UNKNOWN, Dataset, Loader, Tensor, Value
+from devlint.values import CPU, UNKNOWN, Dataset, DeviceValue, Loader, Tensor, Value
 
 
 def data_loader(site: CallSite) -> Value:
@@ -30,7 +30,10 @@ def tensor_dataset(site: CallSite) -> Value:
 def load(site: CallSite) -> Value:
     args = site.args
     has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
-    site.emit(Load(site.node, has_map, site.state.guarded, site.context))
+    scope = {**getattr(site.walk, "globals", {}), **site.state.env}  # for the fix: a selected device in scope
+    device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
+                        and value.where is not None and value.where.kind == "selected"), None)
+    site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name))
     return UNKNOWN
 
 

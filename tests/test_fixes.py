@@ -1,0 +1,209 @@
+"""Every fix on every fixture (and real-world case) it applies to: the result parses, keeps the
+file's comments, re-lints without the finding it fixed, and adds no new one; `--fix` and `--diff`
+agree; unsafe fixes need `--unsafe-fixes`."""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from devlint.engine import check_source
+from devlint.findings import SAFE, Edit, Finding
+from devlint.fixes.apply import applicable, apply_fixes
+from devlint.fixes.run import fix_file
+from devlint.rules import ALL_RULES
+from tests.conftest import ROOT
+from tests.test_cli import run
+
+REALWORLD = next((p / "shared" / "realworld" for p in ROOT.parents if (p / "shared" / "realworld").is_dir()), None)
+
+
+def _rules_for(path: Path):
+    every = "silent_cost" in path.parts
+    return [r() for r in ALL_RULES if every or r.default_enabled]
+
+
+def _cases():
+    files = sorted((ROOT / "fixtures").rglob("bad_*.py"))
+    if REALWORLD is not None:
+        files += sorted(REALWORLD.glob("*.py"))
+    cases = []
+    for path in files:
+        found = check_source(path.read_bytes(), str(path), _rules_for(path))
+        for unsafe in (False, True):
+            fixable = applicable(found, unsafe)
+            if fixable and (unsafe is False or len(fixable) > len(applicable(found, False))):
+                name = path.relative_to(ROOT).as_posix() if ROOT in path.parents else f"realworld/{path.name}"
+                cases.append(pytest.param(path, unsafe, id=f"{name}-{'unsafe' if unsafe else 'safe'}"))
+    return cases
+
+
+CASES = _cases()
+
+
+def _comments(text: str) -> list[str]:
+    import io
+    import tokenize
+
+    return [t.string for t in tokenize.generate_tokens(io.StringIO(text).readline) if t.type == tokenize.COMMENT]
+
+
+@pytest.mark.parametrize("path,unsafe", CASES)
+def test_fix_parses_and_relints_clean_for_the_fixed_rule(path: Path, unsafe: bool):
+    rules = _rules_for(path)
+    source = path.read_bytes()
+    before = check_source(source, str(path), rules)
+    result = fix_file(str(path), source, before, lambda data: check_source(data, str(path), rules), unsafe)
+    assert result.error is None and result.fixed and result.changed
+    text = result.after.decode("utf-8")
+    ast.parse(text)  # a fixed file always parses
+    unfixed = Counter(f.code for f in before if f not in applicable(before, unsafe))
+    after = Counter(f.code for f in result.remaining)
+    for code in {f.code for f in result.fixed}:
+        assert after[code] <= unfixed[code], f"{code} still reported after its fix:\n{text}"
+    assert after - Counter(f.code for f in before) == Counter(), f"the fix brought new findings: {result.remaining}"
+    assert _comments(text) == _comments(source.decode("utf-8")), "comments were lost or changed"
+    removed = sum(1 for line in difflib.ndiff(source.decode().splitlines(), text.splitlines()) if line[:2] == "- ")
+    assert removed <= len(result.fixed), "lines the fixes did not touch were rewritten"
+
+
+def test_every_fixable_rule_is_exercised():
+    fixable_codes = {"DEV103", "DEV104", "DEV201", "DEV202", "DEV301", "DEV401"}
+    exercised = set()
+    for param in CASES:
+        path, unsafe = param.values
+        found = check_source(path.read_bytes(), str(path), _rules_for(path))
+        exercised |= {f.code for f in applicable(found, unsafe)}
+    assert fixable_codes <= exercised, fixable_codes - exercised
+
+
+def test_realworld_cases_are_in_the_run():
+    if REALWORLD is None:
+        pytest.skip("../shared/realworld is not next to this checkout (it is outside the repository)")
+    assert any("realworld/" in param.id for param in CASES)
+
+
+def test_safe_and_unsafe_marks():
+    source = (ROOT / "fixtures/gpu_assumed/bad_hardcoded_torch_device.py").read_bytes()
+    found = check_source(source, "x.py", [r() for r in ALL_RULES if r.default_enabled])
+    dev201 = [f for f in found if f.code == "DEV201"]
+    assert dev201 and all(f.applicability == "unsafe" for f in dev201)
+    assert not applicable(dev201, unsafe=False) and applicable(dev201, unsafe=True)
+
+
+def test_overlapping_fixes_wait_for_the_next_round():
+    def finding(edit: Edit, line: int) -> Finding:
+        return Finding("DEV401", "error", "a.py", line, 1, line, 2, "m", edits=(edit,), applicability=SAFE)
+
+    text = "abcdef\nxyz\n"
+    first = finding(Edit(1, 2, 1, 4, "BC"), 1)
+    overlapping = finding(Edit(1, 3, 1, 5, "CD"), 1)
+    shared = finding(Edit(2, 1, 2, 1, "#"), 2)
+    same_again = finding(Edit(2, 1, 2, 1, "#"), 2)
+    new, fixed = apply_fixes(text, [first, overlapping, shared, same_again])
+    assert new == "aBCdef\n#xyz\n" and overlapping not in fixed and len(fixed) == 3
+
+
+def test_the_finding_round_trips_through_the_cache_dict():
+    source = (ROOT / "fixtures/host/bad_plot_cuda_tensor.py").read_bytes()
+    found = [f for f in check_source(source, "a.py", [r() for r in ALL_RULES]) if f.fixable]
+    assert found and [Finding.from_dict(f.to_dict()) for f in found] == found
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path) -> Path:
+    shutil.copytree(ROOT / "fixtures", tmp_path / "fixtures")
+    return tmp_path
+
+
+def test_fix_and_diff_agree_and_diff_writes_nothing(fixture_copy: Path):
+    originals = {p: p.read_text() for p in (fixture_copy / "fixtures").rglob("*.py")}
+    diff = run("--no-cache", "--diff", "fixtures", cwd=fixture_copy)
+    assert diff.returncode == 1 and diff.stdout.startswith("--- ")
+    assert "Would fix" in diff.stderr
+    assert {p: p.read_text() for p in originals} == originals  # --diff wrote nothing
+    fixed = run("--no-cache", "--fix", "--show-fixes", "fixtures", cwd=fixture_copy)
+    assert "Fixed " in fixed.stdout and "DEV401 (host-conversion)" in fixed.stdout
+    changed = [p for p, text in originals.items() if p.read_text() != text]
+    assert changed
+    def diff_of(p: Path) -> str:
+        name = str(p.relative_to(fixture_copy))
+        return "".join(difflib.unified_diff(originals[p].splitlines(keepends=True),
+                                            p.read_text().splitlines(keepends=True), fromfile=name, tofile=name))
+
+    expected = "".join(diff_of(p) for p in changed)
+    assert sorted(diff.stdout.split("--- ")) == sorted(expected.split("--- "))
+    again = run("--no-cache", "--diff", "fixtures", cwd=fixture_copy)  # nothing safe is left to fix
+    assert again.returncode == 0 and again.stdout == ""
+
+
+def test_unsafe_fixes_only_with_the_flag(tmp_path: Path):
+    target = tmp_path / "train.py"
+    target.write_text('import torch\nmodel = torch.nn.Linear(2, 2).cuda()\n')
+    result = run("--no-cache", "--fix", "train.py", cwd=tmp_path)
+    assert result.returncode == 1 and target.read_text().endswith(".cuda()\n")
+    assert "1 more with `--unsafe-fixes`" in result.stdout or "--unsafe-fixes" in result.stdout
+    result = run("--no-cache", "--fix", "--unsafe-fixes", "train.py", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert target.read_text() == ('import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() '
+                                  'else "cpu")\nmodel = torch.nn.Linear(2, 2).to(device)\n')
+
+
+def test_fix_keeps_formatting_comments_and_crlf(tmp_path: Path):
+    target = tmp_path / "eval.py"
+    target.write_bytes(b'import torch\r\n# the scores\r\ndevice = torch.device("cuda" if torch.cuda.is_available() '
+                       b'else "cpu")\r\nscores = torch.randn(3, device=device)\r\n'
+                       b'values = scores.numpy( )   # keep me\r\n')
+    assert run("--no-cache", "--fix", "eval.py", cwd=tmp_path).returncode == 0
+    assert target.read_bytes().endswith(b"values = scores.detach().cpu().numpy( )   # keep me\r\n")
+    assert target.read_bytes().count(b"\r\n") == 5
+
+
+def test_fix_refuses_a_symlink(tmp_path: Path):
+    real = tmp_path / "outside.py"
+    real.write_text("import torch\nx = torch.load('a.pt')\n")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "link.py").symlink_to(real)
+    result = run("--no-cache", "--fix", "link.py", cwd=tmp_path / "repo")
+    assert "symbolic link" in result.stderr and "map_location" not in real.read_text()
+
+
+def test_dev202_fix_names_the_selected_device_in_scope():
+    source = b'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n' \
+             b'state = torch.load("m.pt")\n'
+    found = [f for f in check_source(source, "a.py", [r() for r in ALL_RULES if r.code == "DEV202"])]
+    assert found[0].edits[0].content == ", map_location=device"
+    found = check_source(b'import torch\nstate = torch.load("m.pt")\n', "a.py",
+                         [r() for r in ALL_RULES if r.code == "DEV202"])
+    assert found[0].edits[0].content == ', map_location="cpu"'
+
+
+def test_dev401_hint_is_right_for_detached_and_lists():
+    rules = [r() for r in ALL_RULES if r.code == "DEV401"]
+    detached = check_source(b'import torch\nimport numpy as np\ndevice = torch.device("cuda" if '
+                            b'torch.cuda.is_available() else "cpu")\nout = torch.randn(3, device=device)\n'
+                            b'a = out.detach().numpy()\n', "a.py", rules)
+    assert detached[0].fix == "bring it to the host first: `out.detach().cpu()`"
+    assert detached[0].edits[0].content == ".cpu()"
+    listed = check_source((ROOT / "fixtures/host/bad_np_array_of_tensors.py").read_bytes(), "b.py", rules)
+    assert ".detach()`" not in listed[0].fix and "[precision, recall].detach" not in listed[0].fix
+    assert not listed[0].fixable  # which items are tensors is not known: no automatic fix
+
+
+def test_fixes_leave_multiline_code_as_written(tmp_path: Path):
+    source = ("import torch\n\n\ndef run(rpc, m):\n    for i in range(3):\n        m = rpc.rpc_sync(\n            1,\n"
+              "            2,\n        ).cuda()\n        y = (m.cuda())\n        z = m.cuda(non_blocking=True)\n"
+              "        w = torch.cuda.FloatTensor(\n            [1.0, 2.0],\n        )\n    return m, y, z, w\n")
+    (tmp_path / "a.py").write_text(source)
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "a.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "a.py").read_text() == (
+        'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n\n\n'
+        "def run(rpc, m):\n    for i in range(3):\n        m = rpc.rpc_sync(\n            1,\n            2,\n"
+        "        ).to(device)\n        y = (m.to(device))\n        z = m.to(device, non_blocking=True)\n"
+        "        w = torch.tensor(\n            [1.0, 2.0], dtype=torch.float32, device=device,\n        )\n"
+        "    return m, y, z, w\n")

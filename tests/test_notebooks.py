@@ -1,0 +1,157 @@
+"""Notebooks: code cells as one program in order, findings placed in their cells, magics skipped,
+suppressions in cells, fixes written back into the cells, nothing ever executed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from devlint.engine import check_source
+from devlint.notebooks import Notebook, dump, python_lines
+from devlint.rules import ALL_RULES
+from tests.test_cli import run
+
+DEFAULT_RULES = [r() for r in ALL_RULES if r.default_enabled]
+
+
+def code_cell(*lines: str) -> dict:
+    source = [line + "\n" for line in lines[:-1]] + [lines[-1]]
+    return {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+
+
+def markdown(text: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": [text]}
+
+
+def notebook(*cells: dict) -> str:
+    raw = {"cells": list(cells), "metadata": {"kernelspec": {"display_name": "Python 3", "name": "python3"}},
+           "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
+
+
+BUGGY_NB = notebook(
+    markdown("# Train"),
+    code_cell("import torch", "%matplotlib inline"),
+    code_cell("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')", "!nvidia-smi"),
+    markdown("Data"),
+    code_cell("x = torch.randn(8, device=device)", "files = !ls", "y = torch.ones(8)"),
+    code_cell("print(x.shape)", "", "z = x + y"),
+    code_cell("%%bash", "echo not python at all (", "ls"),
+)
+CLEAN_NB = notebook(
+    code_cell("import torch"),
+    code_cell("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')"),
+    code_cell("x = torch.randn(8, device=device)", "y = torch.ones(8, device=device)", "%time z = x + y"),
+    code_cell("values = z.detach().cpu().numpy()"),
+)
+
+
+def test_a_bug_in_a_later_cell_is_found_at_its_cell_and_line(tmp_path: Path):
+    (tmp_path / "nb.ipynb").write_text(BUGGY_NB)
+    result = run("--no-cache", "nb.ipynb", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    first = result.stdout.splitlines()[0]
+    assert first.startswith("nb.ipynb:cell 4:3:5: DEV101"), first  # the 4th code cell, its 3rd line
+    assert "3 | z = x + y" in result.stdout  # the frame shows the cell's line
+    assert "cell 2, line 1 `device = torch.device" in result.stdout  # the why, in cells too
+    data = json.loads(run("--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in data] == [("DEV101", 4, 3, 5)]
+
+
+def test_a_correct_notebook_is_clean(tmp_path: Path):
+    (tmp_path / "ok.ipynb").write_text(CLEAN_NB)
+    result = run("--no-cache", "ok.ipynb", cwd=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert result.stdout.strip() == "All checked: 1 file, no problems."
+
+
+def test_folders_are_walked_for_notebooks(tmp_path: Path):
+    (tmp_path / "notebooks" / ".ipynb_checkpoints").mkdir(parents=True)
+    (tmp_path / "notebooks" / "nb.ipynb").write_text(BUGGY_NB)
+    (tmp_path / "notebooks" / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text(BUGGY_NB)  # Jupyter's copy
+    result = run("--no-cache", "--output-format", "concise", ".", cwd=tmp_path)
+    assert "nb.ipynb:cell 4:3:5: DEV101" in result.stdout and "checkpoint" not in result.stdout
+
+
+def test_suppressions_in_cells():
+    source = BUGGY_NB.replace('"z = x + y"', '"z = x + y  # noqa: DEV101"')
+    assert check_source(source.encode(), "nb.ipynb", DEFAULT_RULES) == []
+
+
+def test_magics_and_shell_lines_are_skipped_not_run():
+    assert python_lines("%%bash\necho (\n") == ["", ""]
+    assert python_lines("%%timeit\nx = 1 + 1\n") == ["", "x = 1 + 1"]
+    assert python_lines("for i in range(3):\n    !echo {i}\nfiles = !ls\ntorch.zeros?\n") == [
+        "for i in range(3):", "    pass", "", ""]
+    assert python_lines("x = 1  # what?\n") == ["x = 1  # what?"]  # plain Python is left alone
+
+
+def test_nothing_is_executed(tmp_path: Path):
+    marker = tmp_path / "ran"
+    (tmp_path / "nb.ipynb").write_text(notebook(code_cell(f"open({str(marker)!r}, 'w').write('x')"),
+                                                code_cell(f"!touch {marker}")))
+    run("--no-cache", "nb.ipynb", cwd=tmp_path)
+    assert not marker.exists()
+
+
+def test_a_broken_notebook_is_one_finding(tmp_path: Path):
+    (tmp_path / "bad.ipynb").write_text('{"cells": [')
+    (tmp_path / "dict.ipynb").write_text('{"not": "a notebook"}')
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    result = run("--no-cache", "--output-format", "concise", "bad.ipynb", "dict.ipynb", "ok.py", cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "bad.ipynb:1:1: DEV001 not a notebook devlint can read: invalid JSON" in result.stdout
+    assert "dict.ipynb:1:1: DEV001" in result.stdout
+
+
+def test_a_syntax_error_is_placed_in_its_cell():
+    found = check_source(notebook(code_cell("import torch"), code_cell("x = (", "")).encode(), "nb.ipynb",
+                         DEFAULT_RULES)
+    assert [(f.code, f.cell) for f in found] == [("DEV001", 2)]
+
+
+def test_fix_writes_back_into_the_cell_and_keeps_the_layout(tmp_path: Path):
+    text = notebook(
+        code_cell("import torch"),
+        markdown("ünïcode stays as it is"),
+        code_cell("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
+                  "scores = torch.randn(3, device=device)"),
+        code_cell("values = scores.numpy()  # to numpy", "print(values)"),
+    )
+    path = tmp_path / "nb.ipynb"
+    path.write_text(text)
+    diff = run("--no-cache", "--diff", "nb.ipynb", cwd=tmp_path)
+    assert diff.returncode == 1 and "--- nb.ipynb:cell 3\n" in diff.stdout
+    assert "+values = scores.detach().cpu().numpy()  # to numpy\n" in diff.stdout
+    assert path.read_text() == text
+    assert run("--no-cache", "--fix", "nb.ipynb", cwd=tmp_path).returncode == 0
+    after = path.read_text()
+    expected = text.replace('"values = scores.numpy()  # to numpy\\n"',
+                            '"values = scores.detach().cpu().numpy()  # to numpy\\n"')
+    assert after == expected  # one line of one cell changed, the rest byte for byte
+    assert run("--no-cache", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+
+def test_dump_round_trips_nbformat_layout():
+    for text in (BUGGY_NB, CLEAN_NB):
+        assert dump(Notebook.parse(text.encode()).raw, text) == text
+
+
+def test_sarif_and_github_say_the_cell(tmp_path: Path):
+    (tmp_path / "nb.ipynb").write_text(BUGGY_NB)
+    sarif = json.loads(run("--no-cache", "--output-format", "sarif", "nb.ipynb", cwd=tmp_path).stdout)
+    location = sarif["runs"][0]["results"][0]["locations"][0]
+    assert location["properties"] == {"cell": 4} and location["physicalLocation"]["region"]["startLine"] == 3
+    github = run("--no-cache", "--output-format", "github", "nb.ipynb", cwd=tmp_path).stdout
+    assert "title=DEV101 mixed-devices (cell 4%2C line 3)" in github and "line=" not in github
+
+
+def test_a_fix_across_cells_goes_in_whole(tmp_path: Path):
+    path = tmp_path / "nb.ipynb"
+    path.write_text(notebook(code_cell("import torch", "%matplotlib inline"),
+                             code_cell("model = torch.nn.Linear(2, 2).cuda()", 'x = torch.zeros(3, device="cuda")')))
+    assert run("--no-cache", "--fix", "--unsafe-fixes", "nb.ipynb", cwd=tmp_path).returncode == 0
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]]
+    assert cells == ['import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
+                     "%matplotlib inline",
+                     "model = torch.nn.Linear(2, 2).to(device)\nx = torch.zeros(3, device=device)"]

@@ -1,0 +1,43 @@
+"""What `requires-python` promises holds: the dependencies older Pythons need are declared, the code
+parses as Python 3.9, and a script runs the suite on 3.9 (`.ci/run-oldest`)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import sys
+
+from tests.conftest import ROOT
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+
+
+def test_tomli_is_declared_where_tomllib_is_missing():
+    assert "tomli>=1.1; python_version < '3.11'" in PROJECT["dependencies"]  # config.py imports it there
+    assert any(d.startswith("pathspec") for d in PROJECT["dependencies"])
+
+
+def test_the_code_parses_on_the_oldest_python_claimed():
+    oldest = tuple(int(x) for x in re.fullmatch(r">=(\d+)\.(\d+)", PROJECT["requires-python"]).groups())
+    assert oldest == (3, 9)
+    for path in sorted((ROOT / "devlint").rglob("*.py")) + sorted((ROOT / "tests").rglob("*.py")):
+        ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=oldest)
+
+
+def test_a_script_runs_the_suite_on_the_oldest_python():
+    script = ROOT / ".ci" / "run-oldest"
+    assert os.access(script, os.X_OK)
+    text = script.read_text()
+    assert "3.9" in text and "pip install -e '.[dev]' && python -m pytest" in text
+
+
+def test_entry_points():
+    assert PROJECT["scripts"] == {"devlint": "devlint.cli:main"}
+    assert PROJECT["entry-points"]["flake8.extension"] == {"DEV": "devlint.flake8_plugin:DevlintChecker"}
+    assert PROJECT["entry-points"]["pytest11"] == {"devlint": "devlint.runtime.pytest_plugin"}
