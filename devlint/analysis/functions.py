@@ -302,6 +302,8 @@ def cpu_only_inputs(interp, fdef: cst.FunctionDef, args: Args, bound: bool) -> s
 
 
 def _cpu_only_params(fdef: cst.FunctionDef) -> set:
+    """Parameters the function uses on the host: handed to a cpu-only argument, or brought to the cpu
+    (`lengths.cpu()`, `.tolist()`): its caller may keep them there."""
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
     short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
     found = set()
@@ -309,7 +311,11 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
     while stack:
         node = stack.pop()
         if isinstance(node, cst.Call):
-            spec = short.get((dotted(node.func) or "").rsplit(".", 1)[-1])
+            func = node.func
+            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in params \
+                    and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
+                found.add(func.value.value)
+            spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
             if spec is not None:
                 position, keyword = spec
                 for i, arg in enumerate(node.args):
@@ -318,6 +324,15 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
                         found.add(arg.value.value)
         stack.extend(children(node))
     return found
+
+
+_TO_HOST = frozenset({"cpu", "tolist", "numpy", "item"})
+
+
+def _to_cpu(call: cst.Call) -> bool:
+    """`x.to("cpu")`, `x.to(device="cpu")`, `x.to(torch.device("cpu"))`."""
+    return any("'cpu'" in text or '"cpu"' in text
+               for text in (cst.Module([]).code_for_node(arg.value) for arg in call.args[:1]))
 
 
 # ---------------------------------------------------------------- classes

@@ -266,6 +266,17 @@ class Interpreter:
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
         return functions.find_method(cls, name, self.classes)
 
+    def call_method_of(self, receiver: Value, name: str, values: list, node: cst.CSTNode, state: State) -> Value:
+        """Call `receiver.name(*values)`, a method of a class of this file (UNKNOWN if it has none)."""
+        cls = self.classes.get(getattr(receiver, "cls", None) or "")
+        method = functions.find_method(cls, name, self.classes)
+        fn = self.functions.get(id(method)) if method is not None else None
+        if fn is None:
+            return UNKNOWN
+        args = Args()
+        args.positional = [(node, value) for value in values]
+        return self.invoke(replace(fn, bound=receiver), args, node, state, None)
+
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
         """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
         return functions.cpu_only_inputs(self, fdef, args, bound)

@@ -49,7 +49,7 @@ def pack(x, mask):
         value = fact.value
         yield Verdict(
             fact.node,
-            f"`{fact.function}` needs `{fact.argument}` on the cpu, but `{value.label}` is on {value.value.device}",
+            f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` is on {value.value.device}",
             why=(self.placed(value.label, value.value),) + self.called_from(fact),
             fix=f"pass `{value.label}.cpu()`",
         )

@@ -11,10 +11,11 @@ class CudaApiUnguarded(Rule):
 
     ## What it does
     Flags `torch.cuda.synchronize()`, `torch.cuda.Event(...)`,
-    `get_device_name`, `current_device`, `set_device`, `memory_allocated` and
-    the other `torch.cuda` calls that initialize CUDA, when no guard dominates
-    them. Calls that are safe without a GPU (`is_available`, `device_count`,
-    `manual_seed`, `manual_seed_all`, `empty_cache`) are not flagged.
+    `get_device_name`, `current_device`, `set_device` and the other
+    `torch.cuda` calls that initialize CUDA, when no guard dominates them.
+    Calls that are safe without a GPU (`is_available`, `device_count`,
+    `manual_seed`, `manual_seed_all`, `empty_cache`, and the memory
+    statistics such as `memory_allocated`, which answer 0) are not flagged.
 
     ## Why is this bad?
     Without a GPU they raise (`Torch not compiled with CUDA enabled`, `Found

@@ -3,17 +3,51 @@ and `torch.load` restores tensors on the device they were saved from unless told
 
 from __future__ import annotations
 
-from devlint.facts import Load
+from typing import Optional
+
+from devlint.facts import CpuOnlyArgument, Load
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
-from devlint.values import CPU, UNKNOWN, Dataset, DeviceValue, Loader, Tensor, Value
+from devlint.semantics.containers import tensors_in
+from devlint.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Instance, Loader, Tensor, Value
 
 
 def data_loader(site: CallSite) -> Value:
     dataset = site.args.first("dataset")
     if isinstance(dataset, Dataset):
         return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where)
+    if isinstance(dataset, Instance):
+        where = _item_device(site, dataset)
+        if where is not None:
+            return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where)
     return Loader(why=((site.node, "a DataLoader yields cpu batches"),))
+
+
+def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
+    """Where a dataset of this file puts its items (its `__getitem__`); checks that a DataLoader
+    can pin them and send them to worker processes (cpu tensors only)."""
+    item = site.walk.call_method_of(dataset, "__getitem__", [UNKNOWN], site.node, site.state)
+    devices = {t.where for t in tensors_in(item)}
+    if len(devices) != 1 or None in devices:
+        return None
+    where = devices.pop()
+    if where.concrete and where.kind != "cpu":
+        for option in ("pin_memory", "num_workers"):
+            value = site.args.get(option)
+            if isinstance(value, Const) and value.value not in (None, False, 0):
+                site.emit(CpuOnlyArgument(site.node, "DataLoader", f"the items it {_WHY[option]}",
+                                          site.operand(site.args.find(0, "dataset")[0],
+                                                       Tensor(why=item_why(item), where=where)), site.context))
+                break
+    return where
+
+
+_WHY = {"pin_memory": "pins (`pin_memory=True`)", "num_workers": "sends to worker processes (`num_workers > 0`)"}
+
+
+def item_why(item: Value) -> tuple:
+    found = tensors_in(item)
+    return found[0].why if found else ()
 
 
 def tensor_dataset(site: CallSite) -> Value:

@@ -38,7 +38,7 @@ def cpu_only_argument(site: CallSite) -> Value:
         arg_node, value = found
         if isinstance(value, Tensor) and value.where is not None and value.where.kind != "cpu" \
                 and (value.derived or value.where.concrete):
-            site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], keyword, site.operand(arg_node, value),
+            site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
                                       site.context))
     first = args.first()
     return Located(where=first.device) if isinstance(first, (Tensor, Located)) else UNKNOWN

@@ -154,7 +154,10 @@ TENSOR_DATASETS = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data
 CUDA_SAFE = frozenset(
     "torch.cuda." + n
     for n in "is_available device_count manual_seed manual_seed_all empty_cache is_initialized seed seed_all "
-    "ipc_collect amp is_bf16_supported get_arch_list nvtx".split()
+    "ipc_collect amp is_bf16_supported get_arch_list nvtx "
+    # memory statistics answer 0 (an empty dict) without CUDA
+    "memory_allocated max_memory_allocated memory_reserved max_memory_reserved memory_cached max_memory_cached "
+    "memory_stats".split()
 )
 AVAILABILITY = frozenset(
     {"torch.cuda.is_available", "torch.backends.cudnn.is_available", "torch.cuda.is_initialized",
@@ -171,9 +174,8 @@ DEVICE_COUNT_CALLS = frozenset({"torch.cuda.device_count"})
 CUDA_NEEDS_GPU = frozenset(
     "torch.cuda." + n
     for n in "synchronize Event Stream current_device get_device_name get_device_properties "
-    "get_device_capability set_device memory_allocated max_memory_allocated memory_reserved "
-    "max_memory_reserved memory_cached max_memory_cached reset_peak_memory_stats "
-    "reset_max_memory_allocated memory_summary memory_stats mem_get_info current_stream "
+    "get_device_capability set_device reset_peak_memory_stats "
+    "reset_max_memory_allocated memory_summary mem_get_info current_stream "
     "default_stream stream graph CUDAGraph set_stream utilization get_rng_state set_rng_state "
     "set_per_process_memory_fraction".split()
 )

@@ -33,7 +33,8 @@ import torch
 torch.cuda.manual_seed_all(0)
 torch.cuda.empty_cache()
 n = torch.cuda.device_count()
-print(torch.cuda.memory_allocated())  # expect: DEV203
+print(torch.cuda.memory_allocated())  # memory statistics answer 0 without CUDA
+print(torch.cuda.get_device_name())  # expect: DEV203
 """,
     "pack_padded": """
 import torch
