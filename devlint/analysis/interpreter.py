@@ -92,6 +92,10 @@ class Interpreter:
         """Names the current function uses as only a tensor can be used."""
         return self.scope_of(self.current_function).tensor_names
 
+    def module_names(self) -> set:
+        """Names used as only a module can be, in the current function or at module level."""
+        return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
+
     def clock_ends(self) -> set:
         return self.scope_of(self.current_function).clock_ends
 

@@ -53,11 +53,12 @@ def children(node: cst.CSTNode) -> list:
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "host_names", "clock_ends", "generator", "library_calls")
+    __slots__ = ("tensor_names", "host_names", "module_names", "clock_ends", "generator", "library_calls")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
         self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
+        self.module_names: set[str] = set()  # used as only an nn.Module can be (`.eval()`, `.parameters()`)
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
         self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
@@ -97,6 +98,8 @@ class PrePass:
                 self.called_names.add(func.attr.value)
                 if func.attr.value == "numpy" and dotted(func.value):
                     scope.host_names.add(dotted(func.value))
+                elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
+                    scope.module_names.add(dotted(func.value))
             self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
             callee = dotted(func)
             if callee:

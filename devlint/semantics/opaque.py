@@ -8,10 +8,13 @@ for the GPU (a validation run ends with `.cpu()`).
 
 from __future__ import annotations
 
+import libcst as cst
+
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.devices import unknown_to
-from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Value
+from devlint.syntax import dotted
+from devlint.values import CPU, UNKNOWN, DeviceValue, Located, Module, Seq, Tensor, Value
 
 
 def unknown_function(site: CallSite) -> Value:
@@ -19,7 +22,29 @@ def unknown_function(site: CallSite) -> Value:
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    if _constructs_a_module(site):
+        where = state.default_device or CPU
+        return Module(why=((site.node, "modules are created on cpu"),), where=where)
     return UNKNOWN
+
+
+def _constructs_a_module(site: CallSite) -> bool:
+    """`model = Net(args)` with a class imported from the project, whose result the file uses as only a
+    module can be used (`model.eval()`, `model.parameters()`): a new module, on the cpu. A lowercase
+    factory (`build_model(cfg)`) may well move what it builds: it stays unknown, as does a constructor
+    given a device."""
+    name = site.path.rsplit(".", 1)[-1]
+    if not (name[:1].isupper() and not name.isupper()) or site.path.startswith(api.LIBRARY_PREFIXES):
+        return False
+    args = site.args
+    if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
+                            for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
+        return False
+    consumer = site.walk.consumer(site.node)
+    if not isinstance(consumer, cst.Assign) or len(consumer.targets) != 1:
+        return False
+    target = dotted(consumer.targets[0].target)
+    return target is not None and target in site.walk.module_names()
 
 
 def unknown_callee(site: CallSite) -> Value:

@@ -59,6 +59,17 @@ METADATA_METHODS = frozenset(
 # Tensor methods that may cross devices by design.
 CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_", "index_put_"})
 
+# Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
+LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
+                    "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
+
+# Methods only an nn.Module has: calling one on a name is evidence it is a module.
+MODULE_ONLY_METHODS = frozenset(
+    {"eval", "parameters", "named_parameters", "modules", "named_modules", "children", "named_children",
+     "buffers", "named_buffers", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
+     "register_full_backward_hook", "register_module", "add_module"}
+)
+
 # Attributes and methods only a tensor has: using one on a name is evidence it is a tensor.
 TENSOR_ONLY_ATTRS = frozenset(
     {"size", "shape", "view", "ndimension", "dim", "numel", "unsqueeze", "squeeze", "reshape", "permute",
