@@ -20,7 +20,9 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
 LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude")
-BOOL_KEYS = ("force-exclude", "respect-gitignore")
+BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu")
+# `assume-gpu = true`: a GPU-only project, where GPU assumptions are the design.
+GPU_ASSUMPTION_RULES = ("DEV201", "DEV202", "DEV203", "DEV204")
 KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores",))
 
 
@@ -47,12 +49,14 @@ class Config:
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     force_exclude: bool = False
     respect_gitignore: bool = True
+    assume_gpu: bool = False
     source: Optional[str] = None
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to the config file's folder
     warnings: list[str] = field(default_factory=list)
 
     def selection(self) -> Selection:
-        return Selection(self.select, list(self.extend_select), list(self.ignore))
+        ignore = list(self.ignore) + (list(GPU_ASSUMPTION_RULES) if self.assume_gpu else [])
+        return Selection(self.select, list(self.extend_select), ignore)
 
 
 def split_codes(values: Sequence[str]) -> list[str]:
@@ -181,6 +185,7 @@ def parse_table(table: dict, path: Path) -> Config:
     config.extend_exclude = list(table.get("extend-exclude", []))
     config.force_exclude = table.get("force-exclude", False)
     config.respect_gitignore = table.get("respect-gitignore", True)
+    config.assume_gpu = table.get("assume-gpu", False)
     for key, codes in (("select", config.select or []), ("extend-select", config.extend_select),
                        ("ignore", config.ignore)):
         validate_codes(codes, f"{where} {key}")

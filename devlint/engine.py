@@ -42,6 +42,8 @@ def check_module(module: cst.Module, source_text: str, path: str, rules: Sequenc
                 reports.append((rule, report))
 
     analyse(module, emit)
+    for rule in rules:
+        reports.extend((rule, report) for report in rule.finish())
     if not reports and not mentions_suppression(source_text):
         return []
     lines = source_text.splitlines()

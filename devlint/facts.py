@@ -15,6 +15,14 @@ from devlint.values import Step, Value
 
 
 @dataclass(frozen=True)
+class FileIntent:
+    """Whether the file means to run without a GPU too: emitted first, once per file."""
+
+    node: cst.CSTNode  # the module
+    cpu_capable: bool  # an availability check, a device option or a device variable somewhere
+
+
+@dataclass(frozen=True)
 class Operand:
     node: cst.CSTNode
     value: Value
@@ -92,6 +100,7 @@ class Load:
     guarded: bool
     context: Context
     device_name: Optional[str] = None  # a variable in scope holding the selected device (for the fix)
+    saved_here: bool = False  # what it loads was written by torch.save just before, on this machine
 
 
 @dataclass(frozen=True)

@@ -237,6 +237,15 @@ class Availability(Value):
 
     positive: bool = True
     backend: str = "cuda"
+    # Which outcome tells something: "both" (`torch.cuda.is_available()`), "then" (`avail and x`: true
+    # means available, false says nothing) or "else" (`not avail or x`: only false says something).
+    branch: str = "both"
+
+    def learns(self, outcome: bool) -> Optional[bool]:
+        """What a path where this was `outcome` knows: True the accelerator is there, False it is not."""
+        if self.branch == "both" or self.branch == ("then" if outcome else "else"):
+            return self.positive if outcome else not self.positive
+        return None
 
 
 @dataclass(frozen=True)

@@ -55,9 +55,9 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
         return DeviceValue(why=base.why, where=base.where)
     if attr in _SAME_TENSOR:
         return base
-    if attr == "is_cuda" and base.where is not None and base.where.kind == "selected":
-        return Availability(positive=True)
-    if attr in ("shape", "dtype", "ndim", "is_cuda", "requires_grad", "layout"):
+    if attr == "is_cuda":
+        return Availability(positive=True)  # `if x.is_cuda:` guards GPU code
+    if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
         return UNKNOWN
     return BoundMethod(receiver=base, name=attr)
 

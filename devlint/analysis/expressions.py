@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.analysis.assignment import assign, eval_slices
 from devlint.analysis.attributes import attribute
 from devlint.analysis.calls import eval_call
-from devlint.analysis.guards import combine, comparison_guard, cuda_polarity, polarity
+from devlint.analysis.guards import boolean, comparison_guard, learns, negate, polarity
 from devlint.semantics import torch_api as api
 from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
@@ -153,10 +153,8 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
     test = interp.eval(node.test, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if cuda_polarity(test) is True:
-        then_state.guarded = True
-    elif cuda_polarity(test) is False:
-        else_state.guarded = True
+    then_state.guarded = then_state.guarded or learns(test, True) is True
+    else_state.guarded = else_state.guarded or learns(test, False) is True
     body = interp.eval(node.body, then_state)
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
@@ -173,9 +171,8 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
 def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
     value = interp.eval(node.expression, state)
     if isinstance(node.operator, cst.Not):
-        direction = polarity(value)
-        if direction is not None:
-            return Availability(positive=not direction, backend=value.backend)
+        if isinstance(value, Availability):
+            return negate(value)
         if isinstance(value, Const):
             return Const(value=not value.value, node=node)
         return UNKNOWN
@@ -188,20 +185,15 @@ def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
     left = interp.eval(node.left, state)
     right_state = state.copy()
     conjunction = isinstance(node.operator, cst.And)
-    if conjunction and cuda_polarity(left) is True:
+    if conjunction and learns(left, True) is True:
         right_state.guarded = True
+    if not conjunction and learns(left, False) is True:
+        right_state.guarded = True  # `not avail or x`: x runs where CUDA is
     right = interp.eval(node.right, right_state)
-    lp, rp = polarity(left), polarity(right)
-    if conjunction:
-        if lp is True or rp is True:
-            return combine([v for v, p in ((left, lp), (right, rp)) if p is True], True)
-        if lp is False and rp is False:
-            return combine([left, right], False)
-    else:
-        if lp is True and rp is True:
-            return combine([left, right], True)
-        if lp is False or rp is False:
-            return combine([left, right], False) if (lp is False and rp is False) else UNKNOWN
+    check = boolean(left, right, conjunction)
+    if check is not None:
+        return check
+    if not conjunction:
         if isinstance(left, Const) and not left.value:
             return right
         if isinstance(left, (Tensor, Module, DeviceValue)):

@@ -32,10 +32,38 @@ def cuda_polarity(value: Value) -> Optional[bool]:
     return None
 
 
-def combine(values: list, positive: bool) -> Availability:
-    """An `and`/`or` of availability checks: a CUDA check only if all its checks are."""
-    backends = {v.backend for v in values if isinstance(v, Availability)}
-    return Availability(positive=positive, backend="cuda" if backends <= {"cuda"} else backends.pop())
+def learns(value: Value, outcome: bool, backend: str = "cuda") -> Optional[bool]:
+    """What the path where `value` was `outcome` knows of CUDA: True available, False missing."""
+    if not isinstance(value, Availability) or value.backend != backend:
+        return None
+    return value.learns(outcome)
+
+
+def negate(value: Availability) -> Availability:
+    return Availability(positive=not value.positive, backend=value.backend,
+                        branch={"then": "else", "else": "then"}.get(value.branch, value.branch))
+
+
+def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availability]:
+    """`left and right` / `left or right` as an availability check, or None when neither side is one.
+
+    A conjunction that is true makes each side true; a disjunction that is false makes each side
+    false: that is what the branch on that outcome learns."""
+    checks = [v for v in (left, right) if isinstance(v, Availability)]
+    if not checks:
+        return None
+    backends = {v.backend for v in checks}
+    backend = "cuda" if backends <= {"cuda"} else sorted(backends - {"cuda"})[0]
+    if len(checks) == 2 and all(v.branch == "both" for v in checks) and checks[0].positive == checks[1].positive \
+            and (checks[0].positive == conjunction):
+        return Availability(positive=checks[0].positive, backend=backend)  # `use_cuda and avail`: exact
+    outcome = conjunction  # the outcome of the whole that fixes each side
+    for check in checks:
+        known = learns(check, outcome, check.backend)
+        if known is not None:
+            positive = known if outcome else not known
+            return Availability(positive=positive, backend=backend, branch="then" if conjunction else "else")
+    return None
 
 
 def guess_flag(attr: str) -> Value:
@@ -53,6 +81,14 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
     if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
         return _device_count_guard(op, right.value)
+    if isinstance(left, DeviceCount) and isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+        return True  # `device_count() > rank`: at least one GPU on that path
+    if isinstance(left, Availability) and isinstance(right, Const) and right.value is None:
+        # `if args.gpu is not None:` the user chose a GPU
+        if isinstance(op, (cst.IsNot, cst.NotEqual)):
+            return left.positive
+        if isinstance(op, (cst.Is, cst.Equal)):
+            return not left.positive
     text = right.value if isinstance(right, Const) else None
     subject = left
     if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown)):

@@ -23,7 +23,7 @@ from devlint.analysis.expressions import EVAL
 from devlint.analysis.prepass import PrePass, Scope
 from devlint.analysis.state import LoopFrame, State
 from devlint.analysis.statements import exec_block
-from devlint.facts import Context, GpuAssumption, HostSync, ModuleCall, Operand, Operation
+from devlint.facts import Context, FileIntent, GpuAssumption, HostSync, ModuleCall, Operand, Operation
 from devlint.mixing import classify, pairs
 from devlint.semantics.callsite import Args
 from devlint.semantics.containers import join_all, tensors_in
@@ -66,6 +66,7 @@ class Interpreter:
 
     def run(self) -> None:
         self.prepass = PrePass(self.module)
+        self.emit(FileIntent(self.module, cpu_capable=self.prepass.cpu_evidence is not None))
         state = State()
         self.globals = state.env
         end = exec_block(self, self.module.body, state)
@@ -95,6 +96,10 @@ class Interpreter:
     def module_names(self) -> set:
         """Names used as only a module can be, in the current function or at module level."""
         return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
+
+    def saved_targets(self) -> set:
+        """Where `torch.save` writes, in the current function or at module level (source text)."""
+        return self.scope_of(self.current_function).saved_to | self.prepass.scopes[0].saved_to
 
     def clock_ends(self) -> set:
         return self.scope_of(self.current_function).clock_ends

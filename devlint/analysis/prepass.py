@@ -10,6 +10,8 @@ libcst's visitors are slow; this walks dataclass fields directly.
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Optional
+
 import libcst as cst
 
 from devlint.semantics import torch_api as api
@@ -53,7 +55,8 @@ def children(node: cst.CSTNode) -> list:
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "host_names", "module_names", "clock_ends", "generator", "library_calls")
+    __slots__ = ("tensor_names", "host_names", "module_names", "clock_ends", "generator", "library_calls",
+                 "saved_to")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -62,6 +65,7 @@ class Scope:
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
         self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
+        self.saved_to: set[str] = set()  # the source text of where `torch.save` writes (`path`, `buf`, `"m.pt"`)
 
 
 class PrePass:
@@ -73,6 +77,10 @@ class PrePass:
         self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
         self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
         self.imports: dict[str, str] = {}  # a name bound by an import anywhere -> its dotted path
+        # Evidence that the file means to run without a GPU too (an availability check, a device option,
+        # a device variable): the first node found, or None for a file that is GPU-only throughout.
+        self.cpu_evidence: Optional[cst.CSTNode] = None
+        self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
         stack = [(module, self.scopes[0])]
         while stack:
             node, scope = stack.pop()
@@ -88,6 +96,9 @@ class PrePass:
             stack.extend((child, scope) for child in children(node))
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
+        for node in self._device_attributes:
+            if self.cpu_evidence is None and dotted(node.value).split(".")[0] not in self.imports:
+                self.cpu_evidence = node
 
     def _note(self, node: cst.CSTNode, scope: Scope) -> None:
         if isinstance(node, cst.Call):
@@ -101,6 +112,8 @@ class PrePass:
                 elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
                     scope.module_names.add(dotted(func.value))
             self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+            if self.cpu_evidence is None and _device_choice(node):
+                self.cpu_evidence = node
             callee = dotted(func)
             if callee:
                 positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -108,9 +121,21 @@ class PrePass:
                 names += [dotted(e.value) for v in positional if isinstance(v, (cst.List, cst.Tuple))
                           for e in v.elements]
                 scope.library_calls.append((callee, [n for n in names if n]))
+                if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
+                    target = [a.value for a in node.args if a.keyword is None][1:2] or \
+                        [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
+                    if target:
+                        scope.saved_to.add(_source(target[0]))
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             self._note_import(node)
+        elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
+            test = dotted(node.test.expression if isinstance(node.test, cst.UnaryOperation) else node.test)
+            last = (test or "").rsplit(".", 1)[-1]
+            if self.cpu_evidence is None and (last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES):
+                self.cpu_evidence = node  # `if args.cuda:` a switch for the GPU
         elif isinstance(node, cst.Attribute):
+            if node.attr.value == "device" and dotted(node.value):
+                self._device_attributes.append(node)
             if node.attr.value in api.TENSOR_ONLY_ATTRS:
                 name = dotted(node.value)
                 if name:
@@ -151,11 +176,36 @@ class PrePass:
         for callee, names in scope.library_calls:
             head, _, rest = callee.partition(".")
             path = self.imports.get(head, head) + ("." + rest if rest else "")
+            if self.cpu_evidence is None and path in api.DEVICE_CHECKS:
+                self.cpu_evidence = scope  # (any node would do: only its presence counts)
             if path.startswith(api.HOST_LIBRARY_PREFIXES):
                 scope.host_names.update(names)
             elif is_tensor_operation(path):
                 scope.tensor_names.update(names)
         scope.library_calls = []
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def _source(node: cst.CSTNode) -> str:
+    return " ".join(_EMPTY.code_for_node(node).split())
+
+
+def _device_choice(call: cst.Call) -> bool:
+    """`parser.add_argument("--no-cuda")`, `.to(device)`, `zeros(..., device=args.device)`."""
+    func = call.func
+    if isinstance(func, cst.Attribute) and func.attr.value == "add_argument":
+        for arg in call.args:
+            if isinstance(arg.value, cst.SimpleString):
+                flag = arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
+                if flag in api.DEVICE_OPTIONS:
+                    return True
+        return False
+    candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
+    if isinstance(func, cst.Attribute) and func.attr.value == "to" and call.args:
+        candidates.append(call.args[0].value)
+    return any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates)
 
 
 def is_tensor_operation(path: str) -> bool:

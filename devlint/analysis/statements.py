@@ -13,7 +13,7 @@ import libcst as cst
 from devlint.analysis.assignment import assign
 from devlint.analysis.contexts import exec_with
 from devlint.analysis.expressions import binary
-from devlint.analysis.guards import cuda_polarity, is_skip_marker, polarity
+from devlint.analysis.guards import is_skip_marker, learns, polarity
 from devlint.analysis.prepass import has_training_call
 from devlint.analysis.state import LoopFrame, Returned, State
 from devlint.facts import DiscardedMove
@@ -88,7 +88,7 @@ def exec_raise(interp, small: cst.Raise, line: cst.CSTNode, state: State) -> Non
 
 def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
     test = interp.eval(small.test, state)
-    if cuda_polarity(test) is True:
+    if learns(test, True) is True:
         state.guarded = True
     if isinstance(small.test, cst.Name) and small.test.value == "False":
         state.dead = True
@@ -168,12 +168,13 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     test = interp.eval(node.test, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if cuda_polarity(test) is True:
-        then_state.guarded, else_state.unavailable = True, True
-        else_state.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
-    elif cuda_polarity(test) is False:
-        else_state.guarded, then_state.unavailable = True, True
-        then_state.timing.work = None
+    for branch, outcome in ((then_state, True), (else_state, False)):
+        known = learns(test, outcome)
+        if known is True:
+            branch.guarded = True
+        elif known is False:
+            branch.unavailable = True
+            branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, then_state)
     interp.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
@@ -252,7 +253,7 @@ def exec_for(interp, node: cst.For, state: State) -> State:
 
 def exec_while(interp, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
-        if cuda_polarity(interp.eval(node.test, s)) is True:
+        if learns(interp.eval(node.test, s), True) is True:
             s.guarded = True
 
     out = loop(interp, node.body, state, bind, has_training_call(node.body))

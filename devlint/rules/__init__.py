@@ -15,6 +15,7 @@ from devlint.rules.dev108_optimizer_state_left_behind import OptimizerStateNotMo
 from devlint.rules.dev201_gpu_assumed import GpuAssumed
 from devlint.rules.dev202_load_without_map_location import LoadWithoutMapLocation
 from devlint.rules.dev203_cuda_api_unguarded import CudaApiUnguarded
+from devlint.rules.dev204_gpu_only_file import GpuOnlyFile
 from devlint.rules.dev301_unsynchronized_timing import UnsynchronizedTiming
 from devlint.rules.dev302_event_not_synchronized import EventNotSynchronized
 from devlint.rules.dev401_host_conversion import HostConversionOfGpuTensor
@@ -24,7 +25,7 @@ from devlint.rules.dev502_sync_in_training_loop import SyncInTrainingLoop
 ALL_RULES: list[type[Rule]] = [
     UnusedSuppression, MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
     GpuTensorForCpuArgument, ModuleInPlainContainer, OptimizerStateNotMoved, GpuAssumed, LoadWithoutMapLocation,
-    CudaApiUnguarded, UnsynchronizedTiming,
+    CudaApiUnguarded, GpuOnlyFile, UnsynchronizedTiming,
     EventNotSynchronized, HostConversionOfGpuTensor, CreatedThenMoved, SyncInTrainingLoop,
 ]
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}

@@ -47,6 +47,24 @@ class Rule:
     def check(self, fact: object) -> Iterable[Verdict]:
         raise NotImplementedError
 
+    def file_state(self) -> dict:
+        """Scratch space for the file being checked (a rule object checks many files)."""
+        if getattr(self, "_state_file", None) is not self.file:
+            self._state_file, self._state = self.file, {}
+        return self._state
+
+    def cpu_capable(self) -> bool:
+        """Does the file mean to run without a GPU too? (From its FileIntent fact; rules that ask
+        subscribe to FileIntent and record it with `note_intent`.)"""
+        return self.file_state().get("cpu_capable", True)
+
+    def note_intent(self, fact: object) -> None:
+        self.file_state()["cpu_capable"] = fact.cpu_capable
+
+    def finish(self) -> Iterable[Verdict]:
+        """After the whole file: verdicts that needed all of its facts (a file-level summary)."""
+        return ()
+
     # --- helpers for the why of a report
 
     def placed(self, label: str, value: object) -> str:

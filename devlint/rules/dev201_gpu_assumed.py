@@ -4,7 +4,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from devlint.facts import GpuAssumption
+from devlint.facts import FileIntent, GpuAssumption
 from devlint.fixes import AFTER, BEFORE, BEFORE_LAST, LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
 from devlint.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
                                    simple_string_value, statement_of, torch_alias)
@@ -30,6 +30,13 @@ class GpuAssumed(Rule):
     exit when CUDA is missing, pytest/unittest skip decorators, and a user's
     explicit choice (`--device`, `--cuda` flags).
 
+    Only files that show they mean to run without a GPU too are checked line
+    by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/
+    `--device` option, a `if use_cuda:` switch, or compute on a device variable.
+    A file that is GPU-only throughout gets one DEV204 instead; a GPU-only
+    project sets `assume-gpu = true`. Constructing `torch.device("cuda")`
+    touches no GPU: it is reported where the device is used.
+
     ## Why is this bad?
     On a machine without an NVIDIA GPU (a laptop, CI, a Mac) the script dies
     with `AssertionError: Torch not compiled with CUDA enabled` or
@@ -48,7 +55,7 @@ class GpuAssumed(Rule):
     code = "DEV201"
     name = "gpu-assumed"
     severity = "warning"
-    facts = (GpuAssumption,)
+    facts = (FileIntent, GpuAssumption)
 
     INVALID = (
         """\
@@ -59,6 +66,7 @@ x = torch.zeros(3).to(device)
         """\
 import torch
 from torch import nn
+print("CUDA:", torch.cuda.is_available())  # the script means to run without a GPU too
 model = nn.Linear(3, 3).cuda()  # expect: DEV201
 """,
     )
@@ -77,8 +85,11 @@ if torch.cuda.is_available():
 """,
     )
 
-    def check(self, fact: GpuAssumption) -> Iterable[Verdict]:
-        if fact.kind != "device" or fact.guarded:
+    def check(self, fact: object) -> Iterable[Verdict]:
+        if isinstance(fact, FileIntent):
+            self.note_intent(fact)
+            return
+        if fact.kind != "device" or fact.guarded or not self.cpu_capable():
             return
         yield Verdict(
             fact.node,

@@ -4,7 +4,7 @@ from typing import Iterable, Optional
 
 import libcst as cst
 
-from devlint.facts import Load
+from devlint.facts import FileIntent, GpuAssumption, Load
 from devlint.fixes import AFTER, Fix, NodeEdit
 from devlint.rules.base import Verdict, Rule
 
@@ -14,7 +14,10 @@ class LoadWithoutMapLocation(Rule):
 
     ## What it does
     Flags `torch.load(path)` calls that give no `map_location`, outside code
-    guarded by a CUDA availability check.
+    guarded by a CUDA availability check. Not flagged: loading what the same
+    function (or script) just wrote with `torch.save` to the same path or
+    buffer (it is loaded on the machine that saved it), and files that are
+    GPU-only throughout (DEV204).
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
@@ -30,7 +33,7 @@ class LoadWithoutMapLocation(Rule):
     code = "DEV202"
     name = "load-without-map-location"
     severity = "warning"
-    facts = (Load,)
+    facts = (FileIntent, GpuAssumption, Load)
 
     INVALID = (
         """\
@@ -46,10 +49,24 @@ state = torch.load("checkpoint.pt", map_location=device)
 """,
     )
 
-    def check(self, fact: Load) -> Iterable[Verdict]:
-        if fact.has_map_location or fact.guarded:
-            return
-        yield Verdict(
+    def check(self, fact: object) -> Iterable[Verdict]:
+        if isinstance(fact, FileIntent):
+            self.note_intent(fact)
+        elif isinstance(fact, GpuAssumption):
+            self.file_state()["uses_gpu"] = True
+        elif not (fact.has_map_location or fact.guarded or fact.saved_here):
+            self.file_state().setdefault("loads", []).append(fact)
+        return ()
+
+    def finish(self) -> Iterable[Verdict]:
+        state = self.file_state()
+        if state.get("uses_gpu") and not self.cpu_capable():
+            return  # a GPU-only file (DEV204): it never loads without a GPU
+        for fact in state.get("loads", ()):
+            yield self._verdict(fact)
+
+    def _verdict(self, fact: Load) -> Verdict:
+        return Verdict(
             fact.node,
             "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
             "holds cuda tensors",

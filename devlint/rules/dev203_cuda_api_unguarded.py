@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from devlint.facts import GpuAssumption
+from devlint.facts import FileIntent, GpuAssumption
 from devlint.rules.base import Verdict, Rule
 
 
@@ -26,11 +26,12 @@ class CudaApiUnguarded(Rule):
     code = "DEV203"
     name = "cuda-api-unguarded"
     severity = "warning"
-    facts = (GpuAssumption,)
+    facts = (FileIntent, GpuAssumption)
 
     INVALID = (
         """\
 import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.cuda.get_device_name(0))  # expect: DEV203
 """,
     )
@@ -43,8 +44,11 @@ torch.cuda.manual_seed_all(0)
 """,
     )
 
-    def check(self, fact: GpuAssumption) -> Iterable[Verdict]:
-        if fact.kind != "cuda-api" or fact.guarded:
+    def check(self, fact: object) -> Iterable[Verdict]:
+        if isinstance(fact, FileIntent):
+            self.note_intent(fact)
+            return
+        if fact.kind != "cuda-api" or fact.guarded or not self.cpu_capable():
             return
         yield Verdict(
             fact.node,

@@ -33,9 +33,10 @@ def skip_marker(site: CallSite) -> Value:
     """`pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `unittest.skipUnless(...)`."""
     args = site.args
     condition = args.first("condition")
-    polarity = condition.positive if isinstance(condition, Availability) and condition.backend == "cuda" else None
-    wanted = site.path in api.SKIP_UNLESS_DECORATORS
-    return SkipMarker() if polarity is wanted else UNKNOWN
+    runs_when = site.path in api.SKIP_UNLESS_DECORATORS  # skipUnless(c) runs the test when c is true
+    if isinstance(condition, Availability) and condition.backend == "cuda" and condition.learns(runs_when) is True:
+        return SkipMarker()
+    return UNKNOWN
 
 
 def is_cuda_api(path: str) -> bool:

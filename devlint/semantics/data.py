@@ -67,7 +67,10 @@ def load(site: CallSite) -> Value:
     scope = {**getattr(site.walk, "globals", {}), **site.state.env}  # for the fix: a selected device in scope
     device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
                         and value.where is not None and value.where.kind == "selected"), None)
-    site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name))
+    source = args.find(0, "f")
+    saved_here = source is not None and \
+        " ".join(site.walk.module.code_for_node(source[0]).split()) in site.walk.saved_targets()
+    site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 
 

@@ -80,11 +80,9 @@ def make_device(site: CallSite) -> Value:
         elif device is not None and device.kind == "cuda" and index_value is not UNKNOWN and len(args.positional) > 1:
             device = cuda(None)
         literal = value.node if device is not None and device.kind == "cuda" else None
-        result = DeviceValue(why=((site.node, ""),), where=device, literal=literal,
-                             literal_guarded=value.guarded or state.guarded)
-        if literal is not None and not result.literal_guarded:
-            site.walk.gpu_assumption(literal, f"'{value.value}'", state)
-        return result
+        # constructing a device touches no GPU: using it unguarded is the assumption (device_argument)
+        return DeviceValue(why=((site.node, ""),), where=device, literal=literal,
+                           literal_guarded=value.guarded or state.guarded)
     if isinstance(value, DeviceValue):
         return replace(value, why=value.why + ((site.node, ""),))
     if isinstance(value, Const) and isinstance(value.value, int):

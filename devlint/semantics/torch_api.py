@@ -249,6 +249,19 @@ ALIASES = {
     "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
 }
 
+# Calls that check for an accelerator, and command-line options that choose one: a file with either
+# means to run without a GPU too.
+DEVICE_CHECKS = frozenset(
+    {"torch.cuda.is_available", "torch.cuda.device_count", "torch.accelerator.is_available",
+     "torch.accelerator.current_accelerator", "torch.backends.mps.is_available", "torch.xpu.is_available",
+     "torch.mps.is_available"}
+)
+DEVICE_OPTIONS = frozenset(
+    {"cpu", "no_cuda", "nocuda", "cuda", "use_cuda", "device", "devices", "gpu", "gpus", "gpu_id", "gpu_ids",
+     "no_gpu", "use_gpu", "ngpu", "n_gpu", "num_gpus", "accelerator", "no_accel", "no_mps", "mps", "use_cpu",
+     "cpu_only", "force_cpu", "local_rank"}
+)
+
 # Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})

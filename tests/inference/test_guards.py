@@ -41,7 +41,7 @@ if torch.cuda.is_available():
     "guard_helper_called_unguarded": """
 import torch
 def to_gpu(x):
-    return x.cuda()  # expect: DEV201
+    return x.cuda()  # expect: DEV204
 y = to_gpu(torch.zeros(2))
 """,
     "guard_pytest_skipif": """

@@ -23,8 +23,11 @@ def test_hardcoded_cuda_is_an_assumption_unless_guarded():
     _, facts = infer("""
         import torch
         a = torch.device("cuda")
+        unused = torch.device("cuda", 1)  # constructing a device touches no GPU
+        x = torch.zeros(2, device=a)
         if torch.cuda.is_available():
             b = torch.device("cuda")
+            y = torch.zeros(2, device=b)
     """)
     assumptions = [f for f in facts if isinstance(f, GpuAssumption)]
     assert len(assumptions) == 1 and not assumptions[0].guarded
