@@ -33,10 +33,11 @@ def test_device_error_fails_its_test_with_the_story(pytester):
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         "*test_mixed*",
-        "*cpu tensor from test_sample.py:9 (torch.zeros without device=)*",
-        "*cuda:0 tensor from test_sample.py:10 (torch.ones(device=cuda:0))*",
+        "*cpu tensor from test_sample.py:9 (torch.zeros without device=) and "
+        "cuda:0 tensor from test_sample.py:10 (torch.ones(device=cuda:0))*",
     ])
     text = result.stdout.str()
+    assert text.count("cpu tensor from test_sample.py:9") == 1  # the story, once
     assert text.count("devlint runtime (simulated GPU x1)") == 1  # one summary, at the end
     assert "DEV301" in text and "DEV502" in text
 
