@@ -97,6 +97,14 @@ class RuntimePlugin:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        from devlint.runtime.errors import CHECKER_ERRORS
+        from devlint.runtime.origins import is_library
+
+        if call.excinfo is not None and isinstance(call.excinfo.value, CHECKER_ERRORS):
+            # the user's frames only: torch's module machinery tells nothing about the bug
+            mine = call.excinfo.traceback.filter(lambda entry: not is_library(str(entry.path)))
+            if len(mine):
+                call.excinfo.traceback = mine
         outcome = yield
         report, phase = outcome.get_result(), self._phase
         if phase is None or not phase.problems:
