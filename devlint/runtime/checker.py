@@ -21,6 +21,7 @@ from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 from devlint.runtime.origins import (Origin, describe_stack, site_of, story, story_sites, user_stack,
                                      user_where)
 from devlint.runtime.report import Report
+from devlint.runtime.tracking import Record
 from devlint.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
                                          RUNTIME_PACKED_RNNS, RUNTIME_SYNCS)
 
@@ -36,26 +37,36 @@ _DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (
     "device", "is_cuda", "is_cpu", "data", "grad", "T", "mT", "H", "mH", "real", "imag", "_base")}
 
 
+Tensor = torch.Tensor
+_NO_KWARGS: dict = {}  # shared, never written: handlers copy before changing keyword arguments
+
+
 def _name(func: Callable) -> str:
     return getattr(func, "__name__", None) or str(func)
 
 
 def _tensors(args: tuple, kwargs: dict) -> list:
     found = []
-    for value in (*args, *kwargs.values()) if kwargs else args:
-        if isinstance(value, torch.Tensor):
+    for value in args:
+        if isinstance(value, Tensor):
             found.append(value)
         elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, torch.Tensor))
+            found.extend(v for v in value if isinstance(v, Tensor))
+    if kwargs:
+        for value in kwargs.values():
+            if isinstance(value, Tensor):
+                found.append(value)
+            elif isinstance(value, (list, tuple)):
+                found.extend(v for v in value if isinstance(v, Tensor))
     return found
 
 
-def _outputs(result: Any) -> list:
-    if isinstance(result, torch.Tensor):
-        return [result]
+def _outputs(result: Any) -> Any:
+    if isinstance(result, Tensor):
+        return (result,)
     if isinstance(result, (list, tuple)):
-        return [r for r in result if isinstance(r, torch.Tensor)]
-    return []
+        return [r for r in result if isinstance(r, Tensor)]
+    return ()
 
 
 class DeviceChecker(TorchFunctionMode):
@@ -77,7 +88,19 @@ class DeviceChecker(TorchFunctionMode):
         if entry is None:
             entry = self._handlers[func] = self._classify(func)
         handler, name = entry
-        return handler(func, name, args, kwargs or {})
+        if handler is not None:
+            return handler(func, name, args, kwargs or _NO_KWARGS)
+        if kwargs:
+            return self._compute(func, name, args, kwargs)
+        # _compute without keyword arguments, inlined: most calls come this way
+        tensors, devices = self.devices.scan(args)
+        if not tensors:
+            return self._create(func, name, args, _NO_KWARGS, tensors)
+        if len(tensors) > 1 and name not in _CROSS_DEVICE:
+            self._check(name, tensors, devices)
+        result = func(*args)
+        self._inherit(tensors, devices, result, name)
+        return result
 
     def _classify(self, func: Callable) -> tuple:
         name = _name(func)
@@ -98,7 +121,7 @@ class DeviceChecker(TorchFunctionMode):
             return self._sync_then_compute, name
         if name == "copy_":
             return self._copy, name
-        return self._compute, name
+        return None, name  # computing: `_compute`, inlined in the dispatch above
 
     def _passthrough(self, func, name, args, kwargs):
         return func(*args, **kwargs)
@@ -106,14 +129,16 @@ class DeviceChecker(TorchFunctionMode):
     # ------------------------------------------------------------ computing and creating
 
     def _compute(self, func, name, args, kwargs):
+        """The common case, kept tight: it runs for nearly every torch call."""
         __tracebackhide__ = True
         tensors = _tensors(args, kwargs)
         if not tensors or "device" in kwargs:
             return self._create(func, name, args, kwargs, tensors)
+        devices = self.devices.devices_of(tensors)
         if len(tensors) > 1 and name not in _CROSS_DEVICE:
-            self._check(name, tensors)
+            self._check(name, tensors, devices)
         result = func(*args, **kwargs)
-        self._inherit(tensors, result, name)
+        self._inherit(tensors, devices, result, name)
         return result
 
     def _create(self, func, name, args, kwargs, sources):
@@ -139,45 +164,50 @@ class DeviceChecker(TorchFunctionMode):
                 self.pending_work = True
         return result
 
-    def _inherit(self, inputs: list, result: Any, name: str) -> None:
+    def _inherit(self, inputs: list, devices: list, result: Any, name: str) -> None:
         """Results live where their inputs do, and inherit the story of the input that decided it."""
-        outputs = _outputs(result)
+        outputs = (result,) if isinstance(result, Tensor) else _outputs(result)
         if not outputs:
             return
         if name in _FIRST_OUTPUT_ONLY:
             outputs = outputs[:1]
-        device_of = self.devices.device_of
-        source = inputs[0]
-        device = device_of(source)
-        if device.type == "cpu":
-            for t in inputs[1:]:
-                other = device_of(t)
-                if other.type != "cpu":
+        table = self.records.table
+        source, device = inputs[0], devices[0]
+        if device is CPU:
+            for t, other in zip(inputs, devices):
+                if other is not CPU:
                     source, device = t, other
                     break
-        table = self.records.table
         source_record = table.get(id(source))
-        where = user_where(4)
-        earlier = source_record.made if source_record is not None else None
-        made = (where, None if earlier is None else (earlier[0] if earlier[0] != where else earlier[1]))
-        origin = source_record.origin if source_record is not None else None
-        gpu = device.type != "cpu" and self.devices.simulated
-        # computed from a gradient of unknown device (inside backward) and nothing better: unknown too
-        unknown = not gpu and self.devices.simulated and any(
-            (r := table.get(id(t))) is not None and r.autograd for t in inputs)
-        records_of = self.records.of
+        # computed from a gradient of unknown device (inside backward), and nothing better: unknown too
+        unknown_ids = self.records.unknown
+        unknown = bool(unknown_ids) and device is CPU and any(id(t) in unknown_ids for t in inputs)
+        where = user_where(3)  # 1: here, 2: the dispatch or _compute, 3: the caller (or the dispatch)
+        if source_record is not None:
+            earlier, origin = source_record.made, source_record.origin
+            made = (where, None if earlier is None else (earlier[0] if earlier[0] != where else earlier[1]))
+        else:
+            made, origin = (where, None), None
+        tag = device if device is not CPU and self.devices.simulated else None
         for out in outputs:
-            if any(out is t for t in inputs):
-                continue  # in place, or out=: it keeps its device
-            record = records_of(out)
-            if gpu:
-                record.device = device
-            elif unknown:
-                record.autograd = True
-            if origin is not None and record.origin is None:
-                record.origin = origin
-            record.made = made
-        if device.type == "cuda":
+            for t in inputs:
+                if out is t:
+                    break  # in place, or out=: it keeps its device
+            else:
+                key = id(out)
+                record = table.get(key)
+                if record is None:  # Records.new, inlined: this is the hottest line of the checker
+                    record = table[key] = Record(out, self.records.forget)
+                    record.key, record.device, record.origin, record.made = key, tag, origin, made
+                else:
+                    if tag is not None:
+                        record.device = tag
+                    if record.origin is None:
+                        record.origin = origin
+                    record.made = made
+                if unknown:
+                    unknown_ids.add(key)
+        if device is not CPU and device.type == "cuda":
             self.pending_work = True
 
     def _copy(self, func, name, args, kwargs):
@@ -236,18 +266,21 @@ class DeviceChecker(TorchFunctionMode):
             return self._compute(func, name, args, kwargs)
         devices = self.devices
         source = devices.device_of(tensor)
-        dtype = None
+        dtype = memory_format = None
         if name == "cpu":
-            target = CPU
+            target, memory_format = CPU, kwargs.get("memory_format")
         elif name == "cuda":
             index = args[1] if len(args) > 1 else kwargs.get("device")
-            target = devices.resolve(index if index is not None else "cuda")
+            target, memory_format = devices.resolve(index if index is not None else "cuda"), kwargs.get("memory_format")
         else:
-            target, dtype = to_target(devices, args, kwargs)
+            target, dtype, memory_format = to_target(devices, args, kwargs)
         if target is None or target == source:
-            result = devices.same_device(func, tensor, args, kwargs)
-            if result is not tensor and isinstance(result, torch.Tensor):
-                self._inherit([tensor], result, name)
+            copy = kwargs.get("copy", False)
+            if (dtype is None or dtype == tensor.dtype) and not copy and memory_format in (None, torch.preserve_format):
+                return tensor  # as torch itself does: nothing to change
+            result = devices.same_device(func, tensor, args, kwargs, dtype, memory_format, copy)
+            if result is not tensor and isinstance(result, Tensor):
+                self._inherit([tensor], [source], result, name)
                 source_record = self.records.get(tensor)
                 if source_record is not None and source_record.made is not None:
                     self.records.of(result).made = source_record.made  # a dtype change is not where it was made
@@ -270,22 +303,26 @@ class DeviceChecker(TorchFunctionMode):
 
     # ------------------------------------------------------------ checks
 
-    def _check(self, name: str, tensors: list) -> None:
+    def _check(self, name: str, tensors: list, devices: Optional[list] = None) -> None:
         __tracebackhide__ = True
-        device_of = self.devices.device_of
+        if devices is None:
+            devices = self.devices.devices_of(tensors)
+        first_device = devices[0]
+        for d in devices:
+            if d is not first_device and d != first_device:
+                break
+        else:
+            return  # the common case: one device
         if name == "__getitem__":
             # a cpu index is fine for any tensor; a GPU index is not fine for a tensor elsewhere
-            base = device_of(tensors[0])
-            for index in tensors[1:]:
-                device = device_of(index)
-                if device.type != "cpu" and device != base and not self._from_autograd(tensors[0]):
+            for index, device in zip(tensors[1:], devices[1:]):
+                if device is not CPU and device != first_device and not self._from_autograd(tensors[0]):
                     self._mismatch(name, tensors[0], index)
             return
         first = first_device = None
         packed = name in _PACKED_RNNS
-        for t in tensors:
-            device = device_of(t)
-            if device.type == "cpu" and (t.dim() == 0 or (packed and t.dtype == torch.int64)):
+        for t, device in zip(tensors, devices):
+            if device is CPU and (t.dim() == 0 or (packed and t.dtype == torch.int64)):
                 continue  # 0-dim cpu tensors combine with any device; a PackedSequence's sizes stay on the cpu
             if first is None:
                 first, first_device = t, device
@@ -298,12 +335,15 @@ class DeviceChecker(TorchFunctionMode):
         if not self.devices.simulated:
             return False  # a real tensor's device is always known
         record = self.records.get(tensor)
-        if record is not None and (record.autograd or record.device is not None):
-            return record.autograd
+        if record is not None and (record.key in self.records.unknown or record.device is not None):
+            return record.key in self.records.unknown
         if torch._C._current_graph_task_id() != -1:  # inside backward: tensors made in C++ reach us untagged
-            self.records.of(tensor).autograd = True
+            self.mark_autograd(tensor)
             return True
         return False
+
+    def mark_autograd(self, tensor: torch.Tensor) -> None:
+        self.records.mark_unknown(tensor)
 
     def _problem(self, code: str, message: str, tensors: list, error: type) -> None:
         __tracebackhide__ = True

@@ -20,6 +20,7 @@ import torch
 from devlint.runtime.tracking import Records
 
 CPU = torch.device("cpu")
+Tensor = torch.Tensor
 
 
 class RealDevices:
@@ -49,7 +50,22 @@ class RealDevices:
         return device
 
     def device_of(self, tensor: torch.Tensor) -> torch.device:
-        return tensor.device
+        """The tensor's device; the cpu is always the `CPU` object (the checker tests it by identity)."""
+        device = tensor.device
+        return CPU if device.type == "cpu" else device
+
+    def devices_of(self, tensors: list) -> list:
+        return [CPU if (device := t.device).type == "cpu" else device for t in tensors]
+
+    def scan(self, args: tuple) -> tuple:
+        """The tensors among positional arguments (and in lists of them) and their devices, in one pass."""
+        tensors = []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+            elif isinstance(value, (list, tuple)):
+                tensors.extend(v for v in value if isinstance(v, Tensor))
+        return tensors, self.devices_of(tensors)
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         """Nothing to remember: a real tensor knows its device."""
@@ -57,8 +73,9 @@ class RealDevices:
     def factory_kwargs(self, kwargs: dict, target: torch.device) -> dict:
         return kwargs
 
-    def same_device(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict) -> Any:
-        """A `.to()` that does not change the device (a dtype or a copy, or nothing)."""
+    def same_device(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict, dtype: Any,
+                    memory_format: Any, copy: bool) -> Any:
+        """A `.to()` that changes a dtype or a layout, or copies, on the tensor's own device."""
         return func(*args, **kwargs)
 
     def transfer(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict, dtype: Any) -> Any:
@@ -95,6 +112,24 @@ class SimulatedDevices(RealDevices):
             return CPU
         return record.device
 
+    def devices_of(self, tensors: list) -> list:
+        get = self.records.table.get
+        return [CPU if (record := get(id(t))) is None or record.device is None else record.device for t in tensors]
+
+    def scan(self, args: tuple) -> tuple:
+        get = self.records.table.get
+        tensors, devices = [], []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+                record = get(id(value))
+                devices.append(CPU if record is None or record.device is None else record.device)
+            elif isinstance(value, (list, tuple)):
+                found = [v for v in value if isinstance(v, Tensor)]
+                tensors.extend(found)
+                devices.extend(self.devices_of(found))
+        return tensors, devices
+
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         if device.type == "cpu":
             record = self.records.get(tensor)
@@ -106,14 +141,11 @@ class SimulatedDevices(RealDevices):
     def factory_kwargs(self, kwargs: dict, target: torch.device) -> dict:
         return dict(kwargs, device="cpu") if target.type != "cpu" else kwargs
 
-    def same_device(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict) -> Any:
-        # Only a dtype or a copy may be asked for, and the data must not go near a real GPU.
-        _, dtype, _, memory_format = _parse_to(args, kwargs)
-        copy = bool(kwargs.get("copy", False))
-        if (dtype is None or dtype == tensor.dtype) and not copy:
-            return tensor
+    def same_device(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict, dtype: Any,
+                    memory_format: Any, copy: bool) -> Any:
+        # the data must not go near a real GPU: the same conversion, on the cpu
         return tensor.to(dtype=dtype or tensor.dtype, memory_format=memory_format or torch.preserve_format,
-                         copy=copy)
+                         copy=bool(copy))
 
     def transfer(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict, dtype: Any) -> Any:
         # The data stays on the cpu; a copy, so that the source keeps its device as after a real move.
@@ -146,9 +178,9 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
 
 
 def to_target(devices: RealDevices, args: tuple, kwargs: dict) -> tuple:
-    """Where a `Tensor.to(...)` call sends its tensor, and the dtype it asks for."""
+    """(device, dtype, memory format) a `Tensor.to(...)` or `type_as(...)` call asks for."""
     for arg in args[1:]:
         if isinstance(arg, torch.Tensor):
-            return devices.device_of(arg), arg.dtype
-    device, dtype, _, _ = _parse_to(args, kwargs)
-    return devices.resolve(device), dtype
+            return devices.device_of(arg), arg.dtype, kwargs.get("memory_format")
+    device, dtype, _, memory_format = _parse_to(args, kwargs)
+    return devices.resolve(device), dtype, memory_format

@@ -101,10 +101,45 @@ def _user_frame(frame: Optional[FrameType]) -> Optional[FrameType]:
     return None
 
 
+_OWN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+_last_walk: list = [(None, None)]  # (library frame, the user's (code, line) above it): the last walk
+
+
 def user_where(depth: int = 2) -> Optional[tuple]:
-    """(code, line) of the first user frame above the caller: cheap enough to take on every operation."""
-    frame = _user_frame(sys._getframe(depth))
-    return (frame.f_code, frame.f_lineno) if frame is not None else None
+    """(code, line) of the first user frame above the caller: cheap enough to take on every operation.
+
+    A torch call made from library code (a module's forward, gradcheck...) walks up to the user's
+    frame; while that library frame runs, the answer cannot change, so the last walk is kept
+    (holding the frame itself: a frame's id could be reused, the frame cannot).
+    """
+    frame: Optional[FrameType] = sys._getframe(depth)
+    library = _library_files
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
+        frame = frame.f_back  # devlint's own frames: the checker's dispatch
+    if frame is None:
+        return None
+    code = frame.f_code
+    flag = library.get(code.co_filename)
+    if flag is None:
+        flag = is_library(code.co_filename)
+    if not flag:
+        return code, frame.f_lineno
+    last = _last_walk[0]
+    if last[0] is frame:
+        return last[1]
+    start, frame = frame, frame.f_back
+    where = None
+    while frame is not None:
+        code = frame.f_code
+        flag = library.get(code.co_filename)
+        if flag is None:
+            flag = is_library(code.co_filename)
+        if not flag:
+            where = code, frame.f_lineno
+            break
+        frame = frame.f_back
+    _last_walk[0] = (start, where)
+    return where
 
 
 def site_of(where: Optional[tuple]) -> Optional[Site]:

@@ -175,11 +175,12 @@ def _autograd(checker: "DeviceChecker", patcher: Patcher) -> None:
             for t in value if isinstance(value, (tuple, list)) else (value,):
                 if isinstance(t, torch.Tensor):
                     record = records.get(t)
-                    if record is None or (record.autograd and record.device is None):
-                        record = records.of(t)
+                    if record is None or (records.is_unknown(t) and record.device is None):
                         if device is not None:
                             devices.tag(t, device)  # a gradient lives where its module does
-                        record.autograd = device is None  # made in C++: where, we do not know
+                            records.unknown.discard(id(t))
+                        else:
+                            checker.mark_autograd(t)  # made in C++: where, we do not know
         with checker.active():
             return function(*args)
 
