@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from devlint.runtime.devices import CPU, RealDevices, to_target
+from devlint.runtime.devices import CPU, RealDevices, cuda_indices, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 from devlint.runtime.origins import (Origin, describe_stack, site_of, story, story_sites, user_stack,
                                      user_where)
@@ -78,6 +78,8 @@ class DeviceChecker(TorchFunctionMode):
         # Keeping going past a mismatch needs the data on one real device: a simulation.
         self.keep_going = keep_going and devices.simulated
         self.pending_work = False  # GPU work queued since the last synchronization
+        # the user's clock reads: whether one was read before, and whether the GPU was waited for since
+        self.clock_read = self.synced_since_clock = self.launched_since_clock = False
         self._handlers: dict = {}  # torch function -> (handler, name), decided on first sight
 
     # ------------------------------------------------------------ dispatch
@@ -124,6 +126,8 @@ class DeviceChecker(TorchFunctionMode):
         return None, name  # computing: `_compute`, inlined in the dispatch above
 
     def _passthrough(self, func, name, args, kwargs):
+        """`_parse_to`, Module.to's parser: only reads its arguments (an int is a GPU index)."""
+        args, kwargs = cuda_indices(args, kwargs)
         return func(*args, **kwargs)
 
     # ------------------------------------------------------------ computing and creating
@@ -161,7 +165,7 @@ class DeviceChecker(TorchFunctionMode):
                 if target is not None:
                     devices.tag(out, target)
             if target is not None and target.type == "cuda":
-                self.pending_work = True
+                self.pending_work = self.launched_since_clock = True
         return result
 
     def _inherit(self, inputs: list, devices: list, result: Any, name: str) -> None:
@@ -208,7 +212,7 @@ class DeviceChecker(TorchFunctionMode):
                 if unknown:
                     unknown_ids.add(key)
         if device is not CPU and device.type == "cuda":
-            self.pending_work = True
+            self.pending_work = self.launched_since_clock = True
 
     def _copy(self, func, name, args, kwargs):
         """`dst.copy_(src)` may cross devices (a transfer); dst keeps its own."""
@@ -297,7 +301,7 @@ class DeviceChecker(TorchFunctionMode):
                         where: Optional[tuple]) -> None:
         self.report.add_transfer(site_of(where), f"{source}->{target}", tensor.numel() * tensor.element_size())
         if target.type == "cuda":
-            self.pending_work = True
+            self.pending_work = self.launched_since_clock = True
         elif source.type == "cuda":
             self._synced(".cpu()", where)
 
@@ -399,10 +403,19 @@ class DeviceChecker(TorchFunctionMode):
 
     def _synced(self, what: str, where: Optional[tuple]) -> None:
         self.report.add_sync(site_of(where), what)
-        self.pending_work = False
+        self.synchronized()
 
     def synchronized(self) -> None:
         self.pending_work = False
+        self.synced_since_clock = True
+
+    def clock_lies(self) -> bool:
+        """A clock read by the user that closes an interval in which GPU work was launched and never waited
+        for, and is still queued: the interval measured launches, not work. (A loop that waits every step,
+        `.item()`, measures its steps well enough; two reads in a row measure nothing.)"""
+        lies = self.pending_work and self.clock_read and self.launched_since_clock and not self.synced_since_clock
+        self.clock_read, self.synced_since_clock, self.launched_since_clock = True, False, False
+        return lies
 
     def _autograd_grad(self, func, name, args, kwargs):
         """torch.autograd.grad: each gradient lives where its input does."""

@@ -170,10 +170,19 @@ class SimulatedDevices(RealDevices):
         return real()
 
 
+def cuda_indices(args: tuple, kwargs: dict) -> tuple:
+    """`to(0)` means the accelerator's device 0, which a cpu build cannot name: say cuda:0."""
+    def device(value: Any) -> Any:
+        return torch.device("cuda", value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+    return tuple(device(a) for a in args), ({**kwargs, "device": device(kwargs["device"])} if "device" in kwargs
+                                             else kwargs)
+
+
 def _parse_to(args: tuple, kwargs: dict) -> tuple:
     """(device, dtype, non_blocking, memory_format) of a `Tensor.to(...)` call; tensors count by dtype only."""
     rest = tuple(a.dtype if isinstance(a, torch.Tensor) else a for a in args[1:])
-    options = {k: v for k, v in kwargs.items() if k != "copy"}
+    rest, options = cuda_indices(rest, {k: v for k, v in kwargs.items() if k != "copy"})
     return torch._C._nn._parse_to(*rest, **options)
 
 

@@ -75,7 +75,7 @@ def _clocks(checker: "DeviceChecker", patcher: Patcher) -> None:
 
         def make(real: Callable, clock: str = dotted) -> Callable:
             def read(*args: Any, **kwargs: Any) -> Any:
-                if checker.pending_work and called_from_user():
+                if called_from_user() and checker.clock_lies():
                     checker.report.add_lying_timer(site_of(user_where()), clock)
                 return real(*args, **kwargs)
 
@@ -244,6 +244,8 @@ def _simulated_gpu(checker: "DeviceChecker", patcher: Patcher) -> None:
     patcher.set(torch, "Stream", gpu.Stream)
     patcher.set(torch, "Event", gpu.Event)
     patcher.set(torch, "load", gpu.load(torch.load))
+    patcher.set(torch, "save", gpu.save(torch.save))
+    patcher.set(torch.serialization, "location_tag", gpu.location_tag(torch.serialization.location_tag))
     patcher.set(torch, "set_default_device", gpu.set_default_device)
     patcher.set(torch, "get_default_device", gpu.get_default_device)
     # torch's RNNs ask cuDNN about cuda tensors; a cpu build has none (and says so in a warning)
@@ -271,6 +273,16 @@ def _gloo_for_nccl(patcher: Patcher) -> None:
         return with_backend
 
     patcher.wrap(dist, "init_process_group", make)
+    # a script imported `init_process_group` before the check started (a spawned child): its groups still
+    # come through here
+    c10d = dist.distributed_c10d
+    real_helper = c10d._new_process_group_helper
+
+    def new_process_group_helper(group_size, group_rank, global_ranks, backend, *args, **kwargs):
+        return real_helper(group_size, group_rank, global_ranks, c10d.Backend(gloo_instead_of_nccl(str(backend))),
+                           *args, **kwargs)
+
+    patcher.set(c10d, "_new_process_group_helper", new_process_group_helper)
 
     def make_group(real: Callable) -> Callable:
         def new_group(*args: Any, **kwargs: Any) -> Any:

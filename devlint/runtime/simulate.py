@@ -37,6 +37,7 @@ class SimulatedGPU:
     def __init__(self, checker: "DeviceChecker") -> None:
         self.checker = checker
         self.devices = checker.devices
+        self._saving: dict = {}  # storage address -> simulated device, while torch.save runs
         gpu = self
 
         class Event:
@@ -178,30 +179,95 @@ class SimulatedGPU:
         create.__name__ = f"{kind}Tensor"
         return create
 
+    # ------------------------------------------------------------ checkpoints
+
+    def save(self, real_save: Callable) -> Callable:
+        """A checkpoint written on the simulated GPU says where each tensor was, as a real GPU's would."""
+        def save(obj: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+            self._saving = self._storage_devices()
+            try:
+                return real_save(obj, f, *args, **kwargs)
+            finally:
+                self._saving = {}
+
+        return save
+
+    def _storage_devices(self) -> dict:
+        found = {}
+        for record in list(self.devices.records.table.values()):
+            tensor = record()
+            if tensor is not None and record.device is not None:
+                with contextlib.suppress(RuntimeError, NotImplementedError):
+                    pointer = tensor.untyped_storage().data_ptr()
+                    if pointer:
+                        found[pointer] = record.device
+        return found
+
+    def location_tag(self, real_tag: Callable) -> Callable:
+        def location_tag(storage: Any) -> str:
+            location = real_tag(storage)
+            device = self._saving.get(storage.data_ptr()) if location == "cpu" and self._saving else None
+            return str(device) if device is not None else location
+
+        return location_tag
+
     def load(self, real_load: Callable) -> Callable:
         def load(f: Any, map_location: Any = None, *args: Any, **kwargs: Any) -> Any:
-            # Data is loaded onto the cpu; what the caller asked for becomes the tag.
-            target = None
-            if isinstance(map_location, (str, torch.device, int)):
-                target = self.devices.resolve(map_location)
-            elif map_location is not None:
-                return real_load(f, map_location, *args, **kwargs)  # a function or a dict: the caller's own mapping
-            loaded = real_load(f, *args, map_location="cpu", **kwargs)
-            if target is not None and target.type == "cuda":
-                self._tag_all(loaded, target)
+            """Data is loaded onto the cpu; each tensor is tagged with where it would land on a GPU machine."""
+            if callable(map_location):
+                return real_load(f, map_location, *args, **kwargs)  # the caller's own mapping
+            locations: dict = {}
+
+            def to_cpu(storage: Any, location: str) -> Any:
+                locations[storage.data_ptr()] = location
+                return storage
+
+            loaded = real_load(f, *args, map_location=to_cpu, **kwargs)
+            targets = {}
+            for pointer, location in locations.items():
+                target = self._mapped(location, map_location)
+                if target is not None and target.type == "cuda":
+                    targets[pointer] = target
+            if targets:
+                self._tag_loaded(loaded, targets, set())
             return loaded
 
         return load
 
-    def _tag_all(self, value: Any, device: torch.device) -> None:
+    def _mapped(self, location: str, map_location: Any) -> Any:
+        if isinstance(map_location, dict):
+            map_location = map_location.get(location, location)
+        if map_location is None:
+            map_location = location
+        try:
+            return self.devices.resolve(map_location)
+        except (RuntimeError, ValueError):
+            return None
+
+    def _tag_loaded(self, value: Any, targets: dict, seen: set) -> None:
+        """Tag each tensor in what torch.load returned (dicts, lists, modules, plain objects)."""
+        if id(value) in seen:
+            return
+        seen.add(id(value))
         if isinstance(value, torch.Tensor):
-            self.devices.tag(value, device)
+            with contextlib.suppress(RuntimeError, NotImplementedError):
+                target = targets.get(value.untyped_storage().data_ptr())
+                if target is not None:
+                    self.devices.tag(value, target)
+            return
+        if isinstance(value, torch.nn.Module):
+            items = [t for m in value.modules() for t in (*m._parameters.values(), *m._buffers.values(),
+                                                       *vars(m).values()) if isinstance(t, torch.Tensor)]
         elif isinstance(value, dict):
-            for item in value.values():
-                self._tag_all(item, device)
+            items = list(value.values())
         elif isinstance(value, (list, tuple)):
-            for item in value:
-                self._tag_all(item, device)
+            items = list(value)
+        elif hasattr(value, "__dict__") and not isinstance(value, type):
+            items = list(vars(value).values())
+        else:
+            return
+        for item in items:
+            self._tag_loaded(item, targets, seen)
 
     def cuda_api(self) -> dict:
         """torch.cuda's answers on a machine with `gpus` GPUs."""
