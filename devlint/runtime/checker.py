@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from devlint.runtime.devices import CPU, RealDevices, cuda_indices, to_target
+from devlint.runtime.devices import CPU, RealDevices, cuda_indices, tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 from devlint.runtime.origins import (Origin, describe_stack, site_of, story, story_sites, user_stack,
                                      user_where)
@@ -46,18 +46,9 @@ def _name(func: Callable) -> str:
 
 
 def _tensors(args: tuple, kwargs: dict) -> list:
-    found = []
-    for value in args:
-        if isinstance(value, Tensor):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, Tensor))
+    found = tensors_in(args)
     if kwargs:
-        for value in kwargs.values():
-            if isinstance(value, Tensor):
-                found.append(value)
-            elif isinstance(value, (list, tuple)):
-                found.extend(v for v in value if isinstance(v, Tensor))
+        found.extend(tensors_in(kwargs.values()))
     return found
 
 

@@ -58,13 +58,8 @@ class RealDevices:
         return [CPU if (device := t.device).type == "cpu" else device for t in tensors]
 
     def scan(self, args: tuple) -> tuple:
-        """The tensors among positional arguments (and in lists of them) and their devices, in one pass."""
-        tensors = []
-        for value in args:
-            if isinstance(value, Tensor):
-                tensors.append(value)
-            elif isinstance(value, (list, tuple)):
-                tensors.extend(v for v in value if isinstance(v, Tensor))
+        """The tensors among positional arguments (and in lists of them) and their devices."""
+        tensors = tensors_in(args)
         return tensors, self.devices_of(tensors)
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
@@ -116,20 +111,6 @@ class SimulatedDevices(RealDevices):
         get = self.records.table.get
         return [CPU if (record := get(id(t))) is None or record.device is None else record.device for t in tensors]
 
-    def scan(self, args: tuple) -> tuple:
-        get = self.records.table.get
-        tensors, devices = [], []
-        for value in args:
-            if isinstance(value, Tensor):
-                tensors.append(value)
-                record = get(id(value))
-                devices.append(CPU if record is None or record.device is None else record.device)
-            elif isinstance(value, (list, tuple)):
-                found = [v for v in value if isinstance(v, Tensor)]
-                tensors.extend(found)
-                devices.extend(self.devices_of(found))
-        return tensors, devices
-
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         if device.type == "cpu":
             record = self.records.get(tensor)
@@ -168,6 +149,17 @@ class SimulatedDevices(RealDevices):
         if name == "record_stream":
             return None
         return real()
+
+
+def tensors_in(values: Any) -> list:
+    """The tensors among `values`, and in lists and tuples of them (torch.cat's arguments)."""
+    found = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(v for v in value if isinstance(v, Tensor))
+    return found
 
 
 def cuda_indices(args: tuple, kwargs: dict) -> tuple:

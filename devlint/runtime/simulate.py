@@ -38,103 +38,7 @@ class SimulatedGPU:
         self.checker = checker
         self.devices = checker.devices
         self._saving: dict = {}  # storage address -> simulated device, while torch.save runs
-        gpu = self
-
-        class Event:
-            """torch.cuda.Event: records wall time; waiting on it synchronizes."""
-
-            def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
-                         **_: Any) -> None:
-                self.enable_timing, self.when = enable_timing, None
-
-            def record(self, stream: Any = None) -> None:
-                self.when = _real_perf_counter()
-
-            def synchronize(self) -> None:
-                gpu.checker.synchronized()
-
-            def wait(self, stream: Any = None) -> None:
-                pass
-
-            def query(self) -> bool:
-                return True
-
-            def elapsed_time(self, end: "Event") -> float:
-                if self.when is None or end.when is None:
-                    raise RuntimeError("Both events must be recorded before calculating elapsed time.")
-                return (end.when - self.when) * 1000.0
-
-        class Stream:
-            """torch.cuda.Stream / torch.Stream: one queue, always done."""
-
-            def __init__(self, device: Any = None, priority: int = 0, **_: Any) -> None:
-                resolved = gpu.devices.resolve(device if device is not None else "cuda")
-                self.device = resolved if resolved is not None and resolved.type == "cuda" else \
-                    torch.device("cuda", gpu.devices.current_index())
-                self.device_index, self.device_type = self.device.index, "cuda"
-                self.priority = priority
-
-            def synchronize(self) -> None:
-                gpu.checker.synchronized()
-
-            def wait_stream(self, other: Any) -> None:
-                pass
-
-            def wait_event(self, event: Any) -> None:
-                pass
-
-            def record_event(self, event: Any = None) -> Any:
-                event = event or Event()
-                event.record()
-                return event
-
-            def query(self) -> bool:
-                return True
-
-            def is_capturing(self) -> bool:
-                return False  # no CUDA graph is ever being captured
-
-            cuda_stream = 0
-
-            def __enter__(self) -> "Stream":
-                return self
-
-            def __exit__(self, *exc: Any) -> None:
-                pass
-
-            def __eq__(self, other: object) -> bool:
-                return isinstance(other, Stream) and other.device == self.device
-
-            def __hash__(self) -> int:
-                return hash(self.device)
-
-        class device:
-            """`with torch.cuda.device(i):` (a class: torch tests `isinstance(x, torch.cuda.device)`)."""
-
-            def __init__(self, device: Any) -> None:
-                self.idx = gpu.index_of(device) if device is not None and device != -1 else -1
-                self.prev_idx = -1
-
-            def __enter__(self) -> None:
-                self.prev_idx = gpu.devices.current_index()
-                if self.idx >= 0:
-                    gpu.devices.set_current_index(self.idx)
-
-            def __exit__(self, *exc: Any) -> None:
-                gpu.devices.set_current_index(self.prev_idx)
-
-        class device_of(device):
-            def __init__(self, obj: torch.Tensor) -> None:
-                super().__init__(obj.get_device() if obj.is_cuda else -1)
-
-        class device_index(device):
-            """torch.accelerator.device_index."""
-
-            def __init__(self, index: Optional[int], /) -> None:
-                super().__init__(index if index is not None else -1)
-
-        self.Event, self.Stream, self.device, self.device_of, self.device_index = \
-            Event, Stream, device, device_of, device_index
+        self.Event, self.Stream, self.device, self.device_of, self.device_index = _api_classes(self)
 
     # ------------------------------------------------------------ devices
 
@@ -363,6 +267,113 @@ class SimulatedGPU:
     def comm_api(self) -> dict:
         return {"scatter": self.scatter, "gather": self.gather, "broadcast_coalesced": self.broadcast_coalesced,
                 "reduce_add": self.reduce_add, "reduce_add_coalesced": self.reduce_add_coalesced}
+
+
+def _api_classes(gpu: SimulatedGPU) -> tuple:
+    """torch.cuda's Event, Stream, device and device_of, and torch.accelerator.device_index, bound to `gpu`."""
+    return (*_event_and_stream(gpu), *_device_contexts(gpu))
+
+
+def _event_and_stream(gpu: SimulatedGPU) -> tuple:
+
+    class Event:
+        """torch.cuda.Event: records wall time; waiting on it synchronizes."""
+
+        def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                     **_: Any) -> None:
+            self.enable_timing, self.when = enable_timing, None
+
+        def record(self, stream: Any = None) -> None:
+            self.when = _real_perf_counter()
+
+        def synchronize(self) -> None:
+            gpu.checker.synchronized()
+
+        def wait(self, stream: Any = None) -> None:
+            pass
+
+        def query(self) -> bool:
+            return True
+
+        def elapsed_time(self, end: "Event") -> float:
+            if self.when is None or end.when is None:
+                raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+            return (end.when - self.when) * 1000.0
+
+    class Stream:
+        """torch.cuda.Stream / torch.Stream: one queue, always done."""
+
+        def __init__(self, device: Any = None, priority: int = 0, **_: Any) -> None:
+            resolved = gpu.devices.resolve(device if device is not None else "cuda")
+            self.device = resolved if resolved is not None and resolved.type == "cuda" else \
+                torch.device("cuda", gpu.devices.current_index())
+            self.device_index, self.device_type = self.device.index, "cuda"
+            self.priority = priority
+
+        def synchronize(self) -> None:
+            gpu.checker.synchronized()
+
+        def wait_stream(self, other: Any) -> None:
+            pass
+
+        def wait_event(self, event: Any) -> None:
+            pass
+
+        def record_event(self, event: Any = None) -> Any:
+            event = event or Event()
+            event.record()
+            return event
+
+        def query(self) -> bool:
+            return True
+
+        def is_capturing(self) -> bool:
+            return False  # no CUDA graph is ever being captured
+
+        cuda_stream = 0
+
+        def __enter__(self) -> "Stream":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Stream) and other.device == self.device
+
+        def __hash__(self) -> int:
+            return hash(self.device)
+
+    return Event, Stream
+
+
+def _device_contexts(gpu: SimulatedGPU) -> tuple:
+    class device:
+        """`with torch.cuda.device(i):` (a class: torch tests `isinstance(x, torch.cuda.device)`)."""
+
+        def __init__(self, device: Any) -> None:
+            self.idx = gpu.index_of(device) if device is not None and device != -1 else -1
+            self.prev_idx = -1
+
+        def __enter__(self) -> None:
+            self.prev_idx = gpu.devices.current_index()
+            if self.idx >= 0:
+                gpu.devices.set_current_index(self.idx)
+
+        def __exit__(self, *exc: Any) -> None:
+            gpu.devices.set_current_index(self.prev_idx)
+
+    class device_of(device):
+        def __init__(self, obj: torch.Tensor) -> None:
+            super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+    class device_index(device):
+        """torch.accelerator.device_index."""
+
+        def __init__(self, index: Optional[int], /) -> None:
+            super().__init__(index if index is not None else -1)
+
+    return device, device_of, device_index
 
 
 def gloo_instead_of_nccl(backend: Any) -> Any:
