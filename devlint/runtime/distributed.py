@@ -4,24 +4,19 @@ Two ways ranks are born, both covered:
 - `torchrun`: `devlint --runtime -- torchrun [OPTIONS] train.py ARGS` runs torchrun itself,
   each rank being `python -m devlint.runtime.rank train.py ARGS`;
 - `torch.multiprocessing.spawn(fn, ...)` from a checked script: each child runs `fn` under
-  a checker of its own.
+  a checker of its own (`session.CheckedRank`, put in place by `patches.py`).
 Each rank writes its report as JSON into a folder the launcher reads back.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Optional
+from typing import Any, Optional
 
 from devlint.runtime.report import Report
-
-if TYPE_CHECKING:
-    from devlint.runtime.checker import DeviceChecker
-    from devlint.runtime.patches import Patcher
 
 CONFIG_ENV = "DEVLINT_RANK_CONFIG"  # JSON: simulate, gpus, keep_going, reports (the folder)
 LAUNCHERS = ("torchrun", "torch.distributed.run", "torch.distributed.launch")
@@ -45,56 +40,6 @@ def read_rank_reports(folder: str, into: Report) -> Report:
             continue  # a rank killed before it could write: its launcher says why
         into.merge(Report.from_dict(data), rank=int(path.stem.split("-", 1)[1]))
     return into
-
-
-# ------------------------------------------------------------ torch.multiprocessing.spawn
-
-
-class CheckedRank:
-    """`fn` as a spawned child runs it: under a checker of its own (picklable, for the spawn start method)."""
-
-    def __init__(self, fn: Callable, config: dict) -> None:
-        self.fn, self.config = fn, config
-
-    def __call__(self, index: int, *args: Any) -> Any:
-        from devlint.runtime.session import Session
-
-        session = Session(self.config["simulate"], self.config["gpus"], self.config["keep_going"], rank=index)
-        try:
-            with session:
-                return self.fn(index, *args)
-        finally:
-            write_rank_report(session.report, self.config["reports"], index)
-
-
-def patch_spawn(checker: "DeviceChecker", patcher: "Patcher") -> None:
-    import torch.multiprocessing as mp
-    spawn_module = importlib.import_module("torch.multiprocessing.spawn")
-
-    real_start = spawn_module.start_processes
-
-    def start_processes(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
-                        start_method: str = "spawn") -> Any:
-        if not join:  # the caller joins later, out of our sight: its children run unchecked
-            return real_start(fn, args, nprocs, join, daemon, start_method)
-        from devlint.runtime.errors import DeviceMismatchError
-
-        with tempfile.TemporaryDirectory(prefix="devlint-ranks-") as folder:
-            config = rank_config(checker.devices.simulated, checker.devices.gpus, checker.keep_going, folder)
-            ranks = Report()
-            try:
-                try:
-                    return real_start(CheckedRank(fn, config), args, nprocs, join, daemon, start_method)
-                finally:
-                    checker.report.merge(read_rank_reports(folder, ranks))
-            except spawn_module.ProcessException:
-                if ranks.problems:  # a rank died of a device problem: that is the story, not its traceback
-                    problem = ranks.problems[0]
-                    raise DeviceMismatchError(f"{rank_label(problem.ranks)}{problem.message}", problem.code) from None
-                raise
-
-    patcher.set(spawn_module, "start_processes", start_processes)
-    patcher.set(mp, "start_processes", start_processes)
 
 
 def rank_label(ranks: Any) -> str:

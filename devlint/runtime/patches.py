@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import tempfile
 import threading
 import warnings
 from typing import TYPE_CHECKING, Any, Callable
 
 import torch
 
+from devlint.runtime.distributed import rank_config, rank_label, read_rank_reports
+from devlint.runtime.errors import DeviceMismatchError
 from devlint.runtime.origins import called_from_user, site_of, user_where
+from devlint.runtime.report import Report
 from devlint.runtime.simulate import SimulatedGPU, gloo_instead_of_nccl, say
 from devlint.semantics.torch_api import CLOCKS
 
@@ -52,7 +56,8 @@ class Patcher:
             self.set(owner, name, make(original))
 
 
-def install(checker: "DeviceChecker", stack: contextlib.ExitStack) -> None:
+def install(checker: "DeviceChecker", stack: contextlib.ExitStack, rank_entry: Callable) -> None:
+    """rank_entry(fn, config): what a spawned child runs instead of `fn` (a picklable callable)."""
     patcher = Patcher(stack)
     _clocks(checker, patcher)
     _parameters(checker, patcher)
@@ -61,9 +66,7 @@ def install(checker: "DeviceChecker", stack: contextlib.ExitStack) -> None:
     _compile(checker, patcher)
     _autograd(checker, patcher)
     _synchronizations(checker, patcher)
-    from devlint.runtime.distributed import patch_spawn
-
-    patch_spawn(checker, patcher)
+    _spawn(checker, patcher, rank_entry)
     if checker.devices.simulated:
         _simulated_gpu(checker, patcher)
 
@@ -226,6 +229,36 @@ def _synchronizations(checker: "DeviceChecker", patcher: Patcher) -> None:
 
     for owner in (torch.cuda, torch.accelerator, torch.cuda.Event, torch.cuda.Stream):
         patcher.wrap(owner, "synchronize", make)
+
+
+def _spawn(checker: "DeviceChecker", patcher: Patcher, rank_entry: Callable) -> None:
+    """torch.multiprocessing.spawn's children each run under a checker of their own (`rank_entry`)."""
+    import torch.multiprocessing as mp
+    spawn_module = importlib.import_module("torch.multiprocessing.spawn")
+
+    real_start = spawn_module.start_processes
+
+    def start_processes(fn: Callable, args: tuple = (), nprocs: int = 1, join: bool = True, daemon: bool = False,
+                        start_method: str = "spawn") -> Any:
+        if not join:  # the caller joins later, out of our sight: its children run unchecked
+            return real_start(fn, args, nprocs, join, daemon, start_method)
+
+        with tempfile.TemporaryDirectory(prefix="devlint-ranks-") as folder:
+            config = rank_config(checker.devices.simulated, checker.devices.gpus, checker.keep_going, folder)
+            ranks = Report()
+            try:
+                try:
+                    return real_start(rank_entry(fn, config), args, nprocs, join, daemon, start_method)
+                finally:
+                    checker.report.merge(read_rank_reports(folder, ranks))
+            except spawn_module.ProcessException:
+                if ranks.problems:  # a rank died of a device problem: that is the story, not its traceback
+                    problem = ranks.problems[0]
+                    raise DeviceMismatchError(f"{rank_label(problem.ranks)}{problem.message}", problem.code) from None
+                raise
+
+    patcher.set(spawn_module, "start_processes", start_processes)
+    patcher.set(mp, "start_processes", start_processes)
 
 
 def _simulated_gpu(checker: "DeviceChecker", patcher: Patcher) -> None:

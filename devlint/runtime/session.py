@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Optional
+from typing import Any, Callable, Optional
 
 import torch
 
 from devlint.runtime.checker import DeviceChecker
 from devlint.runtime.devices import RealDevices, SimulatedDevices
+from devlint.runtime.distributed import write_rank_report
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Records
 
@@ -45,7 +46,7 @@ class Session:
 
         stack = contextlib.ExitStack()
         try:
-            install(self.checker, stack)
+            install(self.checker, stack, CheckedRank)
             stack.enter_context(self.checker)
         except BaseException:
             stack.close()
@@ -63,3 +64,18 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class CheckedRank:
+    """`fn` as a spawned child runs it: under a checker of its own (picklable, for the spawn start method)."""
+
+    def __init__(self, fn: Callable, config: dict) -> None:
+        self.fn, self.config = fn, config
+
+    def __call__(self, index: int, *args: Any) -> Any:
+        session = Session(self.config["simulate"], self.config["gpus"], self.config["keep_going"], rank=index)
+        try:
+            with session:
+                return self.fn(index, *args)
+        finally:
+            write_rank_report(session.report, self.config["reports"], index)
