@@ -137,13 +137,21 @@ def docs_command(directory: Path, check: bool) -> None:
 @click.option("--runtime", is_flag=True, required=True, help="Run the code with torch's calls checked.")
 @click.option("--simulate-gpu", is_flag=True, help="Simulate CUDA devices on the cpu (automatic without CUDA).")
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="Simulated GPU count.")
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="The report: text on stderr, or JSON on stdout (the program's own output then goes to stderr).")
+@click.option("--output-file", type=click.Path(dir_okay=False, path_type=str), help="Write the report there instead.")
+@click.option("--keep-going", is_flag=True,
+              help="Record every device problem (once per call site, counted) and carry on (simulated GPU only).")
+@click.option("--confirm", is_flag=True,
+              help="Also lint the files the run went through: which static findings were seen at run time, "
+                   "which runtime problems no static rule predicted.")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-def runtime_command(runtime: bool, simulate_gpu: bool, gpus: int, output_format: str,
-                    command: Sequence[str]) -> None:
-    """Run SCRIPT [ARGS]... or `-- pytest [ARGS]...` with every torch operation's devices checked.
+def runtime_command(runtime: bool, simulate_gpu: bool, gpus: int, output_format: str, output_file: Optional[str],
+                    keep_going: bool, confirm: bool, command: Sequence[str]) -> None:
+    """Run SCRIPT [ARGS]..., `-- pytest [ARGS]...` or `-- torchrun [OPTIONS] SCRIPT [ARGS]...` with every
+    torch operation's devices checked.
 
-    Without CUDA, a GPU is simulated on the cpu so that GPU-only bugs show up in CPU-only CI.
+    Without CUDA, GPUs are simulated on the cpu so that GPU-only bugs show up in CPU-only CI.
     """
     command = list(command)
     if command and command[0] == "--":
@@ -154,7 +162,17 @@ def runtime_command(runtime: bool, simulate_gpu: bool, gpus: int, output_format:
         from devlint.runtime.runner import main as run_main
     except ImportError as exc:
         _fail(f"runtime mode needs torch: pip install 'devlint[runtime]' ({exc})")
-    sys.exit(run_main(command, simulate_gpu=True if simulate_gpu else None, gpus=gpus, output_format=output_format))
+    try:
+        code = run_main(command, simulate_gpu=True if simulate_gpu else None, gpus=gpus, output_format=output_format,
+                        keep_going=keep_going, confirm=confirm, output_file=output_file)
+    except KeyboardInterrupt:  # end as Python ends on Ctrl-C: killed by SIGINT (the shell says 130)
+        import os
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        code = 130
+    sys.exit(code)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator, Optional
 
-from devlint.runtime.report import DeviceMismatchError, Report
+from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 
-__all__ = ["check", "Report", "DeviceMismatchError", "cuda_missing"]
+__all__ = ["check", "DeviceMismatchError", "HostConversionError", "cuda_missing"]
 
 
 def cuda_missing() -> bool:
@@ -24,26 +24,15 @@ def cuda_missing() -> bool:
 
 
 @contextlib.contextmanager
-def check(raise_on_error: bool = True, simulate_gpu: Optional[bool] = None, gpus: int = 1) -> Iterator[Report]:
-    """Check every torch operation in the block.
+def check(raise_on_error: bool = True, simulate_gpu: Optional[bool] = None, gpus: int = 1) -> Iterator:
+    """Check every torch operation in the block; yields the `Report`.
 
-    raise_on_error: raise DeviceMismatchError at the first problem (the default), or record each
-    problem once per call site and keep going (possible only on a simulated GPU, where the data is
-    really on the cpu). simulate_gpu: None simulates `gpus` GPUs where CUDA is missing.
+    raise_on_error: raise at the first problem (DeviceMismatchError, or HostConversionError for a
+    GPU tensor handed to numpy), or record each problem once per call site and keep going (possible
+    only on a simulated GPU, where the data is really on the cpu). simulate_gpu: None simulates
+    `gpus` GPUs where CUDA is missing.
     """
-    from devlint.runtime.checker import DeviceChecker
-    from devlint.runtime.simulate import install
+    from devlint.runtime.session import Session
 
-    simulate = cuda_missing() if simulate_gpu is None else simulate_gpu
-    report = Report(simulated=simulate, gpus=gpus)
-    checker = DeviceChecker(report, raise_on_error=raise_on_error, simulate=simulate, gpus=gpus)
-    restore_cuda = install(checker) if simulate else (lambda: None)
-    restore_clocks = checker.patch_clocks()
-    restore_parameters = checker.patch_parameters()
-    try:
-        with checker:
-            yield report
-    finally:
-        restore_parameters()
-        restore_clocks()
-        restore_cuda()
+    with Session(simulate_gpu, gpus, keep_going=not raise_on_error) as session:
+        yield session.report

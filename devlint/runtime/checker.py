@@ -1,477 +1,442 @@
-"""The runtime checker: a TorchFunctionMode that sees every torch call from Python.
+"""The runtime checker: a TorchFunctionMode that sees every torch call made from Python.
 
 For each call it checks that the tensor arguments share a device (PyTorch's
-exemptions apply: 0-dim cpu tensors, `copy_`, moves, indices on the cpu), and
-it remembers where each tensor got its device (the first frame outside torch
-and devlint), so that a mismatch names the line that put each operand there.
-
-With `simulate=True` (a machine without CUDA) tensors stay on the cpu: a weak
-table holds each tensor's *logical* device, factories given `device='cuda'`
-and moves to cuda only change that tag, and `.device`, `.is_cuda`,
-`.get_device()` and `.numpy()` answer as on a GPU machine. A tensor subclass
-claiming cuda would be simpler, and it aborts the process inside autograd on a
-CPU-only build, hence the table.
+exemptions apply: 0-dim cpu tensors, `copy_`, moves, cpu indices), and it
+keeps each tensor's story: where it was computed and where its device was
+decided, so that a mismatch names the line that put each operand there. Which
+device a tensor is on is the device table's answer (real or simulated); what
+each torch function means is decided once per function, by its name.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-import time
-from typing import Any, Callable, Optional
+import contextlib
+from typing import Any, Callable, Iterator, Optional
 
 import torch
-from torch.overrides import TorchFunctionMode
-from torch.utils.weak import WeakIdKeyDictionary
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from devlint.runtime.report import DeviceMismatchError, Origin, Report, Site
+from devlint.runtime.devices import CPU, RealDevices, cuda_indices, tensors_in, to_target
+from devlint.runtime.errors import DeviceMismatchError, HostConversionError
+from devlint.runtime.origins import (Origin, describe_stack, site_of, story, story_sites, user_stack,
+                                     user_where)
+from devlint.runtime.report import Report
+from devlint.runtime.tracking import Record
+from devlint.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
+                                         RUNTIME_PACKED_RNNS, RUNTIME_SYNCS)
 
-CPU = torch.device("cpu")
-_TORCH_DIR = os.path.dirname(torch.__file__)
-_DEVLINT_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_INTERNAL_DIRS = (_TORCH_DIR, _DEVLINT_DIR, os.path.dirname(os.__file__))
+_CROSS_DEVICE = RUNTIME_CROSS_DEVICE
+_FACTORIES = RUNTIME_FACTORIES
+_PACKED_RNNS = RUNTIME_PACKED_RNNS
+_MODULE_FUNCTIONS = RUNTIME_MODULE_FUNCTIONS
+_SYNCS = RUNTIME_SYNCS
+_FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})  # the rest stay on the cpu
+_ANSWERED = frozenset({"get_device", "pin_memory", "is_pinned", "record_stream"})
+_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+_DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (
+    "device", "is_cuda", "is_cpu", "data", "grad", "T", "mT", "H", "mH", "real", "imag", "_base")}
 
-# Test runners and launchers that call the user's code: never "the user's line".
-_HARNESS_PARTS = (f"{os.sep}_pytest{os.sep}", f"{os.sep}pluggy{os.sep}", f"{os.sep}click{os.sep}", "runpy")
-_DESCRIPTORS = {name: torch._C.TensorBase.__dict__[name] for name in ("device", "is_cuda", "grad", "data")}
 
-# Calls that may legitimately take tensors on several devices.
-_CROSS_DEVICE = frozenset({
-    "copy_", "to", "cuda", "cpu", "type_as", "set_", "__setitem__", "_has_compatible_shallow_copy_type",
-    "__set__", "__get__", "index_put_", "_copy_from", "_to_copy", "new_tensor", "__reduce_ex__", "__deepcopy__",
-    "_is_same_size", "is_set_to", "__array__", "numpy", "item", "tolist", "__repr__", "__format__", "__str__",
-    "equal", "is_nonzero", "share_memory_", "pin_memory", "is_pinned", "record_stream", "__bool__",
-    # packed sequences keep their lengths and batch sizes on the cpu by design
-    "_pack_padded_sequence", "_pad_packed_sequence", "_parse_to",
-})
-_FACTORIES = frozenset(
-    "zeros ones empty full rand randn randint randperm arange range linspace logspace eye tensor as_tensor "
-    "empty_strided scalar_tensor tril_indices triu_indices normal".split()
-)
-_PACKED_RNNS = frozenset({"gru", "lstm", "rnn_tanh", "rnn_relu"})
-# Their other outputs (batch sizes, lengths) stay on the cpu.
-_FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})
-_DEVLINT_RUNTIME_DIR = os.path.dirname(os.path.abspath(__file__))
-_MODULE_FUNCTIONS = frozenset({
-    "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-    "conv_transpose3d", "embedding", "embedding_bag", "batch_norm", "layer_norm", "group_norm", "instance_norm",
-    "lstm", "gru", "rnn_tanh", "rnn_relu", "_convolution", "convolution", "prelu", "rms_norm",
-})
-_SYNCS = frozenset({"item", "tolist", "__bool__", "nonzero", "is_nonzero", "__int__", "__float__", "__index__"})
-_CLOCKS = ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns", "monotonic_ns")
+Tensor = torch.Tensor
+_NO_KWARGS: dict = {}  # shared, never written: handlers copy before changing keyword arguments
 
 
 def _name(func: Callable) -> str:
     return getattr(func, "__name__", None) or str(func)
 
 
-def _is_internal(filename: str, cache: dict = {}) -> bool:  # noqa: B006 - a deliberate per-process cache
-    known = cache.get(filename)
-    if known is None:
-        known = cache[filename] = filename.startswith(_INTERNAL_DIRS) or filename.startswith("<") or any(
-            part in filename for part in _HARNESS_PARTS)
-    return known
-
-
-def user_site(depth: int = 1) -> Optional[Site]:
-    """The first frame of the user's code above this one (torch's and devlint's own are skipped)."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not _is_internal(filename):
-            return Site(_display(filename), frame.f_lineno, frame.f_code.co_name)
-        frame = frame.f_back
-    return None
-
-
-def user_stack(limit: int = 3) -> list:
-    """The user's frames, innermost first: where a failing operation sits and who called it."""
-    frame, sites = sys._getframe(1), []
-    while frame is not None and len(sites) < limit:
-        filename = frame.f_code.co_filename
-        if not _is_internal(filename):
-            sites.append(Site(_display(filename), frame.f_lineno, frame.f_code.co_name))
-            if frame.f_code.co_name == "<module>":
-                break  # the script's top level: nothing above it is the user's
-        frame = frame.f_back
-    return sites
-
-
-def _where(sites: list) -> str:
-    if not sites:
-        return ""
-    head = f"\n  at {sites[0]}" + (f" in {sites[0].function}()" if sites[0].function != "<module>" else "")
-    return head + "".join(f", called from {s}" for s in sites[1:])
-
-
-def _display(filename: str, cache: dict = {}) -> str:  # noqa: B006
-    shown = cache.get(filename)
-    if shown is None:
-        try:
-            relative = os.path.relpath(filename)
-            shown = relative if not relative.startswith("..") else filename
-        except ValueError:
-            shown = filename
-        cache[filename] = shown
-    return shown
-
-
 def _tensors(args: tuple, kwargs: dict) -> list:
-    found = []
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, torch.Tensor):
-            found.append(value)
-        elif isinstance(value, (list, tuple)):
-            found.extend(v for v in value if isinstance(v, torch.Tensor))
+    found = tensors_in(args)
+    if kwargs:
+        found.extend(tensors_in(kwargs.values()))
     return found
 
 
-def _outputs(result: Any) -> list:
-    if isinstance(result, torch.Tensor):
-        return [result]
+def _outputs(result: Any) -> Any:
+    if isinstance(result, Tensor):
+        return (result,)
     if isinstance(result, (list, tuple)):
-        return [r for r in result if isinstance(r, torch.Tensor)]
-    return []
+        return [r for r in result if isinstance(r, Tensor)]
+    return ()
 
 
 class DeviceChecker(TorchFunctionMode):
-    def __init__(self, report: Report, raise_on_error: bool = True, simulate: bool = False, gpus: int = 1) -> None:
+    def __init__(self, report: Report, devices: RealDevices, keep_going: bool = False) -> None:
         super().__init__()
         self.report = report
-        self.raise_on_error = raise_on_error
-        self.simulate = simulate
-        self.gpus = gpus
-        self.current_index = 0  # what plain 'cuda' means (torch.cuda.set_device)
-        self.logical: WeakIdKeyDictionary = WeakIdKeyDictionary()  # simulation: tensor -> torch.device
-        self.origins: WeakIdKeyDictionary = WeakIdKeyDictionary()  # tensor -> Origin (where its device was decided)
-        self.made: WeakIdKeyDictionary = WeakIdKeyDictionary()  # tensor -> (Site it was computed at, the one before)
+        self.devices = devices
+        self.records = devices.records
+        # Keeping going past a mismatch needs the data on one real device: a simulation.
+        self.keep_going = keep_going and devices.simulated
         self.pending_work = False  # GPU work queued since the last synchronization
-        self.default_device: Optional[torch.device] = None  # simulation: torch.set_default_device
+        # the user's clock reads: whether one was read before, and whether the GPU was waited for since
+        self.clock_read = self.synced_since_clock = self.launched_since_clock = False
+        self._handlers: dict = {}  # torch function -> (handler, name), decided on first sight
 
-    # ------------------------------------------------------------ devices
-
-    def device_of(self, tensor: torch.Tensor) -> torch.device:
-        if self.simulate:
-            return self.logical.get(tensor, CPU)
-        return tensor.device
-
-    def resolve(self, device: Any) -> Optional[torch.device]:
-        """A device argument as a concrete torch.device (plain 'cuda' is the current device)."""
-        if device is None:
-            return None
-        if isinstance(device, int):
-            device = torch.device("cuda", device)
-        elif not isinstance(device, torch.device):
-            device = torch.device(device)
-        if device.type == "cuda" and device.index is None:
-            device = torch.device("cuda", self.current_index)
-        if self.simulate and device.type == "cuda" and device.index >= self.gpus:
-            raise RuntimeError(f"CUDA error: invalid device ordinal (devlint simulates {self.gpus} GPU(s); "
-                               f"use --gpus {device.index + 1})")
-        return device
-
-    def tag(self, tensor: torch.Tensor, device: torch.device, origin: Optional[Origin]) -> None:
-        if self.simulate:
-            if device.type == "cpu":
-                self.logical.pop(tensor, None)
-            else:
-                self.logical[tensor] = device
-        if origin is not None:
-            self.origins[tensor] = origin
-
-    def origin_of(self, tensor: torch.Tensor) -> str:
-        origin = self.origins.get(tensor)
-        if origin is None and getattr(tensor, "_base", None) is not None:
-            origin = self.origins.get(tensor._base)
-        made, before = self.made.get(tensor, (None, None))
-        where = f"{made} (from {before})" if made is not None and before is not None else str(made)
-        if origin is None:
-            return f"{where} (its device was set outside the checked code)" if made else \
-                "an unknown place (created outside the checked code)"
-        if made is not None and made != origin.site:
-            return f"{where}, on that device since {origin}"
-        return str(origin)
-
-    # ------------------------------------------------------------ the mode
+    # ------------------------------------------------------------ dispatch
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         __tracebackhide__ = True  # pytest shows the user's line, not ours
-        kwargs = kwargs or {}
-        owner = getattr(func, "__self__", None)
-        if owner is not None and _name(func) in ("__get__", "__set__"):
-            return self._descriptor(func, owner, args, kwargs)
-        name = _name(func)
-        tensors = _tensors(args, kwargs)
-
-        if name in ("to", "cuda", "cpu") and tensors and args and isinstance(args[0], torch.Tensor):
-            return self._move(func, name, args, kwargs)
-        if name == "numpy" or name == "__array__":
-            self._host_conversion(args[0])
-        if name in _SYNCS and tensors:
-            self._sync(name, tensors[0])
-        if name == "get_device" and self.simulate and args:
-            device = self.device_of(args[0])
-            return device.index if device.type == "cuda" else -1
-        if name in ("pin_memory", "is_pinned") and self.simulate:
-            return args[0] if name == "pin_memory" else False
-
-        if len(tensors) >= 2 and name not in _CROSS_DEVICE:
-            self._check(name, tensors, args)
-        if name == "_pack_padded_sequence" and len(args) > 1 and isinstance(args[1], torch.Tensor):
-            self._check_cpu_lengths(args[1])
-
-        if self.default_device is not None and not tensors and "device" not in kwargs and name in _FACTORIES:
-            kwargs = dict(kwargs, device=self.default_device)  # the simulated torch.set_default_device
-        target = None
-        if "device" in kwargs and name != "_parse_to":  # _parse_to only reads arguments: Module.to(device=)
-            target = self.resolve(kwargs["device"])
-            if self.simulate and target is not None and target.type == "cuda":
-                kwargs = dict(kwargs, device="cpu")
-        result = func(*args, **kwargs)
-        outputs = _outputs(result)
-        if not outputs:
-            return result
-        if target is not None:  # a factory told where to go
-            origin = Origin(user_site(), f"torch.{name}(device={target})")
-            for out in outputs:
-                self.tag(out, target, origin)
-            self._note_work(target)
-        elif tensors:
-            self._propagate(tensors, outputs[:1] if name in _FIRST_OUTPUT_ONLY else outputs)
-        else:
-            origin = Origin(user_site(), f"torch.{name} without device=")
-            for out in outputs:
-                self.origins[out] = origin
+        entry = self._handlers.get(func)
+        if entry is None:
+            entry = self._handlers[func] = self._classify(func)
+        handler, name = entry
+        if handler is not None:
+            return handler(func, name, args, kwargs or _NO_KWARGS)
+        if kwargs:
+            return self._compute(func, name, args, kwargs)
+        # _compute without keyword arguments, inlined: most calls come this way
+        tensors, devices = self.devices.scan(args)
+        if not tensors:
+            return self._create(func, name, args, _NO_KWARGS, tensors)
+        if len(tensors) > 1 and name not in _CROSS_DEVICE:
+            self._check(name, tensors, devices)
+        result = func(*args)
+        self._inherit(tensors, devices, result, name)
         return result
 
-    def _propagate(self, inputs: list, outputs: list) -> None:
-        """Results live where their inputs do; they inherit the story of the input that decided it."""
-        source = inputs[0]
-        device = self.device_of(source)
-        if device.type == "cpu":
-            for t in inputs[1:]:
-                other = self.device_of(t)
-                if other.type != "cpu":
+    def _classify(self, func: Callable) -> tuple:
+        name = _name(func)
+        owner = getattr(func, "__self__", None)
+        if name in ("__get__", "__set__") and owner in _DESCRIPTORS:
+            return (self._get if name == "__get__" else self._set), _DESCRIPTORS[owner]
+        table = {"to": self._move, "cuda": self._move, "cpu": self._move, "type_as": self._move,
+                 "numpy": self._to_host,
+                 "__array__": self._to_host, "set_": self._set_storage, "grad": self._autograd_grad,
+                 "_parse_to": self._passthrough, "_pack_padded_sequence": self._pack}
+        if name in table and not (name == "grad" and func is not torch.autograd.grad):
+            return table[name], name
+        if name in _ANSWERED:
+            return self._answer, name
+        if name in _HOOKS:
+            return self._register_hook, name
+        if name in _SYNCS:
+            return self._sync_then_compute, name
+        if name == "copy_":
+            return self._copy, name
+        return None, name  # computing: `_compute`, inlined in the dispatch above
+
+    def _passthrough(self, func, name, args, kwargs):
+        """`_parse_to`, Module.to's parser: only reads its arguments (an int is a GPU index)."""
+        args, kwargs = cuda_indices(args, kwargs)
+        return func(*args, **kwargs)
+
+    # ------------------------------------------------------------ computing and creating
+
+    def _compute(self, func, name, args, kwargs):
+        """The common case, kept tight: it runs for nearly every torch call."""
+        __tracebackhide__ = True
+        tensors = _tensors(args, kwargs)
+        if not tensors or "device" in kwargs:
+            return self._create(func, name, args, kwargs, tensors)
+        devices = self.devices.devices_of(tensors)
+        if len(tensors) > 1 and name not in _CROSS_DEVICE:
+            self._check(name, tensors, devices)
+        result = func(*args, **kwargs)
+        self._inherit(tensors, devices, result, name)
+        return result
+
+    def _create(self, func, name, args, kwargs, sources):
+        """A call told where to put its result (device=), or a factory on the default device."""
+        devices = self.devices
+        target = None
+        if "device" in kwargs:
+            target = devices.resolve(kwargs["device"])
+        elif devices.default_device is not None and name in _FACTORIES and not sources:
+            target = devices.default_device  # the simulated torch.set_default_device
+        if target is not None:
+            kwargs = devices.factory_kwargs(kwargs, target)
+        result = func(*args, **kwargs)
+        outputs = _outputs(result)
+        if outputs:
+            origin = Origin(user_where(3), f"torch.{name}(device={target})" if target is not None
+                            else f"torch.{name} without device=")
+            for out in outputs:
+                self.records.of(out).origin = origin
+                if target is not None:
+                    devices.tag(out, target)
+            if target is not None and target.type == "cuda":
+                self.pending_work = self.launched_since_clock = True
+        return result
+
+    def _inherit(self, inputs: list, devices: list, result: Any, name: str) -> None:
+        """Results live where their inputs do, and inherit the story of the input that decided it."""
+        outputs = (result,) if isinstance(result, Tensor) else _outputs(result)
+        if not outputs:
+            return
+        if name in _FIRST_OUTPUT_ONLY:
+            outputs = outputs[:1]
+        table = self.records.table
+        source, device = inputs[0], devices[0]
+        if device is CPU:
+            for t, other in zip(inputs, devices):
+                if other is not CPU:
                     source, device = t, other
                     break
-        origin = self.origins.get(source)
-        # made where the user's code asked for it, remembering the line its input was made on
-        site = (user_site(), None)
-        earlier = self.made.get(source)
-        if site is not None and earlier is not None:
-            site = (site[0], earlier[0] if earlier[0] != site[0] else earlier[1])
+        source_record = table.get(id(source))
+        # computed from a gradient of unknown device (inside backward), and nothing better: unknown too
+        unknown_ids = self.records.unknown
+        unknown = bool(unknown_ids) and device is CPU and any(id(t) in unknown_ids for t in inputs)
+        where = user_where(3)  # 1: here, 2: the dispatch or _compute, 3: the caller (or the dispatch)
+        if source_record is not None:
+            earlier, origin = source_record.made, source_record.origin
+            made = (where, None if earlier is None else (earlier[0] if earlier[0] != where else earlier[1]))
+        else:
+            made, origin = (where, None), None
+        tag = device if device is not CPU and self.devices.simulated else None
         for out in outputs:
-            if out is source:
-                continue
-            if self.simulate and device.type != "cpu":
-                self.logical[out] = device
-            if origin is not None and out not in self.origins:
-                self.origins[out] = origin
-            if site[0] is not None:
-                self.made[out] = site
-        self._note_work(device)
+            for t in inputs:
+                if out is t:
+                    break  # in place, or out=: it keeps its device
+            else:
+                key = id(out)
+                record = table.get(key)
+                if record is None:  # Records.new, inlined: this is the hottest line of the checker
+                    record = table[key] = Record(out, self.records.forget)
+                    record.key, record.device, record.origin, record.made = key, tag, origin, made
+                else:
+                    if tag is not None:
+                        record.device = tag
+                    if record.origin is None:
+                        record.origin = origin
+                    record.made = made
+                if unknown:
+                    unknown_ids.add(key)
+        if device is not CPU and device.type == "cuda":
+            self.pending_work = self.launched_since_clock = True
 
-    def _note_work(self, device: torch.device) -> None:
-        if device.type == "cuda":
-            self.pending_work = True
+    def _copy(self, func, name, args, kwargs):
+        """`dst.copy_(src)` may cross devices (a transfer); dst keeps its own."""
+        result = func(*args, **kwargs)
+        if len(args) > 1 and isinstance(args[1], torch.Tensor):
+            source, target = self.devices.device_of(args[1]), self.devices.device_of(args[0])
+            if source != target:
+                self._count_transfer(args[1], source, target, user_where(3))
+        return result
 
-    def _descriptor(self, func, owner, args, kwargs):
-        tensor = args[0] if args else None
-        if owner is _DESCRIPTORS["device"] and self.simulate:
-            return self.device_of(tensor)
-        if owner is _DESCRIPTORS["is_cuda"] and self.simulate:
-            return self.device_of(tensor).type == "cuda"
-        if owner is _DESCRIPTORS["grad"] and _name(func) == "__get__":
-            grad = func(*args, **kwargs)
-            if grad is not None and self.simulate and grad not in self.logical:
-                device = self.device_of(tensor)  # autograd made it on the real (cpu) device
-                if device.type != "cpu":
-                    self.logical[grad] = device
-            return grad
-        if owner is _DESCRIPTORS["data"] and _name(func) == "__set__":
-            result = func(*args, **kwargs)  # `param.data = moved`: Module.to moving a parameter
-            value = args[1]
-            if self.simulate:
-                self.tag(tensor, self.device_of(value), self.origins.get(value))
-            elif value in self.origins:
-                self.origins[tensor] = self.origins[value]
-            return result
-        return func(*args, **kwargs)
+    # ------------------------------------------------------------ tensor attributes
+
+    def _get(self, func, name, args, kwargs):
+        tensor = args[0]
+        if name in ("device", "is_cuda", "is_cpu"):
+            return self.devices.attribute(name, tensor, lambda: func(*args, **kwargs))
+        value = func(*args, **kwargs)
+        if isinstance(value, torch.Tensor) and value is not tensor and self.records.get(value) is None:
+            # `.data`, `.grad`, `.T`...: an alias made in C++, out of the mode's sight
+            record = self.records.of(value)
+            self.devices.tag(value, self.devices.device_of(tensor))
+            source = self.records.get(tensor)
+            if source is not None:
+                record.origin, record.made = source.origin, source.made
+        return value
+
+    def _set(self, func, name, args, kwargs):
+        __tracebackhide__ = True
+        tensor, value = args[0], args[1] if len(args) > 1 else None
+        if name == "grad" and isinstance(value, torch.Tensor):
+            self._check("grad", [tensor, value])
+        result = func(*args, **kwargs)
+        if name == "data" and isinstance(value, torch.Tensor):  # `param.data = moved`: Module.to
+            self.devices.tag(tensor, self.devices.device_of(value))
+            source = self.records.get(value)
+            if source is not None and source.origin is not None:
+                self.records.of(tensor).origin = source.origin
+        return result
+
+    def _set_storage(self, func, name, args, kwargs):
+        result = func(*args, **kwargs)
+        if len(args) > 1 and isinstance(args[1], torch.Tensor):
+            self.devices.tag(args[0], self.devices.device_of(args[1]))
+        return result
+
+    def _answer(self, func, name, args, kwargs):
+        return self.devices.attribute(name, args[0], lambda: func(*args, **kwargs))
 
     # ------------------------------------------------------------ moves
 
-    def _move(self, func, name: str, args: tuple, kwargs: dict):
-        __tracebackhide__ = True  # pytest shows the user's line, not ours
+    def _move(self, func, name, args, kwargs):
+        __tracebackhide__ = True
         tensor = args[0]
-        source = self.device_of(tensor)
+        if not isinstance(tensor, torch.Tensor):
+            return self._compute(func, name, args, kwargs)
+        devices = self.devices
+        source = devices.device_of(tensor)
+        dtype = memory_format = None
         if name == "cpu":
-            target = CPU
+            target, memory_format = CPU, kwargs.get("memory_format")
         elif name == "cuda":
             index = args[1] if len(args) > 1 else kwargs.get("device")
-            target = self.resolve(index if index is not None else "cuda")
+            target, memory_format = devices.resolve(index if index is not None else "cuda"), kwargs.get("memory_format")
         else:
-            target = self._to_target(args, kwargs)
-        site = user_site()
-        if self.simulate and target is not None and target == source:
-            # already there: only a dtype may change, and the data must not go near a real GPU
-            dtype = torch._C._nn._parse_to(*args[1:], **kwargs)[1] if name == "to" else None
-            if dtype is None or dtype == tensor.dtype:
-                return tensor
-            result = tensor.to(dtype=dtype)
-            self._propagate([tensor], [result])
-            if tensor in self.made:
-                self.made[result] = self.made[tensor]
-            return result
+            target, dtype, memory_format = to_target(devices, args, kwargs)
         if target is None or target == source:
-            result = func(*args, **kwargs)
-            if isinstance(result, torch.Tensor) and result is not tensor:
-                self._propagate([tensor], [result])
-                if tensor in self.made:  # a dtype conversion is not where the tensor was made
-                    self.made[result] = self.made[tensor]
+            copy = kwargs.get("copy", False)
+            if (dtype is None or dtype == tensor.dtype) and not copy and memory_format in (None, torch.preserve_format):
+                return tensor  # as torch itself does: nothing to change
+            result = devices.same_device(func, tensor, args, kwargs, dtype, memory_format, copy)
+            if result is not tensor and isinstance(result, Tensor):
+                self._inherit([tensor], [source], result, name)
+                source_record = self.records.get(tensor)
+                if source_record is not None and source_record.made is not None:
+                    self.records.of(result).made = source_record.made  # a dtype change is not where it was made
             return result
-        if self.simulate:
-            # The data stays on the cpu: only the tag moves. A copy, so the source keeps its device.
-            dtype = torch._C._nn._parse_to(*args[1:], **kwargs)[1] if name == "to" else None
-            result = tensor.to(dtype=dtype or tensor.dtype, copy=True)
-        else:
-            result = func(*args, **kwargs)
-        how = {"cpu": ".cpu()", "cuda": ".cuda()"}.get(name, f".to({target})")
-        self.tag(result, target, Origin(site, how))
-        nbytes = tensor.numel() * tensor.element_size()
-        self.report.add_transfer(site, f"{source}->{target}", nbytes)
-        if target.type == "cuda":
-            self.pending_work = True
-        elif source.type == "cuda":
-            self._sync(".cpu()", tensor, site)
+        result = devices.transfer(func, tensor, args, kwargs, dtype)
+        where = user_where(3)
+        how = {"cpu": ".cpu()", "cuda": ".cuda()", "type_as": ".type_as()"}.get(name, f".to({target})")
+        self.records.of(result).origin = Origin(where, how)
+        devices.tag(result, target)
+        self._count_transfer(tensor, source, target, where)
         return result
 
-    def _to_target(self, args: tuple, kwargs: dict) -> Optional[torch.device]:
-        if "device" in kwargs:
-            return self.resolve(kwargs["device"])
-        for arg in args[1:]:
-            if isinstance(arg, torch.Tensor):
-                return self.device_of(arg)
-            if isinstance(arg, (str, torch.device)) or (isinstance(arg, int) and not isinstance(arg, bool)):
-                return self.resolve(arg)
-        return None
+    def _count_transfer(self, tensor: torch.Tensor, source: torch.device, target: torch.device,
+                        where: Optional[tuple]) -> None:
+        self.report.add_transfer(site_of(where), f"{source}->{target}", tensor.numel() * tensor.element_size())
+        if target.type == "cuda":
+            self.pending_work = self.launched_since_clock = True
+        elif source.type == "cuda":
+            self._synced(".cpu()", where)
 
     # ------------------------------------------------------------ checks
 
-    def _check(self, name: str, tensors: list, args: tuple) -> None:
-        __tracebackhide__ = True  # pytest shows the user's line, not ours
+    def _check(self, name: str, tensors: list, devices: Optional[list] = None) -> None:
+        __tracebackhide__ = True
+        if devices is None:
+            devices = self.devices.devices_of(tensors)
+        first_device = devices[0]
+        for d in devices:
+            if d is not first_device and d != first_device:
+                break
+        else:
+            return  # the common case: one device
         if name == "__getitem__":
-            # indexing: a cpu index is fine for any tensor; a GPU index is not fine for a cpu tensor
-            base = self.device_of(tensors[0])
-            for index in tensors[1:]:
-                device = self.device_of(index)
-                if device.type != "cpu" and device != base:
-                    self._mismatch(name, [tensors[0], index])
-                    return
+            # a cpu index is fine for any tensor; a GPU index is not fine for a tensor elsewhere
+            for index, device in zip(tensors[1:], devices[1:]):
+                if device is not CPU and device != first_device and not self._from_autograd(tensors[0]):
+                    self._mismatch(name, tensors[0], index)
             return
-        first: Optional[torch.Tensor] = None
-        first_device = None
+        first = first_device = None
         packed = name in _PACKED_RNNS
-        for t in tensors:
-            device = self.device_of(t)
-            if device.type == "cpu" and t.dim() == 0:
-                continue  # PyTorch lets 0-dim cpu tensors combine with any device
-            if packed and device.type == "cpu" and t.dtype == torch.int64:
-                continue  # a PackedSequence's batch_sizes live on the cpu
+        for t, device in zip(tensors, devices):
+            if device is CPU and (t.dim() == 0 or (packed and t.dtype == torch.int64)):
+                continue  # 0-dim cpu tensors combine with any device; a PackedSequence's sizes stay on the cpu
             if first is None:
                 first, first_device = t, device
-            elif device != first_device:
-                self._mismatch(name, [first, t])
+            elif device != first_device and not (self._from_autograd(t) or self._from_autograd(first)):
+                self._mismatch(name, first, t)
                 return
 
-    def _mismatch(self, name: str, pair: list) -> None:
-        __tracebackhide__ = True  # pytest shows the user's line, not ours
-        a, b = pair
-        da, db = self.device_of(a), self.device_of(b)
-        code = "DEV102" if name in _MODULE_FUNCTIONS and (
-            isinstance(a, torch.nn.Parameter) or isinstance(b, torch.nn.Parameter)) else "DEV101"
-        stack = user_stack()
-        site = stack[0] if stack else None
-        message = (
-            f"Expected all tensors to be on the same device, but found at least two devices, {da} and {db}!\n"
-            f"devlint: {name}: {da} tensor from {self.origin_of(a)} and {db} tensor from {self.origin_of(b)}"
-            + _where(stack)
-        )
-        self.report.add_problem(code, site, message)
-        if self.raise_on_error or not self.simulate:
-            raise DeviceMismatchError(message, code)
+    def _from_autograd(self, tensor: torch.Tensor) -> bool:
+        """Made by the autograd engine (a gradient in a hook or a custom backward): its device is unknown."""
+        if not self.devices.simulated:
+            return False  # a real tensor's device is always known
+        record = self.records.get(tensor)
+        if record is not None and (record.key in self.records.unknown or record.device is not None):
+            return record.key in self.records.unknown
+        if torch._C._current_graph_task_id() != -1:  # inside backward: tensors made in C++ reach us untagged
+            self.mark_autograd(tensor)
+            return True
+        return False
 
-    def _check_cpu_lengths(self, lengths: torch.Tensor) -> None:
-        __tracebackhide__ = True  # pytest shows the user's line, not ours
-        device = self.device_of(lengths)
-        if device.type != "cpu":
-            site = user_site()
-            message = (f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {device} "
-                       f"{str(lengths.dtype).replace('torch.', '').capitalize()} tensor\n"
-                       f"devlint: pack_padded_sequence: lengths from {self.origin_of(lengths)}")
-            self.report.add_problem("DEV106", site, message)
-            if self.raise_on_error or not self.simulate:
-                raise DeviceMismatchError(message, "DEV106")
+    def mark_autograd(self, tensor: torch.Tensor) -> None:
+        self.records.mark_unknown(tensor)
 
-    def _host_conversion(self, tensor: torch.Tensor) -> None:
-        __tracebackhide__ = True  # pytest shows the user's line, not ours
-        device = self.device_of(tensor)
-        if device.type == "cpu":
-            return
-        site = user_site()
-        message = (f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to "
-                   f"host memory first.\ndevlint: the tensor comes from {self.origin_of(tensor)}")
-        self.report.add_problem("DEV401", site, message)
-        if self.raise_on_error or not self.simulate:
-            raise TypeError(message)
+    def _problem(self, code: str, message: str, tensors: list, error: type) -> None:
+        __tracebackhide__ = True
+        stack = user_stack(depth=3)
+        sites = [*stack, *(s for t in tensors for s in story_sites(self.records.get(t)))]
+        full = message + describe_stack(stack)
+        self.report.add_problem(code, stack[0] if stack else None, full, sites)
+        if not self.keep_going:
+            raise error(full, code) if error is DeviceMismatchError else error(full)
 
-    def _sync(self, what: str, tensor: torch.Tensor, site: Optional[Site] = None) -> None:
-        if self.device_of(tensor).type != "cuda":
-            return
-        self.report.add_sync(site or user_site(), what)
-        self.pending_work = False
+    def _story(self, tensor: torch.Tensor) -> str:
+        base = getattr(tensor, "_base", None)
+        return story(self.records.get(tensor), self.records.get(base) if base is not None else None)
 
-    # ------------------------------------------------------------ clocks and synchronization
+    def _mismatch(self, name: str, a: torch.Tensor, b: torch.Tensor) -> None:
+        __tracebackhide__ = True
+        da, db = self.devices.device_of(a), self.devices.device_of(b)
+        parameter = isinstance(a, torch.nn.Parameter) or isinstance(b, torch.nn.Parameter)
+        code = "DEV102" if name in _MODULE_FUNCTIONS and parameter else "DEV101"
+        message = (f"Expected all tensors to be on the same device, but found at least two devices, {da} and {db}!\n"
+                   f"devlint: {name}: {da} tensor from {self._story(a)} and {db} tensor from {self._story(b)}")
+        self._problem(code, message, [a, b], DeviceMismatchError)
+
+    def _pack(self, func, name, args, kwargs):
+        __tracebackhide__ = True
+        lengths = args[1] if len(args) > 1 else kwargs.get("lengths")
+        if isinstance(lengths, torch.Tensor):
+            device = self.devices.device_of(lengths)
+            if device.type != "cpu":
+                dtype = str(lengths.dtype).replace("torch.", "").capitalize()
+                message = (f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {device} "
+                           f"{dtype} tensor\ndevlint: pack_padded_sequence: lengths from {self._story(lengths)}")
+                self._problem("DEV106", message, [lengths], DeviceMismatchError)
+        return self._compute(func, name, args, kwargs)
+
+    def _to_host(self, func, name, args, kwargs):
+        __tracebackhide__ = True
+        tensor = args[0]
+        device = self.devices.device_of(tensor)
+        if device.type != "cpu" and not kwargs.get("force", False):
+            message = (f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+                       f"to host memory first.\ndevlint: the tensor comes from {self._story(tensor)}")
+            self._problem("DEV401", message, [tensor], HostConversionError)
+        return func(*args, **kwargs)
+
+    # ------------------------------------------------------------ synchronization and autograd
+
+    def _sync_then_compute(self, func, name, args, kwargs):
+        tensors = _tensors(args, kwargs)
+        if tensors and self.devices.device_of(tensors[0]).type == "cuda":
+            self._synced(name, user_where(3))
+        return self._compute(func, name, args, kwargs)
+
+    def _synced(self, what: str, where: Optional[tuple]) -> None:
+        self.report.add_sync(site_of(where), what)
+        self.synchronized()
 
     def synchronized(self) -> None:
         self.pending_work = False
+        self.synced_since_clock = True
 
-    def clock(self, name: str, real: Callable) -> Callable:
-        def read(*args, **kwargs):
-            if self.pending_work:
-                self.report.add_lying_timer(user_site(), f"time.{name}")
-            return real(*args, **kwargs)
+    def clock_lies(self) -> bool:
+        """A clock read by the user that closes an interval in which GPU work was launched and never waited
+        for, and is still queued: the interval measured launches, not work. (A loop that waits every step,
+        `.item()`, measures its steps well enough; two reads in a row measure nothing.)"""
+        lies = self.pending_work and self.clock_read and self.launched_since_clock and not self.synced_since_clock
+        self.clock_read, self.synced_since_clock, self.launched_since_clock = True, False, False
+        return lies
 
-        read.__name__ = name
-        read.__wrapped__ = real
-        return read
+    def _autograd_grad(self, func, name, args, kwargs):
+        """torch.autograd.grad: each gradient lives where its input does."""
+        result = func(*args, **kwargs)
+        inputs = kwargs.get("inputs", args[1] if len(args) > 1 else ())
+        inputs = [inputs] if isinstance(inputs, torch.Tensor) else list(inputs)
+        for grad, tensor in zip(result, inputs):
+            if isinstance(grad, torch.Tensor) and isinstance(tensor, torch.Tensor):
+                self.devices.tag(grad, self.devices.device_of(tensor))
+        return result
 
-    def patch_parameters(self) -> Callable[[], None]:
-        """nn.Parameter(...) makes a new tensor object outside the mode's sight: note where."""
-        parameter = torch.nn.Parameter
-        real_new = parameter.__dict__["__new__"]
+    def _register_hook(self, func, name, args, kwargs):
+        """A tensor's backward hook runs inside the autograd engine, where no mode is active: carry ours."""
+        tensor, hook = args[0], args[1]
+        device = self.devices.device_of(tensor)
         checker = self
 
-        def new(cls, data=None, requires_grad=True):
-            made = real_new(cls, data, requires_grad)
-            if data is not None:
-                checker.tag(made, checker.device_of(data), checker.origins.get(data)
-                            or Origin(user_site(), "a module parameter, created on the cpu"))
-            return made
+        def checked_hook(value):
+            if isinstance(value, torch.Tensor) and value is not tensor and checker.records.get(value) is None:
+                checker.devices.tag(value, device)  # a tensor's gradient lives on its device
+            with checker.active():
+                return hook(value)
 
-        parameter.__new__ = staticmethod(new)
+        return func(tensor, checked_hook, *args[2:], **kwargs)
 
-        def restore() -> None:
-            parameter.__new__ = real_new
-
-        return restore
-
-    def patch_clocks(self) -> Callable[[], None]:
-        saved = {name: getattr(time, name) for name in _CLOCKS}
-        for name, real in saved.items():
-            setattr(time, name, self.clock(name, real))
-
-        def restore() -> None:
-            for name, real in saved.items():
-                setattr(time, name, real)
-
-        return restore
+    @contextlib.contextmanager
+    def active(self) -> Iterator[None]:
+        """The checker on this thread's mode stack (a new thread, the autograd engine), once."""
+        if any(mode is self for mode in _get_current_function_mode_stack()):
+            yield
+            return
+        with self:
+            yield

@@ -1,93 +1,119 @@
-"""pytest plugin: run each test under the device checker.
+"""pytest plugin: the whole session under the device checker.
 
-    pytest --devlint-runtime [--devlint-simulate-gpu] [--devlint-gpus N]
+    pytest --devlint-runtime [--devlint-simulate-gpu] [--devlint-gpus N] [--devlint-keep-going]
 
 Loaded in every pytest session where devlint is installed (entry point
-`pytest11`), so it imports nothing heavy until `--devlint-runtime` is given.
-A device error fails the test that caused it, with the lines that put each
-operand on its device; the session ends with one summary table. Nothing is
-printed for a test unless it failed.
+`pytest11`), it only adds options until `--devlint-runtime` is given; then it
+registers `RuntimePlugin`, which checks from configuration to the end:
+collection (a device chosen at import time sees the simulated GPU), fixtures,
+setup, the tests, teardown. A device error fails the test that caused it with
+the lines that put each operand on its device (once); the session ends with
+one summary table. Nothing is printed for a test unless it failed.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, Optional
 
 import pytest
 
-_STATE: dict[str, Any] = {}
+_NEEDS_RUNTIME = ("devlint_simulate_gpu", "devlint_keep_going", "devlint_json")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("devlint", "device checks for PyTorch (devlint)")
     group.addoption("--devlint-runtime", action="store_true", default=False,
-                    help="check the devices of every torch operation each test runs")
+                    help="check the devices of every torch operation the session runs")
     group.addoption("--devlint-simulate-gpu", action="store_true", default=False,
                     help="simulate CUDA GPUs on the cpu (automatic when CUDA is missing)")
-    group.addoption("--devlint-gpus", type=int, default=1, metavar="N", help="how many GPUs to simulate (default 1)")
+    group.addoption("--devlint-gpus", type=int, default=None, metavar="N", help="how many GPUs to simulate (default 1)")
+    group.addoption("--devlint-keep-going", action="store_true", default=False,
+                    help="on a simulated GPU, record every problem of a test and fail it at its end")
+    group.addoption("--devlint-json", default=None, metavar="PATH", help="also write the runtime report as JSON")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _STATE.clear()  # a session (pytester runs several in one process) starts afresh
     if not config.getoption("devlint_runtime", default=False):
+        given = [name for name in _NEEDS_RUNTIME if config.getoption(name, default=None)]
+        if config.getoption("devlint_gpus", default=None) is not None:
+            given.append("devlint_gpus")
+        if given:
+            flags = ", ".join("--" + name.replace("_", "-") for name in given)
+            raise pytest.UsageError(f"{flags} only work(s) with --devlint-runtime")
         return
-    import torch
-
-    from devlint.runtime.report import Report
-
-    simulate = config.getoption("devlint_simulate_gpu") or not torch.cuda.is_available()
-    gpus = config.getoption("devlint_gpus")
-    _STATE.update(simulate=simulate, gpus=gpus, total=Report(simulated=simulate, gpus=gpus), failed={})
+    plugin = RuntimePlugin(config)
+    config.pluginmanager.register(plugin, "devlint-runtime")
+    plugin.start()
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    _STATE.clear()
+class RuntimePlugin:
+    """One checking session for the whole pytest session; each test phase gets its own report."""
 
+    def __init__(self, config: pytest.Config) -> None:
+        import torch
 
-def _enabled() -> bool:
-    return bool(_STATE)
+        from devlint.runtime.session import Session
 
+        simulate = config.getoption("devlint_simulate_gpu") or not torch.cuda.is_available()
+        gpus = config.getoption("devlint_gpus") or 1
+        self.session = Session(simulate, gpus, keep_going=config.getoption("devlint_keep_going"))
+        self.total = self.session.report  # every phase's report is merged into it; outside phases, it is the checker's
+        self.json_path: Optional[str] = config.getoption("devlint_json")
+        self._phase: Any = None  # the current test phase's report
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_call(item: pytest.Item):
-    if not _enabled():
-        yield
-        return
-    from devlint.runtime import check
+    def start(self) -> None:
+        self.session.start()
 
-    with check(raise_on_error=True, simulate_gpu=_STATE["simulate"], gpus=_STATE["gpus"]) as report:
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.session.stop()
+        if self.json_path:
+            with open(self.json_path, "w", encoding="utf-8") as out:
+                json.dump(self.total.to_dict(), out)
+
+    def _run_phase(self):
+        from devlint.runtime.report import Report
+
+        checker = self.session.checker
+        outer, self._phase = checker.report, Report(simulated=self.total.simulated, gpus=self.total.gpus)
+        checker.report = self._phase
+        try:
+            yield
+        finally:
+            checker.report = outer
+            outer.merge(self._phase)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item):
+        yield from self._run_phase()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item):
+        yield from self._run_phase()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item):
+        yield from self._run_phase()
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        from devlint.runtime.errors import CHECKER_ERRORS
+        from devlint.runtime.origins import is_library
+
+        if call.excinfo is not None and isinstance(call.excinfo.value, CHECKER_ERRORS):
+            # the user's frames only: torch's module machinery tells nothing about the bug
+            mine = call.excinfo.traceback.filter(lambda entry: not is_library(str(entry.path)))
+            if len(mine):
+                call.excinfo.traceback = mine
         outcome = yield
-    _merge(_STATE["total"], report)
-    error = outcome.excinfo[1] if outcome.excinfo else None
-    if error is not None and report.problems:
-        _STATE["failed"][item.nodeid] = report.problems[0]
+        report, phase = outcome.get_result(), self._phase
+        if phase is None or not phase.problems:
+            return
+        if report.passed and self.session.keep_going:  # problems recorded, none raised: the test fails here
+            report.outcome = "failed"
+            report.longrepr = "\n\n".join(f"devlint {p.code} ({p.count}x at {p.site}): {p.message}"
+                                          for p in phase.problems)
 
-
-def _merge(total: Any, report: Any) -> None:
-    for problem in report.problems:
-        total.add_problem(problem.code, problem.site, problem.message)
-    for table_name in ("transfers", "syncs", "lying_timers"):
-        table = getattr(total, table_name)
-        for key, counter in getattr(report, table_name).items():
-            mine = table.get(key)
-            if mine is None:
-                table[key] = counter
-            else:
-                mine.count += counter.count
-                mine.nbytes += counter.nbytes
-
-
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Optional[Any]:
-    if not _enabled() or call.when != "call" or item.nodeid not in _STATE["failed"]:
-        return None
-    problem = _STATE["failed"][item.nodeid]
-    report = pytest.TestReport.from_item_and_call(item, call)
-    report.sections.append(("devlint", f"{problem.code} at {problem.site}\n{problem.message}"))
-    return report
-
-
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    if not _enabled():
-        return
-    terminalreporter.write_sep("=", "devlint runtime")
-    terminalreporter.write_line(_STATE["total"].summary_table())
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+        terminalreporter.write_sep("=", "devlint runtime")
+        terminalreporter.write_line(self.total.summary_table())

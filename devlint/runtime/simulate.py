@@ -1,207 +1,389 @@
-"""A simulated GPU for machines without one: torch.cuda answers as on a machine with N GPUs.
+"""A simulated GPU: what `torch.cuda`, `torch.accelerator` and friends answer on a machine with N GPUs.
 
-Only the Python-visible API is replaced (and restored on exit); tensors keep
-their data on the cpu, tagged with their logical device by the checker.
+This module builds the replacements; `patches.py` puts them in place (and
+takes them away). Tensors keep their data on the cpu, tagged with their
+logical device by the device table.
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 import types
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import torch
 
-from devlint.runtime.checker import CPU, DeviceChecker
+from devlint.semantics.torch_api import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_NAMES,
+                                         TENSOR_TYPE_DTYPES)
 
-_TENSOR_TYPES = ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte", "Bool")
-_ZERO_MEMORY = ("memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved",
-                "memory_cached", "max_memory_cached")
-_NO_OPS = ("empty_cache", "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
-           "manual_seed", "manual_seed_all", "seed", "seed_all", "init", "ipc_collect")
+if TYPE_CHECKING:
+    from devlint.runtime.checker import DeviceChecker
 
-
-class SimulatedEvent:
-    """torch.cuda.Event on the simulated GPU: records wall time, synchronizes the checker."""
-
-    def __init__(self, checker: DeviceChecker, enable_timing: bool = False, **_: Any) -> None:
-        self.checker, self.enable_timing, self.when = checker, enable_timing, None
-
-    def record(self, stream: Any = None) -> None:
-        self.when = time.perf_counter.__wrapped__() if hasattr(time.perf_counter, "__wrapped__") else time.perf_counter()
-
-    def synchronize(self) -> None:
-        self.checker.synchronized()
-
-    def wait(self, stream: Any = None) -> None:
-        pass
-
-    def query(self) -> bool:
-        return True
-
-    def elapsed_time(self, end: "SimulatedEvent") -> float:
-        if self.when is None or end.when is None:
-            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
-        return (end.when - self.when) * 1000.0
+_GiB = 1024**3
+_real_perf_counter = time.perf_counter
 
 
-class SimulatedStream:
-    def __init__(self, checker: DeviceChecker, *_: Any, **__: Any) -> None:
+def properties(index: int) -> types.SimpleNamespace:
+    return types.SimpleNamespace(name=f"devlint simulated GPU {index}", total_memory=16 * _GiB, major=8, minor=0,
+                                 multi_processor_count=108, is_integrated=False, is_multi_gpu_board=False,
+                                 uuid=f"devlint-{index}", L2_cache_size=40 * 1024**2, warp_size=32)
+
+
+class SimulatedGPU:
+    """The simulated API, bound to one checker (its device table and its notion of queued work)."""
+
+    def __init__(self, checker: "DeviceChecker") -> None:
         self.checker = checker
+        self.devices = checker.devices
+        self._saving: dict = {}  # storage address -> simulated device, while torch.save runs
+        self.Event, self.Stream, self.device, self.device_of, self.device_index = _api_classes(self)
 
-    def synchronize(self) -> None:
+    # ------------------------------------------------------------ devices
+
+    def index_of(self, device: Any = None) -> int:
+        if device is None:
+            return self.devices.current_index()
+        if isinstance(device, self.device):
+            return device.idx
+        resolved = self.devices.resolve(device)
+        return resolved.index if resolved is not None and resolved.type == "cuda" else self.devices.current_index()
+
+    def set_device(self, device: Any) -> None:
+        index = self.index_of(device)
+        if index >= 0:
+            self.devices.set_current_index(index)
+
+    def synchronize(self, device: Any = None) -> None:
         self.checker.synchronized()
 
-    def wait_stream(self, other: Any) -> None:
-        pass
-
-    def wait_event(self, event: Any) -> None:
-        pass
-
-    def record_event(self, event: Any = None) -> SimulatedEvent:
-        event = event or SimulatedEvent(self.checker)
-        event.record()
-        return event
-
-    def query(self) -> bool:
-        return True
-
-    def __enter__(self) -> "SimulatedStream":
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        pass
-
-
-def _properties(index: int) -> types.SimpleNamespace:
-    return types.SimpleNamespace(name=f"devlint simulated GPU {index}", total_memory=16 * 1024**3, major=8, minor=0,
-                                 multi_processor_count=108, is_integrated=False, is_multi_gpu_board=False)
-
-
-def install(checker: DeviceChecker) -> Callable[[], None]:
-    """Replace torch.cuda's API and torch.load; return the function that puts them back."""
-    cuda = torch.cuda
-    saved: dict[tuple, Any] = {}
-
-    def patch(owner: Any, name: str, value: Any) -> None:
-        saved[(owner, name)] = getattr(owner, name, None)
-        setattr(owner, name, value)
-
-    def index_of(device: Any = None) -> int:
-        if device is None:
-            return checker.current_index
-        resolved = checker.resolve(device)
-        return resolved.index if resolved is not None and resolved.type == "cuda" else checker.current_index
-
-    def set_device(device: Any) -> None:
-        checker.current_index = index_of(device)
+    def current_stream(self, device: Any = None) -> Any:
+        return self.Stream(device)
 
     @contextlib.contextmanager
-    def device_context(device: Any):
-        previous = checker.current_index
-        if device is not None and not (isinstance(device, int) and device < 0):
-            checker.current_index = index_of(device)
-        try:
-            yield
-        finally:
-            checker.current_index = previous
+    def stream(self, stream: Any = None) -> Iterator[Any]:
+        yield stream
 
-    def legacy_type(kind: str) -> Callable:
-        dtype = getattr(torch, kind.lower() if kind != "BFloat16" else "bfloat16", None) or {
-            "Float": torch.float32, "Double": torch.float64, "Half": torch.float16, "Long": torch.int64,
-            "Int": torch.int32, "Short": torch.int16, "Char": torch.int8, "Byte": torch.uint8,
-            "Bool": torch.bool}[kind]
+    def set_default_device(self, device: Any) -> None:
+        resolved = self.devices.resolve(device) if device is not None else None
+        self.devices.default_device = resolved if resolved is not None and resolved.type != "cpu" else None
+
+    def get_default_device(self) -> torch.device:
+        return self.devices.default_device or torch.device("cpu")
+
+    def legacy_type(self, kind: str) -> Callable:
+        dtype = getattr(torch, TENSOR_TYPE_DTYPES[kind])
 
         def create(*args: Any) -> torch.Tensor:
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
                 return torch.tensor(args[0], dtype=dtype, device="cuda")
             return torch.empty(*args, dtype=dtype, device="cuda")
 
+        create.__name__ = f"{kind}Tensor"
         return create
 
-    real_load = torch.load
+    # ------------------------------------------------------------ checkpoints
 
-    def load(f: Any, map_location: Any = None, *args: Any, **kwargs: Any) -> Any:
-        # Data is loaded onto the cpu; what the caller asked for becomes the tag.
-        target = None
-        if isinstance(map_location, (str, torch.device, int)):
-            target = checker.resolve(map_location)
-        loaded = real_load(f, *args, map_location="cpu", **kwargs)
-        if target is not None and target.type == "cuda":
-            _tag_all(loaded, target, checker)
-        return loaded
+    def save(self, real_save: Callable) -> Callable:
+        """A checkpoint written on the simulated GPU says where each tensor was, as a real GPU's would."""
+        def save(obj: Any, f: Any, *args: Any, **kwargs: Any) -> Any:
+            self._saving = self._storage_devices()
+            try:
+                return real_save(obj, f, *args, **kwargs)
+            finally:
+                self._saving = {}
 
-    patch(cuda, "is_available", lambda: True)
-    patch(cuda, "device_count", lambda: checker.gpus)
-    patch(cuda, "is_initialized", lambda: True)
-    patch(cuda, "current_device", lambda: checker.current_index)
-    patch(cuda, "set_device", set_device)
-    patch(cuda, "device", device_context)
-    patch(cuda, "get_device_name", lambda device=None: _properties(index_of(device)).name)
-    patch(cuda, "get_device_properties", lambda device=None: _properties(index_of(device)))
-    patch(cuda, "get_device_capability", lambda device=None: (8, 0))
-    patch(cuda, "synchronize", lambda device=None: checker.synchronized())
-    patch(cuda, "Event", lambda *a, **k: SimulatedEvent(checker, *a, **k))
-    patch(cuda, "Stream", lambda *a, **k: SimulatedStream(checker, *a, **k))
-    patch(cuda, "current_stream", lambda device=None: SimulatedStream(checker))
-    patch(cuda, "default_stream", lambda device=None: SimulatedStream(checker))
-    patch(cuda, "stream", lambda s=None: contextlib.nullcontext(s))
-    patch(cuda, "mem_get_info", lambda device=None: (16 * 1024**3, 16 * 1024**3))
-    patch(cuda, "memory_summary", lambda *a, **k: "devlint simulated GPU: no memory statistics")
-    for name in _ZERO_MEMORY:
-        patch(cuda, name, lambda device=None: 0)
-    for name in _NO_OPS:
-        patch(cuda, name, lambda *a, **k: None)
-    for kind in _TENSOR_TYPES:
-        patch(cuda, f"{kind}Tensor", legacy_type(kind))
-    patch(torch, "load", load)
+        return save
 
-    def set_default_device(device: Any) -> None:
-        checker.default_device = checker.resolve(device) if device is not None else None
-        if checker.default_device is not None and checker.default_device.type == "cpu":
-            checker.default_device = None
+    def _storage_devices(self) -> dict:
+        found = {}
+        for record in list(self.devices.records.table.values()):
+            tensor = record()
+            if tensor is not None and record.device is not None:
+                with contextlib.suppress(RuntimeError, NotImplementedError):
+                    pointer = tensor.untyped_storage().data_ptr()
+                    if pointer:
+                        found[pointer] = record.device
+        return found
 
-    patch(torch, "set_default_device", set_default_device)
-    patch(torch, "get_default_device", lambda: checker.default_device or CPU)
+    def location_tag(self, real_tag: Callable) -> Callable:
+        def location_tag(storage: Any) -> str:
+            location = real_tag(storage)
+            device = self._saving.get(storage.data_ptr()) if location == "cpu" and self._saving else None
+            return str(device) if device is not None else location
 
-    def scatter(module: Any, inputs: Any, kwargs: Any, device_ids: Any) -> tuple:
-        # One simulated GPU: DataParallel sends the whole batch to it (no torch._C._scatter on a cpu build).
-        if len(device_ids) > 1:
-            raise RuntimeError("devlint simulates DataParallel on one GPU only: use --gpus 1 "
-                               "(replicas run in threads, out of the checker's sight)")
-        target = torch.device("cuda", device_ids[0] if isinstance(device_ids[0], int) else device_ids[0].index)
+        return location_tag
 
-        def move(value: Any) -> Any:
-            if isinstance(value, torch.Tensor):
-                return value.to(target)
-            if isinstance(value, (list, tuple)):
-                return type(value)(move(v) for v in value)
-            if isinstance(value, dict):
-                return {k: move(v) for k, v in value.items()}
-            return value
+    def load(self, real_load: Callable) -> Callable:
+        def load(f: Any, map_location: Any = None, *args: Any, **kwargs: Any) -> Any:
+            """Data is loaded onto the cpu; each tensor is tagged with where it would land on a GPU machine."""
+            if callable(map_location):
+                return real_load(f, map_location, *args, **kwargs)  # the caller's own mapping
+            locations: dict = {}
 
-        return (move(tuple(inputs)),), (move(dict(kwargs or {})),)
+            def to_cpu(storage: Any, location: str) -> Any:
+                locations[storage.data_ptr()] = location
+                return storage
 
-    patch(torch.nn.DataParallel, "scatter", scatter)
+            loaded = real_load(f, *args, map_location=to_cpu, **kwargs)
+            targets = {}
+            for pointer, location in locations.items():
+                target = self._mapped(location, map_location)
+                if target is not None and target.type == "cuda":
+                    targets[pointer] = target
+            if targets:
+                self._tag_loaded(loaded, targets, set())
+            return loaded
 
-    def restore() -> None:
-        checker.default_device = None
-        for (owner, name), value in reversed(list(saved.items())):
-            setattr(owner, name, value)
+        return load
 
-    return restore
+    def _mapped(self, location: str, map_location: Any) -> Any:
+        if isinstance(map_location, dict):
+            map_location = map_location.get(location, location)
+        if map_location is None:
+            map_location = location
+        try:
+            return self.devices.resolve(map_location)
+        except (RuntimeError, ValueError):
+            return None
+
+    def _tag_loaded(self, value: Any, targets: dict, seen: set) -> None:
+        """Tag each tensor in what torch.load returned (dicts, lists, modules, plain objects)."""
+        if id(value) in seen:
+            return
+        seen.add(id(value))
+        if isinstance(value, torch.Tensor):
+            with contextlib.suppress(RuntimeError, NotImplementedError):
+                target = targets.get(value.untyped_storage().data_ptr())
+                if target is not None:
+                    self.devices.tag(value, target)
+            return
+        if isinstance(value, torch.nn.Module):
+            items = [t for m in value.modules() for t in (*m._parameters.values(), *m._buffers.values(),
+                                                       *vars(m).values()) if isinstance(t, torch.Tensor)]
+        elif isinstance(value, dict):
+            items = list(value.values())
+        elif isinstance(value, (list, tuple)):
+            items = list(value)
+        elif hasattr(value, "__dict__") and not isinstance(value, type):
+            items = list(vars(value).values())
+        else:
+            return
+        for item in items:
+            self._tag_loaded(item, targets, seen)
+
+    def cuda_api(self) -> dict:
+        """torch.cuda's answers on a machine with `gpus` GPUs."""
+        gpus = self.devices.gpus
+        api = {
+            "is_available": lambda: True, "device_count": lambda: gpus, "is_initialized": lambda: True,
+            "current_device": self.devices.current_index, "set_device": self.set_device, "device": self.device,
+            "device_of": self.device_of, "get_device_name": lambda device=None: properties(self.index_of(device)).name,
+            "get_device_properties": lambda device=None: properties(self.index_of(device)),
+            "get_device_capability": lambda device=None: (8, 0), "is_bf16_supported": lambda *a, **k: True,
+            "synchronize": self.synchronize, "Event": self.Event, "Stream": self.Stream,
+            "current_stream": self.current_stream, "default_stream": self.current_stream, "stream": self.stream,
+            "set_stream": lambda stream: None, "mem_get_info": lambda device=None: (16 * _GiB, 16 * _GiB),
+            "memory_summary": lambda *a, **k: "devlint simulated GPU: no memory statistics",
+            "memory_stats": lambda *a, **k: {}, "get_rng_state": lambda device="cuda": torch.get_rng_state(),
+            "set_rng_state": lambda new_state, device="cuda": None,
+            "get_rng_state_all": lambda: [torch.get_rng_state() for _ in range(gpus)],
+            "set_rng_state_all": lambda states: None,
+        }
+        api.update({name: (lambda device=None: 0) for name in RUNTIME_CUDA_ZERO_MEMORY})
+        api.update({name: (lambda *a, **k: None) for name in RUNTIME_CUDA_NO_OPS})
+        api.update({f"{kind}Tensor": self.legacy_type(kind) for kind in TENSOR_TYPE_NAMES})
+        return api
+
+    def accelerator_api(self) -> dict:
+        """torch.accelerator's answers: a CUDA accelerator with `gpus` devices."""
+        return {
+            "is_available": lambda: True, "device_count": lambda: self.devices.gpus,
+            "current_accelerator": lambda check_available=False: torch.device("cuda"),
+            "current_device_index": self.devices.current_index, "current_device_idx": self.devices.current_index,
+            "set_device_index": self.set_device, "set_device_idx": self.set_device,
+            "device_index": self.device_index, "synchronize": self.synchronize,
+            "current_stream": self.current_stream, "set_stream": lambda stream: None,
+            "get_memory_info": lambda device=None: (16 * _GiB, 16 * _GiB),
+            "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,
+            "memory_reserved": lambda device=None: 0, "max_memory_reserved": lambda device=None: 0,
+            "memory_stats": lambda device=None: {}, "empty_cache": lambda: None,
+            "reset_peak_memory_stats": lambda device=None: None,
+            "reset_accumulated_memory_stats": lambda device=None: None,
+            "get_device_capability": lambda device=None: {"major": 8, "minor": 0},
+        }
+
+    # ------------------------------------------------------------ the collectives DataParallel uses
+
+    def _copy_to(self, tensor: torch.Tensor, device: Any) -> torch.Tensor:
+        """A copy of `tensor` on simulated `device`, outside the checker (it may run inside backward)."""
+        target = self.devices.resolve(device if not (isinstance(device, int) and device < 0) else "cpu")
+        with torch._C.DisableTorchFunction():
+            if self.devices.device_of(tensor) == target:
+                return tensor
+            copy = tensor.clone()
+        self.devices.tag(copy, target)
+        return copy
+
+    def scatter(self, tensor: torch.Tensor, devices: Any = None, chunk_sizes: Any = None, dim: int = 0,
+                streams: Any = None, out: Any = None) -> tuple:
+        devices = [self.index_of(d) for d in devices]
+        with torch._C.DisableTorchFunction():
+            chunks = tensor.split(list(chunk_sizes), dim) if chunk_sizes else tensor.chunk(len(devices), dim)
+        return tuple(self._copy_to(chunk.contiguous(), device) for chunk, device in zip(chunks, devices))
+
+    def gather(self, tensors: Any, dim: int = 0, destination: Any = None, out: Any = None) -> torch.Tensor:
+        moved = [self._copy_to(t, destination if destination is not None else "cuda") for t in tensors]
+        target = self.devices.device_of(moved[0])
+        with torch._C.DisableTorchFunction():
+            result = torch.cat(moved, dim)
+        self.devices.tag(result, target)
+        return result
+
+    def broadcast_coalesced(self, tensors: Any, devices: Any, buffer_size: int = 0) -> list:
+        return [[self._copy_to(t, self.index_of(d)) for t in tensors] for d in devices]
+
+    def reduce_add(self, inputs: Any, destination: Any = None) -> torch.Tensor:
+        target = destination if destination is not None else self.devices.current_index()
+        moved = [self._copy_to(t, target) for t in inputs]
+        with torch._C.DisableTorchFunction():
+            result = moved[0].clone()
+            for other in moved[1:]:
+                result.add_(other)
+        self.devices.tag(result, self.devices.device_of(moved[0]))
+        return result
+
+    def reduce_add_coalesced(self, inputs: Any, destination: Any = None, buffer_size: int = 0) -> list:
+        return [self.reduce_add(list(column), destination) for column in zip(*inputs)]
+
+    def scatter_forward(self, ctx: Any, target_gpus: Any, chunk_sizes: Any, dim: int, input: torch.Tensor) -> tuple:
+        """DataParallel's Scatter.forward, without the copy streams (torch.device(i) needs a real GPU)."""
+        ctx.dim = dim
+        device = self.devices.device_of(input)
+        ctx.input_device = device.index if device.type == "cuda" else -1
+        return self.scatter(input, target_gpus, chunk_sizes, dim)
+
+    def comm_api(self) -> dict:
+        return {"scatter": self.scatter, "gather": self.gather, "broadcast_coalesced": self.broadcast_coalesced,
+                "reduce_add": self.reduce_add, "reduce_add_coalesced": self.reduce_add_coalesced}
 
 
-def _tag_all(value: Any, device: torch.device, checker: DeviceChecker) -> None:
-    if isinstance(value, torch.Tensor):
-        checker.tag(value, device, None)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _tag_all(item, device, checker)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            _tag_all(item, device, checker)
+def _api_classes(gpu: SimulatedGPU) -> tuple:
+    """torch.cuda's Event, Stream, device and device_of, and torch.accelerator.device_index, bound to `gpu`."""
+    return (*_event_and_stream(gpu), *_device_contexts(gpu))
 
 
-__all__ = ["install", "SimulatedEvent", "SimulatedStream", "CPU"]
+def _event_and_stream(gpu: SimulatedGPU) -> tuple:
+
+    class Event:
+        """torch.cuda.Event: records wall time; waiting on it synchronizes."""
+
+        def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                     **_: Any) -> None:
+            self.enable_timing, self.when = enable_timing, None
+
+        def record(self, stream: Any = None) -> None:
+            self.when = _real_perf_counter()
+
+        def synchronize(self) -> None:
+            gpu.checker.synchronized()
+
+        def wait(self, stream: Any = None) -> None:
+            pass
+
+        def query(self) -> bool:
+            return True
+
+        def elapsed_time(self, end: "Event") -> float:
+            if self.when is None or end.when is None:
+                raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+            return (end.when - self.when) * 1000.0
+
+    class Stream:
+        """torch.cuda.Stream / torch.Stream: one queue, always done."""
+
+        def __init__(self, device: Any = None, priority: int = 0, **_: Any) -> None:
+            resolved = gpu.devices.resolve(device if device is not None else "cuda")
+            self.device = resolved if resolved is not None and resolved.type == "cuda" else \
+                torch.device("cuda", gpu.devices.current_index())
+            self.device_index, self.device_type = self.device.index, "cuda"
+            self.priority = priority
+
+        def synchronize(self) -> None:
+            gpu.checker.synchronized()
+
+        def wait_stream(self, other: Any) -> None:
+            pass
+
+        def wait_event(self, event: Any) -> None:
+            pass
+
+        def record_event(self, event: Any = None) -> Any:
+            event = event or Event()
+            event.record()
+            return event
+
+        def query(self) -> bool:
+            return True
+
+        def is_capturing(self) -> bool:
+            return False  # no CUDA graph is ever being captured
+
+        cuda_stream = 0
+
+        def __enter__(self) -> "Stream":
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            pass
+
+        def __eq__(self, other: object) -> bool:
+            return isinstance(other, Stream) and other.device == self.device
+
+        def __hash__(self) -> int:
+            return hash(self.device)
+
+    return Event, Stream
+
+
+def _device_contexts(gpu: SimulatedGPU) -> tuple:
+    class device:
+        """`with torch.cuda.device(i):` (a class: torch tests `isinstance(x, torch.cuda.device)`)."""
+
+        def __init__(self, device: Any) -> None:
+            self.idx = gpu.index_of(device) if device is not None and device != -1 else -1
+            self.prev_idx = -1
+
+        def __enter__(self) -> None:
+            self.prev_idx = gpu.devices.current_index()
+            if self.idx >= 0:
+                gpu.devices.set_current_index(self.idx)
+
+        def __exit__(self, *exc: Any) -> None:
+            gpu.devices.set_current_index(self.prev_idx)
+
+    class device_of(device):
+        def __init__(self, obj: torch.Tensor) -> None:
+            super().__init__(obj.get_device() if obj.is_cuda else -1)
+
+    class device_index(device):
+        """torch.accelerator.device_index."""
+
+        def __init__(self, index: Optional[int], /) -> None:
+            super().__init__(index if index is not None else -1)
+
+    return device, device_of, device_index
+
+
+def gloo_instead_of_nccl(backend: Any) -> Any:
+    """nccl needs GPUs: on a simulated one, collectives run over gloo (the data is on the cpu)."""
+    if isinstance(backend, str) and "nccl" in backend:
+        if ":" in backend:  # "cpu:gloo,cuda:nccl"
+            return "gloo"
+        return backend.replace("nccl", "gloo")
+    return backend
+
+
+def say(message: str) -> None:
+    print(f"devlint: {message}", file=sys.stderr, flush=True)

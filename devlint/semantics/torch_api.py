@@ -277,3 +277,43 @@ def looks_like_device_name(name: str) -> bool:
     if any(h in low for h in DTYPE_NAME_HINTS):
         return False
     return low in ("device", "dev", "devices") or low.endswith("device") or low.startswith("device")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Runtime section (devlint/runtime): what the runtime checker and its simulated GPU need beyond the
+# tables above. Names here are bare (the checker sees function objects, not dotted paths).
+
+TENSOR_TYPE_NAMES = _TENSOR_TYPES
+# torch dtype attribute of each legacy tensor type.
+TENSOR_TYPE_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16",
+                      "Long": "int64", "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8",
+                      "Bool": "bool"}
+# Factories the simulated torch.set_default_device applies to (bare names of FACTORIES).
+RUNTIME_FACTORIES = frozenset(name.split(".", 1)[1] for name in FACTORIES if not name.endswith("Tensor"))
+# Calls that may take tensors on several devices: no device check (moves are handled apart).
+RUNTIME_CROSS_DEVICE = (CROSS_DEVICE_METHODS | HOST_SYNC_METHODS) - {"to", "cuda", "cpu", "set_"} | frozenset({
+    "__setitem__", "_has_compatible_shallow_copy_type", "_copy_from", "_to_copy", "new_tensor", "__reduce_ex__",
+    "__deepcopy__", "_is_same_size", "is_set_to", "__repr__", "__format__", "__str__", "equal", "share_memory_",
+    "is_nonzero", "__bool__",
+    # packed sequences keep their lengths and batch sizes on the cpu by design
+    "_pack_padded_sequence", "_pad_packed_sequence",
+})
+# Tensor -> Python value: an implicit synchronization with the GPU.
+RUNTIME_SYNCS = HOST_SYNC_METHODS | frozenset({"__bool__", "nonzero", "is_nonzero", "__int__", "__float__",
+                                               "__index__"})
+# Functional forms of modules with parameters: a mismatch there is a module input on another device.
+RUNTIME_MODULE_FUNCTIONS = frozenset({
+    "linear", "bilinear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+    "conv_transpose3d", "embedding", "embedding_bag", "batch_norm", "layer_norm", "group_norm", "instance_norm",
+    "lstm", "gru", "rnn_tanh", "rnn_relu", "_convolution", "convolution", "prelu", "rms_norm",
+})
+# Recurrent kernels that take a PackedSequence's batch sizes (int64, on the cpu) beside GPU data.
+RUNTIME_PACKED_RNNS = frozenset({"gru", "lstm", "rnn_tanh", "rnn_relu"})
+# torch.cuda functions that answer 0 bytes, and those that do nothing, on a simulated GPU.
+RUNTIME_CUDA_ZERO_MEMORY = frozenset({
+    "memory_allocated", "max_memory_allocated", "memory_reserved", "max_memory_reserved", "memory_cached",
+    "max_memory_cached"})
+RUNTIME_CUDA_NO_OPS = frozenset({
+    "empty_cache", "reset_peak_memory_stats", "reset_max_memory_allocated", "reset_accumulated_memory_stats",
+    "manual_seed", "manual_seed_all", "seed", "seed_all", "init", "ipc_collect",
+    "set_per_process_memory_fraction"})

@@ -162,3 +162,18 @@ def test_the_checker_leaves_torch_as_it_found_it():
         assert torch.cuda.is_available()
     assert torch.cuda.is_available is real_available and time.time is real_time
     assert torch.ones(2).device.type == "cpu"
+
+
+def test_a_timed_loop_that_waits_every_step_is_not_a_lying_timer():
+    """word_language_model's idiom: `.item()` each batch, elapsed time logged every N batches."""
+    with check(simulate_gpu=True) as report:
+        weights = torch.randn(8, 8, device="cuda")
+        start = time.time()
+        for step in range(6):
+            loss = (weights @ weights).sum()
+            total = loss.item()  # waits for the GPU
+            weights.mul_(0.9)  # queued again
+            if step % 3 == 2:
+                elapsed = time.time() - start  # noqa: F841
+                start = time.time()
+    assert not report.lying_timers and total

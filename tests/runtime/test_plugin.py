@@ -33,10 +33,11 @@ def test_device_error_fails_its_test_with_the_story(pytester):
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([
         "*test_mixed*",
-        "*cpu tensor from test_sample.py:9 (torch.zeros without device=)*",
-        "*cuda:0 tensor from test_sample.py:10 (torch.ones(device=cuda:0))*",
+        "*cpu tensor from test_sample.py:9 (torch.zeros without device=) and "
+        "cuda:0 tensor from test_sample.py:10 (torch.ones(device=cuda:0))*",
     ])
     text = result.stdout.str()
+    assert text.count("cpu tensor from test_sample.py:9") == 1  # the story, once
     assert text.count("devlint runtime (simulated GPU x1)") == 1  # one summary, at the end
     assert "DEV301" in text and "DEV502" in text
 
@@ -53,3 +54,87 @@ def test_plugin_is_inert_without_the_option(pytester):
     result = pytester.runpytest()
     result.assert_outcomes(passed=1)
     assert "devlint runtime" not in result.stdout.str()
+
+
+SESSION = """
+import pytest
+import torch
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.fixture
+def model():
+    return torch.nn.Linear(3, 2).to(DEVICE)
+
+
+@pytest.fixture
+def broken():
+    return torch.zeros(2) + torch.ones(2, device=DEVICE)
+
+
+def test_import_time_device():
+    assert DEVICE == "cuda"
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_each_device(device):
+    assert torch.ones(1, device=device).device.type == device
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_gpu_only():
+    assert torch.cuda.device_count() == 1
+
+
+def test_unmoved_batch(model):
+    model(torch.randn(4, 3))
+
+
+def test_bug_in_a_fixture(broken):
+    pass
+"""
+
+
+def test_the_whole_session_sees_the_simulated_gpu(pytester):
+    """Import time, parametrize lists, skipif, fixtures: all of it runs on the simulated GPU."""
+    pytester.makepyfile(test_session=SESSION)
+    result = pytester.runpytest("--devlint-runtime", "-v")
+    result.assert_outcomes(passed=4, failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*test_each_device?cuda? PASSED*", "*test_gpu_only PASSED*",
+                                 "*test_unmoved_batch FAILED*", "*test_bug_in_a_fixture ERROR*"])
+    result.stdout.fnmatch_lines(["*cpu tensor from test_session.py:33 (torch.randn without device=)*",
+                                 "*test_session.py:15*"])
+
+
+def test_keep_going_fails_a_test_with_every_problem(pytester):
+    pytester.makepyfile(test_two="""
+import torch
+
+def test_two_problems():
+    a = torch.ones(2, device="cuda")
+    a + torch.zeros(2)
+    a.numpy()
+    assert True
+""")
+    result = pytester.runpytest("--devlint-runtime", "--devlint-keep-going")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*devlint DEV101 (1x at test_two.py:5)*", "*devlint DEV401 (1x at test_two.py:6)*"])
+
+
+def test_runtime_options_without_runtime_are_a_usage_error(pytester):
+    pytester.makepyfile(test_plain="def test_a():\n    pass\n")
+    result = pytester.runpytest("--devlint-simulate-gpu")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--devlint-simulate-gpu only work(s) with --devlint-runtime*"])
+
+
+def test_json_report(pytester, tmp_path):
+    import json
+
+    pytester.makepyfile(test_sample=TESTS)
+    saved = tmp_path / "report.json"
+    pytester.runpytest("--devlint-runtime", "--devlint-json", str(saved))
+    data = json.loads(saved.read_text())
+    assert [p["code"] for p in data["problems"]] == ["DEV101"] and data["simulated_gpu"] is True

@@ -73,3 +73,83 @@ def test_pytest_face(tmp_path):
     assert result.returncode == 1
     assert "1 failed, 1 passed" in result.stdout
     assert "test_devices.py:5" in result.stdout and "devlint runtime" in result.stdout
+
+
+def plain_run(script: Path, *python_options: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *python_options, str(script)], capture_output=True, text=True,
+                          cwd=script.parent, timeout=300)
+
+
+def test_the_users_exception_shows_the_users_frames_only(tmp_path):
+    script = tmp_path / "boom.py"
+    script.write_text("def inner():\n    raise ValueError('boom')\n\n\ndef outer():\n    inner()\n\n\nouter()\n")
+    checked = run("--runtime", str(script), cwd=tmp_path)
+    assert checked.returncode == 1
+    traceback = checked.stderr[checked.stderr.index("Traceback"):]
+    assert traceback == plain_run(script).stderr  # what Python itself prints, frame for frame
+
+
+def test_ctrl_c_ends_the_run_as_it_ends_python(tmp_path):
+    script = tmp_path / "interrupted.py"
+    script.write_text("print('working')\nraise KeyboardInterrupt\n")
+    checked, plain = run("--runtime", str(script), cwd=tmp_path), plain_run(script)
+    assert checked.returncode == plain.returncode != 1  # killed by SIGINT: the shell says 130
+    assert "Aborted!" not in checked.stderr and checked.stderr.rstrip().endswith("KeyboardInterrupt")
+    assert checked.stdout == plain.stdout == "working\n"
+
+
+def test_torch_warnings_name_the_users_line_and_no_cudnn_warning(tmp_path):
+    script = tmp_path / "warns.py"
+    script.write_text(
+        "import torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "rnn = torch.nn.LSTM(4, 4).to(device)\n"
+        "rnn(torch.randn(2, 3, 4, device=device))\n"
+        "torch.nn.functional.softmax(torch.randn(2, 3, device=device))\n"
+    )
+    checked = run("--runtime", str(script), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stderr
+    assert "warns.py:5: UserWarning: Implicit dimension choice for softmax" in checked.stderr
+    assert "cuDNN" not in checked.stderr and "checker.py" not in checked.stderr
+    strict = subprocess.run([sys.executable, "-W", "error::UserWarning:", "-m", "devlint", "--runtime", str(script)],
+                            capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                            timeout=300)
+    assert "softmax" in strict.stderr and "cuDNN" not in strict.stderr  # the user's warning, not the simulation's
+
+
+def test_json_report_on_stdout_alone(tmp_path):
+    import json
+
+    script = tmp_path / "mixed.py"
+    script.write_text("import torch\nprint('hello')\ntorch.zeros(2) + torch.ones(2, device='cuda')\n")
+    checked = run("--runtime", "--format", "json", str(script), cwd=tmp_path)
+    assert checked.returncode == 1
+    data = json.loads(checked.stdout)  # nothing else on stdout: the program's print went to stderr
+    assert data["problems"][0]["code"] == "DEV101" and data["problems"][0]["site"]["line"] == 3
+    assert "hello" in checked.stderr
+    report = tmp_path / "report.json"
+    checked = run("--runtime", "--format", "json", "--output-file", str(report), str(script), cwd=tmp_path)
+    assert checked.stdout == "hello\n" and json.loads(report.read_text())["problems"][0]["count"] == 1
+
+
+def test_keep_going_and_confirm(tmp_path):
+    script = tmp_path / "two_bugs.py"
+    script.write_text(
+        "import numpy as np\n"
+        "import torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "weights = torch.randn(3, device=device)\n"
+        "for step in range(4):\n"
+        "    scale = torch.ones(3)\n"
+        "    print((weights * scale).sum().item() > -100)\n"
+        "stash = [weights]\n"
+        "print(np.asarray(stash.pop()).shape)\n"
+    )
+    checked = run("--runtime", "--keep-going", "--confirm", str(script), cwd=tmp_path)
+    assert checked.returncode == 1
+    assert checked.stdout == "True\n" * 4 + "(3,)\n"  # it ran to its end
+    assert "DEV101  tensors on different devices         two_bugs.py:7" in checked.stderr
+    row = next(line for line in checked.stderr.splitlines() if "two_bugs.py:7" in line and "DEV101" in line)
+    assert row.split()[-1] == "4"  # one row for the call site, counted
+    assert "seen         DEV10" in checked.stderr  # the static half predicted the mixed devices...
+    assert "unpredicted  DEV401  two_bugs.py:9" in checked.stderr  # ...not a GPU tensor popped from a list
