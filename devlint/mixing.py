@@ -74,7 +74,7 @@ def classify(a: Value, b: Value, indexing: bool = False,
 def classify_module_input(module: Value, value: Value, in_module: bool) -> Optional[str]:
     """How an input disagrees with the module it is given to: MIXED (DEV102), CREATED_WITHOUT_DEVICE
     (made here on the cpu, inside a module, for a module whose device comes from it or the caller)."""
-    if _exempt(value) or not isinstance(value, Tensor):
+    if _exempt(value) or not isinstance(value, Tensor) or value.host_batch:
         return None
     where = module.device
     if in_module and _created_here_on_cpu(value) and where is not None and (

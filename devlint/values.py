@@ -157,6 +157,9 @@ class Tensor(Value):
     attr_name: Optional[str] = None
     maybe_cpu: Optional[Step] = field(default=None, compare=False)  # on some path: created on cpu here
     parameter: bool = False  # nn.Parameter / buffer: follows Module.to
+    # a member of a host batch left unmoved: certain to clash in an operation with a GPU tensor, but a
+    # model may well want it there (packed-sequence lengths), so module inputs are not judged on it
+    host_batch: bool = False
 
     @property
     def device(self) -> Optional[Device]:
@@ -240,6 +243,9 @@ class Availability(Value):
     # Which outcome tells something: "both" (`torch.cuda.is_available()`), "then" (`avail and x`: true
     # means available, false says nothing) or "else" (`not avail or x`: only false says something).
     branch: str = "both"
+    # Branching on it chooses where values go (`x.cuda() if avail else x` is the selected device); false
+    # for `x.is_cuda`, which says where x already is: code under it is guarded, its join is no choice.
+    choice: bool = True
 
     def learns(self, outcome: bool) -> Optional[bool]:
         """What a path where this was `outcome` knows: True the accelerator is there, False it is not."""

@@ -6,13 +6,16 @@ import libcst as cst
 
 from devlint.semantics.containers import const_key, element, item, seq_store
 from devlint.syntax import dotted
-from devlint.values import Seq, Value
+from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value
+
+IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
 
 
 def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) -> None:
     if isinstance(target, cst.Name):
         interp.assign_name(target.value, value, state, line)
     elif isinstance(target, (cst.Tuple, cst.List)):
+        value = _batch_evidence(interp, target, value, line)
         for i, target_element in enumerate(e.value for e in target.elements):
             if isinstance(target_element, cst.StarredElement):
                 assign(interp, target_element.value, Seq(elem=element(value)), state, line)
@@ -29,6 +32,21 @@ def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) 
         eval_slices(interp, target, state)
         if isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
+
+
+def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode) -> Value:
+    """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
+    is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does."""
+    if not isinstance(value, (Unknown, Located)):
+        return value
+    names = [dotted(e.value) for e in target.elements]
+    moved = interp.moved_names()
+    if not any(n in moved for n in names if n) or all(n in moved for n in names if n):
+        return value
+    shown = ", ".join(f"`{n}`" for n in names if n in moved)
+    host = Tensor(why=((line, f"a batch: the code moves {shown} to the device, so it is on the host"),),
+                  where=IMPLICIT_HOST, host_batch=True)
+    return Seq(kind="tuple", items=tuple(host if n else UNKNOWN for n in names), elem=host)
 
 
 def storable(node: cst.CSTNode) -> bool:

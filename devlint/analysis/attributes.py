@@ -56,7 +56,7 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
     if attr in _SAME_TENSOR:
         return base
     if attr == "is_cuda":
-        return Availability(positive=True)  # `if x.is_cuda:` guards GPU code
+        return Availability(positive=True, choice=False)  # `if x.is_cuda:` guards GPU code
     if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
         return UNKNOWN
     return BoundMethod(receiver=base, name=attr)

@@ -20,7 +20,7 @@ from devlint.values import (
 def polarity(value: Value) -> Optional[bool]:
     """True: being true means an accelerator is available. False: it means it is not.
     Branching on it chooses a device (the join of the branches is the selected device)."""
-    if isinstance(value, Availability):
+    if isinstance(value, Availability) and value.choice:
         return value.positive
     return None
 
@@ -40,7 +40,7 @@ def learns(value: Value, outcome: bool, backend: str = "cuda") -> Optional[bool]
 
 
 def negate(value: Availability) -> Availability:
-    return Availability(positive=not value.positive, backend=value.backend,
+    return Availability(positive=not value.positive, backend=value.backend, choice=value.choice,
                         branch={"then": "else", "else": "then"}.get(value.branch, value.branch))
 
 
@@ -54,15 +54,17 @@ def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availabili
         return None
     backends = {v.backend for v in checks}
     backend = "cuda" if backends <= {"cuda"} else sorted(backends - {"cuda"})[0]
+    choice = all(v.choice for v in checks)
     if len(checks) == 2 and all(v.branch == "both" for v in checks) and checks[0].positive == checks[1].positive \
             and (checks[0].positive == conjunction):
-        return Availability(positive=checks[0].positive, backend=backend)  # `use_cuda and avail`: exact
+        return Availability(positive=checks[0].positive, backend=backend, choice=choice)  # exact
     outcome = conjunction  # the outcome of the whole that fixes each side
     for check in checks:
         known = learns(check, outcome, check.backend)
         if known is not None:
             positive = known if outcome else not known
-            return Availability(positive=positive, backend=backend, branch="then" if conjunction else "else")
+            return Availability(positive=positive, backend=backend, choice=choice,
+                                branch="then" if conjunction else "else")
     return None
 
 

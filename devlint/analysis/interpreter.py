@@ -24,14 +24,13 @@ from devlint.analysis.prepass import PrePass, Scope
 from devlint.analysis.state import LoopFrame, State
 from devlint.analysis.statements import exec_block
 from devlint.facts import Context, FileIntent, GpuAssumption, HostSync, ModuleCall, Operand, Operation
-from devlint.mixing import classify, pairs
+from devlint.mixing import classify, classify_module_input, pairs
 from devlint.semantics.callsite import Args
 from devlint.semantics.containers import join_all, tensors_in
 from devlint.semantics.registry import BUILTIN_NAMES
 from devlint.syntax import LazyCode, dotted
 from devlint.values import (
     CPU, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
-    conflict,
 )
 
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
@@ -92,6 +91,10 @@ class Interpreter:
     def tensor_names(self) -> set:
         """Names the current function uses as only a tensor can be used."""
         return self.scope_of(self.current_function).tensor_names
+
+    def moved_names(self) -> set:
+        """Names the current function sends to a device (`x.to(device)`)."""
+        return self.scope_of(self.current_function).moved_names
 
     def module_names(self) -> set:
         """Names used as only a module can be, in the current function or at module level."""
@@ -236,8 +239,8 @@ class Interpreter:
             return False
         self.emit(ModuleCall(node, Operand(module_node, module, self.code(module_node)), tuple(tensors),
                              self.context))
-        return any(conflict(module.device, t.value.where) and not (t.value.scalar and t.value.where.kind == "cpu")
-                   for t in tensors)
+        # reported once: nothing downstream of a mismatched call is known
+        return any(classify_module_input(module, t.value, self.context.in_module_method) for t in tensors)
 
     def escape(self, args: Args, state: State) -> None:
         """Modules handed to code we cannot see may be moved there: their device is unknown after."""

@@ -55,13 +55,14 @@ def children(node: cst.CSTNode) -> list:
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "host_names", "module_names", "clock_ends", "generator", "library_calls",
-                 "saved_to")
+    __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
+                 "library_calls", "saved_to")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
         self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
         self.module_names: set[str] = set()  # used as only an nn.Module can be (`.eval()`, `.parameters()`)
+        self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
         self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
@@ -111,6 +112,8 @@ class PrePass:
                     scope.host_names.add(dotted(func.value))
                 elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
                     scope.module_names.add(dotted(func.value))
+                elif _device_move(node) and dotted(func.value):
+                    scope.moved_names.add(dotted(func.value))
             self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
             if self.cpu_evidence is None and _device_choice(node):
                 self.cpu_evidence = node
@@ -190,6 +193,22 @@ _EMPTY = cst.Module(body=[])
 
 def _source(node: cst.CSTNode) -> str:
     return " ".join(_EMPTY.code_for_node(node).split())
+
+
+def _device_move(call: cst.Call) -> bool:
+    """`x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`: not a dtype change."""
+    attr = call.func.attr.value
+    if attr == "cuda":
+        return True
+    if attr != "to" or not call.args:
+        return False
+    arg = call.args[0]
+    if arg.keyword is not None:
+        return arg.keyword.value == "device"
+    if isinstance(arg.value, cst.SimpleString):
+        return "cuda" in arg.value.value or "mps" in arg.value.value
+    name = dotted(arg.value)
+    return bool(name) and api.looks_like_device_name(name)
 
 
 def _device_choice(call: cst.Call) -> bool:

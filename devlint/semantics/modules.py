@@ -101,10 +101,16 @@ def call_module(site: CallSite, module: Value) -> Value:
     if forward is not None:
         fn = replace(site.walk.functions[id(forward)], bound=module)
         return site.walk.invoke(fn, args, site.node, site.state, None)
+    operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
+    if isinstance(module, Module) and module.stateless and len(operands) >= 2:
+        # a loss or an activation computes on its inputs as they are: they must share a device
+        result = site.walk.operation(site.node, site.walk.code(site.node.func), operands, site.state)
+        return result if not isinstance(result, Tensor) else replace(result, scalar=False)
     device = module.device
-    if device is None:
-        tensors = [t for _, v in inputs for t in tensors_in(v)]
-        device = tensors[0].where if tensors else None
+    if device is None or not device.concrete:
+        # where the module computes is unknown here: where its inputs are (else the call fails)
+        known = [o.value.where for o in operands if o.value.where is not None]
+        device = next((d for d in known if d.concrete), known[0] if known else device)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
 
