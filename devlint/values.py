@@ -160,6 +160,7 @@ class Tensor(Value):
     # a member of a host batch left unmoved: certain to clash in an operation with a GPU tensor, but a
     # model may well want it there (packed-sequence lengths), so module inputs are not judged on it
     host_batch: bool = False
+    collated: bool = False  # a DataLoader's batch: maybe a tuple of tensors, so `batch[0]` is a member, not 0-dim
 
     @property
     def device(self) -> Optional[Device]:
@@ -289,6 +290,18 @@ class Function(Value):
     qualname: str = ""
     owner: Optional[str] = None  # the class it is a method of
     bound: Optional[Value] = field(default=None, compare=False)  # `self` when accessed on an object
+
+
+@dataclass(frozen=True)
+class TensorType(Value):
+    """A legacy tensor type chosen at run time: `torch.cuda.FloatTensor if cuda else torch.FloatTensor`.
+    Calling it creates a tensor on `where`; `x.type(it)` moves x there."""
+
+    where: Optional[Device] = None
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
 
 
 @dataclass(frozen=True)
@@ -453,9 +466,18 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
         # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
         elem = b.elem if a.items == () else a.elem if b.items == () else join(a.elem, b.elem)
         return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:])
+    if isinstance(a, Ref) and isinstance(b, Ref) and availability_split and _cuda_and_cpu_types(a.path, b.path):
+        return TensorType(why=a.why or b.why, where=SELECTED)
     if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
+
+
+def _cuda_and_cpu_types(a: str, b: str) -> bool:
+    """`torch.cuda.FloatTensor` and `torch.FloatTensor` (in either order)."""
+    cuda_type, cpu_type = (a, b) if a.startswith("torch.cuda.") else (b, a)
+    return cuda_type.startswith("torch.cuda.") and cuda_type.endswith("Tensor") \
+        and cpu_type == "torch." + cuda_type[len("torch.cuda."):]
 
 
 def _device_strings(a: Const, b: Const) -> bool:

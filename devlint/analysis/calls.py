@@ -13,10 +13,10 @@ import libcst as cst
 
 from devlint.analysis import functions
 from devlint.analysis.attributes import attribute
-from devlint.semantics import modules, opaque, registry
+from devlint.semantics import modules, opaque, registry, tensors
 from devlint.semantics.callsite import CallSite
 from devlint.values import (
-    BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, Value,
+    BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType, Value,
 )
 
 
@@ -52,6 +52,8 @@ def _call_value(interp, node: cst.Call, state, callee: Value) -> Value:
         return functions.instantiate(interp, callee, site)
     if isinstance(callee, LambdaFunction):
         return functions.call_lambda(interp, callee, site)
+    if isinstance(callee, TensorType):
+        return tensors.typed_factory(site, callee)
     if isinstance(callee, Builtin):
         site.name = callee.name
         return registry.call_builtin(site)

@@ -259,7 +259,7 @@ def eval_subscript(interp, node: cst.Subscript, state) -> Value:
             return result
         # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
         integer = all(isinstance(v, Const) and isinstance(v.value, int) for _, v in indices) and indices
-        return replace(container, scalar=bool(integer) and container.where is not None
+        return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
                        and container.where.kind == "cpu", fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)

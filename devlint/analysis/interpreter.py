@@ -20,7 +20,7 @@ from devlint.analysis import functions
 from devlint.analysis.assignment import assign, storable
 from devlint.analysis.attributes import attribute
 from devlint.analysis.expressions import EVAL
-from devlint.analysis.prepass import PrePass, Scope
+from devlint.analysis.prepass import PrePass, Scope, path_template
 from devlint.analysis.state import LoopFrame, State
 from devlint.analysis.statements import exec_block
 from devlint.facts import Context, FileIntent, GpuAssumption, HostSync, ModuleCall, Operand, Operation
@@ -100,9 +100,14 @@ class Interpreter:
         """Names used as only a module can be, in the current function or at module level."""
         return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
 
-    def saved_targets(self) -> set:
-        """Where `torch.save` writes, in the current function or at module level (source text)."""
-        return self.scope_of(self.current_function).saved_to | self.prepass.scopes[0].saved_to
+    def saved_here(self, path: cst.CSTNode) -> bool:
+        """Does this file `torch.save` to that path? The same expression in the same function (or at
+        module level), or a path with the same string parts anywhere (`"ckpt/%s_%d.pth" % ...`)."""
+        text = " ".join(self.module.code_for_node(path).split())
+        if text in self.scope_of(self.current_function).saved_to | self.prepass.scopes[0].saved_to:
+            return True
+        template = path_template(path)
+        return bool(template) and template in self.prepass.saved_templates
 
     def clock_ends(self) -> set:
         return self.scope_of(self.current_function).clock_ends
@@ -256,7 +261,7 @@ class Interpreter:
             if iterable.where is None:
                 return UNKNOWN
             note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
-            return Tensor(why=iterable.why + ((node, note),), where=iterable.where)
+            return Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True)
         if isinstance(iterable, Seq):
             if iterable.items is not None and iterable.kind != "dict":
                 return join_all(list(iterable.items))

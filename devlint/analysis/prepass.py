@@ -82,6 +82,7 @@ class PrePass:
         # a device variable): the first node found, or None for a file that is GPU-only throughout.
         self.cpu_evidence: Optional[cst.CSTNode] = None
         self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
+        self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         stack = [(module, self.scopes[0])]
         while stack:
             node, scope = stack.pop()
@@ -129,6 +130,9 @@ class PrePass:
                         [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
                     if target:
                         scope.saved_to.add(_source(target[0]))
+                        template = path_template(target[0])
+                        if template:
+                            self.saved_templates.add(template)
         elif isinstance(node, (cst.Import, cst.ImportFrom)):
             self._note_import(node)
         elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
@@ -189,6 +193,22 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
+
+
+def path_template(node: cst.CSTNode) -> str:
+    """The string parts of a path expression, in order (`"ckpt/%s_%d.pth" % (name, epoch)` ->
+    `ckpt/%s_%d.pth`): two paths with the same parts name the same kind of file."""
+    parts, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.SimpleString):
+            parts.append(current.value.strip("'\"rbRBuUfF"))
+        elif isinstance(current, cst.FormattedStringText):
+            parts.append(current.value)
+        else:
+            stack.extend(reversed(children(current)))
+    text = "|".join(parts)
+    return text if any(c.isalnum() for c in text) else ""
 
 
 def _source(node: cst.CSTNode) -> str:

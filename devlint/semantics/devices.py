@@ -14,7 +14,7 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import Args, CallSite
 from devlint.syntax import dotted
 from devlint.values import (
-    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, Unknown, Value,
+    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
     const_device, cuda, parse_device_string,
 )
 
@@ -201,6 +201,9 @@ def tensor_type(site: CallSite) -> Value:
     if not site.args.positional:
         return UNKNOWN
     value = site.args.positional[0][1]
+    if isinstance(value, TensorType):
+        return Tensor(why=site.receiver.why + ((site.node, f"moved to {value.where}"),), where=value.where,
+                      derived=True)
     text = value.value if isinstance(value, Const) else getattr(value, "path", "")
     if isinstance(text, str) and "cuda" in text:
         site.walk.gpu_assumption(site.node, ".type(cuda)", site.state)

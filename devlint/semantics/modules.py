@@ -191,8 +191,19 @@ def module_state_dict(site: CallSite) -> Value:
 
 
 def module_other(site: CallSite) -> Value:
-    site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
-    return UNKNOWN
+    """Another method of a module we cannot see (`vae.encode(x)`, `model.generate(ids)`): given tensors,
+    it computes where the module is (or its inputs are); else what it returns is unknown."""
+    module: Module = site.receiver
+    values = [v for _, v in site.args.all()]
+    site.walk.note_gpu_work(site.node, values, site.state)
+    tensors = [t for v in values for t in tensors_in(v)]
+    if not tensors or module.stateless or module.cls is not None:
+        return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
+    where = module.where if module.where is not None and module.where.concrete else next(
+        (t.where for t in tensors if t.where is not None), None)
+    if where is not None:
+        where = replace(where, implicit=False)  # computed, not made here without device=
+    return Tensor(why=module.why + ((site.node, "computed by the module"),), where=where, derived=True)
 
 
 FUNCTIONS = {

@@ -48,6 +48,8 @@ def is_number(node: cst.CSTNode, value: Value) -> bool:
 def factory(site: CallSite) -> Value:
     """`torch.zeros(...)`, `torch.tensor(...)`: on `device=`, the default device, or the cpu."""
     args, state, node = site.args, site.state, site.node
+    if site.path in api.SAMPLING_FACTORIES and any(isinstance(v, (Tensor, Located)) for _, v in args.positional):
+        return torch_function(site)  # `torch.normal(mean, std)`: on its tensors' device
     scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0])
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
@@ -85,6 +87,17 @@ def like_factory(site: CallSite) -> Value:
         return Tensor(why=first.why + ((site.node, ""),), where=first.device,
                       from_param=getattr(first, "from_param", None))
     return Tensor(why=((site.node, ""),), where=None)
+
+
+def identity(site: CallSite) -> Value:
+    """`Variable(x)`: x itself."""
+    return site.args.first()
+
+
+def typed_factory(site: CallSite, tensor_type: Value) -> Value:
+    """`Tensor(3, 4)` where `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`."""
+    site.args
+    return Tensor(why=((site.node, f"created on {tensor_type.device}"),), where=tensor_type.device, fresh=True)
 
 
 def cuda_tensor_type(site: CallSite) -> Value:
@@ -213,6 +226,7 @@ def tensor_copy(site: CallSite) -> Value:
 
 
 FUNCTIONS = {
+    **{path: identity for path in api.IDENTITY_FUNCTIONS},
     **{path: cuda_tensor_type for path in api.CUDA_TENSOR_TYPES},
     **{path: factory for path in api.FACTORIES},
     **{path: cpu_result for path in api.CPU_RESULTS},
@@ -225,5 +239,5 @@ TENSOR_METHODS = {
     **{name: tensor_new for name in api.NEW_METHODS},
     "copy_": tensor_copy, "backward": tensor_backward, "items": tensor_items, "values": tensor_values,
     "get": tensor_get, "pop": tensor_get,
-    **{name: tensor_keep for name in ("float", "double", "half", "bfloat16")},
+    **{name: tensor_keep for name in ("float", "double", "half", "bfloat16", "requires_grad_")},
 }

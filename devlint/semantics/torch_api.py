@@ -20,6 +20,9 @@ FACTORIES = frozenset(
     ).split()
 ) | frozenset(f"torch.{t}Tensor" for t in _TENSOR_TYPES)
 
+# Factories that sample from tensors when given them (`torch.normal(mean, std)`): then on their device.
+SAMPLING_FACTORIES = frozenset({"torch.normal", "torch.poisson", "torch.bernoulli", "torch.multinomial"})
+
 # Factories whose result is 0-dim when given a single Python number.
 SCALAR_FACTORIES = frozenset({"torch.tensor", "torch.as_tensor", "torch.scalar_tensor"})
 
@@ -52,12 +55,16 @@ HOST_CONVERSION_METHODS = frozenset({"numpy"})
 METADATA_METHODS = frozenset(
     {"size", "dim", "ndimension", "numel", "nelement", "element_size", "get_device", "is_contiguous",
      "stride", "data_ptr", "storage_offset", "is_floating_point", "is_complex", "type", "__len__",
-     "backward", "register_hook", "retain_grad", "requires_grad_", "share_memory_", "tolist", "item",
+     "backward", "register_hook", "retain_grad", "share_memory_", "tolist", "item",
      "q_scale", "q_zero_point", "nbytes", "itemsize", "is_pinned", "is_shared", "untyped_storage"}
 )
 
-# Tensor methods that may cross devices by design.
-CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_", "index_put_"})
+# Return their (first) argument as it is, for device purposes.
+IDENTITY_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
+# Tensor methods that may cross devices by design, or read only the shape of their tensor argument.
+CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_", "index_put_", "expand_as",
+                                  "view_as", "reshape_as", "resize_as_"})
 
 # Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
 LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
