@@ -16,10 +16,11 @@ from devlint.values import Step, Value
 
 @dataclass(frozen=True)
 class FileIntent:
-    """Whether the file means to run without a GPU too: emitted first, once per file."""
+    """Whether the file means to run without a GPU too: emitted once per file, after the walk."""
 
     node: cst.CSTNode  # the module
     cpu_capable: bool  # an availability check, a device option or a device variable somewhere
+    portable_uses: int = 0  # tensors and modules placed on a device chosen at run time
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,7 @@ class GpuAssumption:
     kind: str  # "device" (DEV201) or "cuda-api" (DEV203)
     guarded: bool
     context: Context
+    switched: bool = False  # under a GPU switch (`if use_cuda:`): the file means to run without one too
 
 
 @dataclass(frozen=True)
@@ -100,7 +102,8 @@ class Load:
     guarded: bool
     context: Context
     device_name: Optional[str] = None  # a variable in scope holding the selected device (for the fix)
-    saved_here: bool = False  # what it loads was written by torch.save just before, on this machine
+    # what it loads was written on this machine: by this file's torch.save, or by the code a test tests
+    saved_here: bool = False
 
 
 @dataclass(frozen=True)

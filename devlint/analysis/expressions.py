@@ -12,6 +12,7 @@ from devlint.analysis.attributes import attribute
 from devlint.analysis.calls import eval_call
 from devlint.analysis.guards import boolean, comparison_guard, learns, negate, polarity
 from devlint.semantics import torch_api as api
+from devlint.semantics.builtins import GPU_RANGE
 from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
 from devlint.syntax import dotted, op_text
@@ -114,6 +115,8 @@ def _comprehension_state(interp, node: cst.CSTNode, state):
     while comp is not None:
         iterable = interp.eval(comp.iter, inner)
         assign(interp, comp.target, interp.iterate(iterable, comp), inner, comp)
+        if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
+            inner.guarded = True
         for cond in comp.ifs:
             interp.eval(cond.test, inner)
         comp = comp.inner_for_in

@@ -14,7 +14,7 @@ import libcst as cst
 
 from devlint.semantics import torch_api as api
 from devlint.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, SkipMarker, Unknown, Value,
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Seq, SkipMarker, Unknown, Value,
 )
 
 def polarity(value: Value) -> Optional[bool]:
@@ -91,6 +91,14 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
             return left.positive
         if isinstance(op, (cst.Is, cst.Equal)):
             return not left.positive
+    if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
+            and isinstance(op, (cst.In, cst.NotIn)):
+        texts = {v.value for v in right.items}
+        if texts == {"cpu"}:
+            return isinstance(op, cst.NotIn)  # `device not in ["cpu"]`
+        if all(isinstance(t, str) and t.startswith("cuda") for t in texts):
+            return True if isinstance(op, cst.In) else None
+        return None
     text = right.value if isinstance(right, Const) else None
     subject = left
     if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown)):

@@ -60,12 +60,12 @@ class Interpreter:
         self.prepass: Optional[PrePass] = None
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
+        self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
 
     # ------------------------------------------------------------ driving
 
     def run(self) -> None:
         self.prepass = PrePass(self.module)
-        self.emit(FileIntent(self.module, cpu_capable=self.prepass.cpu_evidence is not None))
         state = State()
         self.globals = state.env
         end = exec_block(self, self.module.body, state)
@@ -79,6 +79,7 @@ class Interpreter:
         for fn in list(self.functions.values()):
             if id(fn.node) not in self.analysed:
                 functions.analyse_standalone(self, fn)
+        self.emit(FileIntent(self.module, self.prepass.cpu_evidence is not None, self.portable_uses))
 
     def emit(self, fact: object) -> None:
         if not self.muted:
@@ -101,10 +102,10 @@ class Interpreter:
         return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
 
     def saved_here(self, path: cst.CSTNode) -> bool:
-        """Does this file `torch.save` to that path? The same expression in the same function (or at
-        module level), or a path with the same string parts anywhere (`"ckpt/%s_%d.pth" % ...`)."""
+        """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
+        `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
         text = " ".join(self.module.code_for_node(path).split())
-        if text in self.scope_of(self.current_function).saved_to | self.prepass.scopes[0].saved_to:
+        if text in self.prepass.saved_anywhere:
             return True
         template = path_template(path)
         return bool(template) and template in self.prepass.saved_templates
@@ -234,7 +235,7 @@ class Interpreter:
             self.emit(HostSync(node, how, operand, in_loop, every_step, self.context))
 
     def gpu_assumption(self, node: cst.CSTNode, what: str, state: State) -> None:
-        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context))
+        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context, state.switched))
 
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
         """Emit a ModuleCall; True when an input is on another device than the module."""

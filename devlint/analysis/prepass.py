@@ -83,6 +83,7 @@ class PrePass:
         self.cpu_evidence: Optional[cst.CSTNode] = None
         self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
+        self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
         stack = [(module, self.scopes[0])]
         while stack:
             node, scope = stack.pop()
@@ -130,6 +131,7 @@ class PrePass:
                         [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
                     if target:
                         scope.saved_to.add(_source(target[0]))
+                        self.saved_anywhere.add(_source(target[0]))
                         template = path_template(target[0])
                         if template:
                             self.saved_templates.add(template)

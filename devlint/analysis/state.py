@@ -72,12 +72,13 @@ class Timing:
 
 
 class State:
-    __slots__ = ("env", "guarded", "unavailable", "cuda_index", "default_device", "dead", "timing")
+    __slots__ = ("env", "guarded", "unavailable", "switched", "cuda_index", "default_device", "dead", "timing")
 
     def __init__(self) -> None:
         self.env: dict[str, Value] = {}
         self.guarded = False  # CUDA is known to be available on this path
         self.unavailable = False  # CUDA is known to be missing: the selected device is the cpu
+        self.switched = False  # under a GPU switch the code sets by hand (`if use_cuda:`)
         self.cuda_index: Optional[int] = 0  # what plain 'cuda' means here
         self.default_device: Optional[Device] = None
         self.dead = False  # after return/raise/exit
@@ -87,7 +88,7 @@ class State:
         new = State.__new__(State)
         new.env = dict(self.env)
         new.guarded, new.cuda_index, new.default_device = self.guarded, self.cuda_index, self.default_device
-        new.unavailable, new.dead = self.unavailable, self.dead
+        new.unavailable, new.dead, new.switched = self.unavailable, self.dead, self.switched
         new.timing = self.timing.copy()
         return new
 
@@ -102,6 +103,7 @@ class State:
             new.env[name] = value if mine is None else join(mine, value, availability_split)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
+        new.switched = self.switched and other.switched
         if self.cuda_index != other.cuda_index:
             new.cuda_index = None
         if self.default_device != other.default_device:

@@ -18,11 +18,12 @@ from devlint.analysis.prepass import has_training_call
 from devlint.analysis.state import LoopFrame, Returned, State
 from devlint.facts import DiscardedMove
 from devlint.semantics import torch_api as api
+from devlint.semantics.builtins import GPU_RANGE
 from devlint.semantics.containers import loader_like
 from devlint.semantics.modules import is_module_base
 from devlint.syntax import attr_path, dotted, op_text
 from devlint.values import (
-    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Tensor, Unknown,
+    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
 )
 
 MAX_LOOP_ITERATIONS = 3
@@ -166,8 +167,13 @@ SMALL: dict[type, Callable] = {
 
 def exec_if(interp, node: cst.If, state: State) -> State:
     test = interp.eval(node.test, state)
+    if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
+        # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
+        return exec_else(interp, node, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
+    if gpu_switch(node.test):
+        then_state.switched = else_state.switched = True
     for branch, outcome in ((then_state, True), (else_state, False)):
         known = learns(test, outcome)
         if known is True:
@@ -185,6 +191,22 @@ def exec_if(interp, node: cst.If, state: State) -> State:
             else_state = interp.exec_suite(node.orelse.body, else_state)
     interp.if_depth -= 1
     return then_state.join(else_state, availability_split=direction is not None)
+
+
+def exec_else(interp, node: cst.If, state: State) -> State:
+    if isinstance(node.orelse, cst.If):
+        return exec_if(interp, node.orelse, state)
+    if node.orelse is not None:
+        return interp.exec_suite(node.orelse.body, state)
+    return state
+
+
+def gpu_switch(test: cst.BaseExpression) -> bool:
+    """`if use_cuda:`, `if not args.no_cuda:`: a switch the code sets for the GPU by hand."""
+    if isinstance(test, cst.UnaryOperation):
+        test = test.expression
+    name = (dotted(test) or "").rsplit(".", 1)[-1]
+    return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
 
 
 def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
@@ -244,6 +266,8 @@ def exec_for(interp, node: cst.For, state: State) -> State:
 
     def bind(s: State) -> None:
         assign(interp, node.target, element, s, node)
+        if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
+            s.guarded = True  # `for i in range(torch.cuda.device_count()):` runs only with GPUs
 
     out = loop(interp, node.body, state, bind, training)
     if node.orelse is not None:

@@ -17,6 +17,7 @@ import libcst as cst
 
 from devlint.file_context import FileContext
 from devlint.findings import Severity
+from devlint.rules.gpu_intent import GpuIntent
 from devlint.fixes import Fix
 
 
@@ -53,13 +54,13 @@ class Rule:
             self._state_file, self._state = self.file, {}
         return self._state
 
-    def cpu_capable(self) -> bool:
-        """Does the file mean to run without a GPU too? (From its FileIntent fact; rules that ask
-        subscribe to FileIntent and record it with `note_intent`.)"""
-        return self.file_state().get("cpu_capable", True)
-
-    def note_intent(self, fact: object) -> None:
-        self.file_state()["cpu_capable"] = fact.cpu_capable
+    def gpu_intent(self) -> "GpuIntent":
+        """What the file's GPU assumptions and FileIntent say of its design (rules that ask subscribe to
+        FileIntent and GpuAssumption and hand both to `gpu_intent().observe`)."""
+        state = self.file_state()
+        if "intent" not in state:
+            state["intent"] = GpuIntent()
+        return state["intent"]
 
     def finish(self) -> Iterable[Verdict]:
         """After the whole file: verdicts that needed all of its facts (a file-level summary)."""

@@ -86,18 +86,22 @@ if torch.cuda.is_available():
     )
 
     def check(self, fact: object) -> Iterable[Verdict]:
-        if isinstance(fact, FileIntent):
-            self.note_intent(fact)
-            return
-        if fact.kind != "device" or fact.guarded or not self.cpu_capable():
-            return
-        yield Verdict(
-            fact.node,
-            f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
-            why=self.called_from(fact),
-            fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
-            autofix=self.autofix(fact.node),
-        )
+        self.gpu_intent().observe(fact)
+        return ()
+
+    def finish(self) -> Iterable[Verdict]:
+        intent = self.gpu_intent()
+        if intent.gpu_only():
+            return  # DEV204 says it once
+        for fact in intent.unguarded():
+            if fact.kind == "device":
+                yield Verdict(
+                    fact.node,
+                    f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
+                    why=self.called_from(fact),
+                    fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
+                    autofix=self.autofix(fact.node),
+                )
 
     def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
         if isinstance(node, cst.SimpleString):

@@ -14,10 +14,11 @@ class LoadWithoutMapLocation(Rule):
 
     ## What it does
     Flags `torch.load(path)` calls that give no `map_location`, outside code
-    guarded by a CUDA availability check. Not flagged: loading what the same
-    function (or script) just wrote with `torch.save` to the same path or
-    buffer (it is loaded on the machine that saved it), and files that are
-    GPU-only throughout (DEV204).
+    guarded by a CUDA availability check. Not flagged: loading what the file
+    itself writes with `torch.save` (the same path expression or buffer, or a
+    path with the same string parts), what a test loads (a test function loads
+    what the code it tests just wrote, on the same machine), and files that
+    are GPU-only throughout (DEV204).
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
@@ -50,19 +51,17 @@ state = torch.load("checkpoint.pt", map_location=device)
     )
 
     def check(self, fact: object) -> Iterable[Verdict]:
-        if isinstance(fact, FileIntent):
-            self.note_intent(fact)
-        elif isinstance(fact, GpuAssumption):
-            self.file_state()["uses_gpu"] = True
-        elif not (fact.has_map_location or fact.guarded or fact.saved_here):
-            self.file_state().setdefault("loads", []).append(fact)
+        if isinstance(fact, Load):
+            if not (fact.has_map_location or fact.guarded or fact.saved_here):
+                self.file_state().setdefault("loads", []).append(fact)
+        else:
+            self.gpu_intent().observe(fact)
         return ()
 
     def finish(self) -> Iterable[Verdict]:
-        state = self.file_state()
-        if state.get("uses_gpu") and not self.cpu_capable():
+        if self.gpu_intent().gpu_only():
             return  # a GPU-only file (DEV204): it never loads without a GPU
-        for fact in state.get("loads", ()):
+        for fact in self.file_state().get("loads", ()):
             yield self._verdict(fact)
 
     def _verdict(self, fact: Load) -> Verdict:

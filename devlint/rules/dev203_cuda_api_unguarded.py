@@ -45,14 +45,18 @@ torch.cuda.manual_seed_all(0)
     )
 
     def check(self, fact: object) -> Iterable[Verdict]:
-        if isinstance(fact, FileIntent):
-            self.note_intent(fact)
-            return
-        if fact.kind != "cuda-api" or fact.guarded or not self.cpu_capable():
-            return
-        yield Verdict(
-            fact.node,
-            f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
-            why=self.called_from(fact),
-            fix="guard it with `if torch.cuda.is_available():`",
-        )
+        self.gpu_intent().observe(fact)
+        return ()
+
+    def finish(self) -> Iterable[Verdict]:
+        intent = self.gpu_intent()
+        if intent.gpu_only():
+            return  # DEV204 says it once
+        for fact in intent.unguarded():
+            if fact.kind == "cuda-api":
+                yield Verdict(
+                    fact.node,
+                    f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
+                    why=self.called_from(fact),
+                    fix="guard it with `if torch.cuda.is_available():`",
+                )

@@ -13,11 +13,13 @@ class GpuOnlyFile(Rule):
     ## What it does
     Reports once, at its first GPU assumption, a file that uses CUDA
     (`'cuda'` devices, `.cuda()`, `torch.cuda` calls that need a GPU) without
-    any sign that it means to run without one: no availability check, no
+    any sign that it means to run without one (no availability check, no
     `--cpu`/`--no-cuda`/`--device` option, no `if use_cuda:` switch, no
-    device variable. Such a file is GPU-only by design (a multi-GPU launch
-    script, a CUDA benchmark): its assumptions are not reported one by one
-    (DEV201, DEV203, DEV202 stay silent there), only counted here.
+    device variable), or whose GPU uses are mostly hardcoded: at least three,
+    and more than the places that use a device chosen at run time or check
+    for a GPU. Such a file is GPU-first by design (a multi-GPU launch script,
+    a CUDA benchmark, a GPU tutorial): its assumptions are not reported one by
+    one (DEV201, DEV203, DEV202 stay silent there), only counted here.
 
     ## Fix
     Unsafe: DEV201's, for the first assumption it can rewrite (a `device`
@@ -55,15 +57,13 @@ model = nn.Linear(8, 8).to(device)
     )
 
     def check(self, fact: object) -> Iterable[Verdict]:
-        if isinstance(fact, FileIntent):
-            self.note_intent(fact)
-        elif not fact.guarded and not self.cpu_capable():
-            self.file_state().setdefault("assumed", []).append(fact)
+        self.gpu_intent().observe(fact)
         return ()
 
     def finish(self) -> Iterable[Verdict]:
-        assumed = self.file_state().get("assumed", [])
-        if not assumed:
+        intent = self.gpu_intent()
+        assumed = intent.unguarded()
+        if not assumed or not intent.gpu_only():
             return
         lines = sorted({self.file.line(f.node) for f in assumed})
         first = min(assumed, key=lambda f: self.file.line(f.node))

@@ -10,7 +10,7 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
 from devlint.values import (
-    UNKNOWN, Const, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, join,
+    UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, join,
 )
 
 
@@ -86,6 +86,16 @@ def builtin_str(site: CallSite) -> Value:
     return first if isinstance(first, DeviceValue) else UNKNOWN
 
 
+def builtin_range(site: CallSite) -> Value:
+    """`range(torch.cuda.device_count())`: its loop runs only where there is a GPU."""
+    if any(isinstance(v, DeviceCount) for _, v in site.args.positional):
+        return Seq(kind=GPU_RANGE, elem=UNKNOWN)
+    return UNKNOWN
+
+
+GPU_RANGE = "range over the GPUs"
+
+
 def builtin_other(site: CallSite) -> Value:
     site.args
     return UNKNOWN
@@ -102,8 +112,8 @@ BUILTINS = {
     "iter": builtin_iter, "next": builtin_next, "enumerate": builtin_enumerate, "zip": builtin_zip,
     **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
     "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
-    "super": builtin_super, "dict": builtin_dict, "str": builtin_str,
-    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "getattr", "len", "range", "min",
+    "super": builtin_super, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
+    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "getattr", "len", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }

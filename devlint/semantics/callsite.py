@@ -59,6 +59,8 @@ class Walk(Protocol):
     functions: dict
     loops: list
     if_depth: int
+    muted: int  # > 0 while exploring (a loop's fixed point): nothing is final
+    portable_uses: int  # values placed on a device chosen at run time
 
     def eval(self, node: Optional[cst.CSTNode], state: Any) -> Value: ...
     def emit(self, fact: object) -> None: ...

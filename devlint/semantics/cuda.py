@@ -47,7 +47,7 @@ def cuda_api(site: CallSite) -> Value:
     """Any `torch.cuda.*` call that is not always safe without a GPU."""
     args, path, state = site.args, site.path, site.state
     if path in api.CUDA_NEEDS_GPU:
-        site.emit(GpuAssumption(site.node, path, "cuda-api", state.guarded, site.context))
+        site.emit(GpuAssumption(site.node, path, "cuda-api", state.guarded, site.context, state.switched))
     if path in api.SYNCHRONIZE:
         synchronize(site)
         return UNKNOWN

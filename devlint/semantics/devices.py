@@ -43,7 +43,10 @@ def named(device: Optional[Device], node) -> Optional[Device]:
 
 def device_argument(walk, value: Value, state, node) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
-    return named(_argument_device(walk, value, state, node), node)
+    device = named(_argument_device(walk, value, state, node), node)
+    if device is not None and device.kind == "selected" and not walk.muted:
+        walk.portable_uses += 1
+    return device
 
 
 def _argument_device(walk, value: Value, state, node) -> Optional[Device]:

@@ -47,12 +47,21 @@ p = pack_padded_sequence(x, lengths, batch_first=True)  # expect: DEV106
 q = pack_padded_sequence(x, lengths.cpu(), batch_first=True)
 r = pack_padded_sequence(x, [5, 4, 3], batch_first=True)
 """,
-    "legacy_cuda_types": """
+    "legacy_cuda_types_gpu_first": """
 import torch
-a = torch.cuda.FloatTensor(3)  # expect: DEV201
-torch.set_default_tensor_type("torch.cuda.FloatTensor")  # expect: DEV201
-b = torch.randn(2).type(torch.cuda.FloatTensor)  # expect: DEV201
+a = torch.cuda.FloatTensor(3)  # expect: DEV204
+torch.set_default_tensor_type("torch.cuda.FloatTensor")
+b = torch.randn(2).type(torch.cuda.FloatTensor)
 Tensor = torch.cuda.FloatTensor if torch.cuda.is_available() else torch.FloatTensor
+""",
+    "legacy_cuda_type_in_a_portable_script": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(2, device=device)
+bias = torch.cuda.FloatTensor([0.5, 0.5])  # expect: DEV201
+y = x.to(device) + bias
+Tensor = torch.cuda.FloatTensor if torch.cuda.is_available() else torch.FloatTensor
+z = Tensor(2).to(device)
 """,
     "events": """
 import torch
