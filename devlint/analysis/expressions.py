@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.analysis.assignment import assign, eval_slices
 from devlint.analysis.attributes import attribute
 from devlint.analysis.calls import eval_call
-from devlint.analysis.guards import boolean, comparison_guard, learns, negate, polarity
+from devlint.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
 from devlint.semantics import torch_api as api
 from devlint.semantics.builtins import GPU_RANGE
 from devlint.semantics.containers import const_key, element, join_all, make_seq
@@ -153,7 +153,7 @@ def eval_named_expr(interp, node: cst.NamedExpr, state) -> Value:
 
 
 def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
-    test = interp.eval(node.test, state)
+    test = as_condition(interp.eval(node.test, state))
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
     then_state.guarded = then_state.guarded or learns(test, True) is True
@@ -174,6 +174,7 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
 def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
     value = interp.eval(node.expression, state)
     if isinstance(node.operator, cst.Not):
+        value = as_condition(value)
         if isinstance(value, Availability):
             return negate(value)
         if isinstance(value, Const):
@@ -185,7 +186,7 @@ def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
 
 
 def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
-    left = interp.eval(node.left, state)
+    left = as_condition(interp.eval(node.left, state))
     right_state = state.copy()
     conjunction = isinstance(node.operator, cst.And)
     if conjunction and learns(left, True) is True:

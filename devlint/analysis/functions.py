@@ -195,6 +195,8 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
     if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
+    if caller is None and id(fdef) in interp.defined_guarded or fdef.name.value == "cuda":
+        state.guarded = True  # defined where CUDA was required, or a `.cuda()` method: GPU code by definition
     saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing)
     if fdef.name.value == "__init__":
         interp.constructing += 1

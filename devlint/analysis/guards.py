@@ -17,6 +17,11 @@ from devlint.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Seq, SkipMarker, Unknown, Value,
 )
 
+def as_condition(value: Value) -> Value:
+    """A value tested for truth: `if torch.cuda.device_count():` is an availability check."""
+    return Availability(positive=True) if isinstance(value, DeviceCount) else value
+
+
 def polarity(value: Value) -> Optional[bool]:
     """True: being true means an accelerator is available. False: it means it is not.
     Branching on it chooses a device (the join of the branches is the selected device)."""
@@ -49,6 +54,7 @@ def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availabili
 
     A conjunction that is true makes each side true; a disjunction that is false makes each side
     false: that is what the branch on that outcome learns."""
+    left, right = as_condition(left), as_condition(right)
     checks = [v for v in (left, right) if isinstance(v, Availability)]
     if not checks:
         return None

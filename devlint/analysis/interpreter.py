@@ -60,6 +60,7 @@ class Interpreter:
         self.prepass: Optional[PrePass] = None
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
+        self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
 
     # ------------------------------------------------------------ driving

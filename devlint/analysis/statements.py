@@ -13,7 +13,7 @@ import libcst as cst
 from devlint.analysis.assignment import assign
 from devlint.analysis.contexts import exec_with
 from devlint.analysis.expressions import binary
-from devlint.analysis.guards import is_skip_marker, learns, polarity
+from devlint.analysis.guards import as_condition, is_skip_marker, learns, polarity
 from devlint.analysis.prepass import has_training_call
 from devlint.analysis.state import LoopFrame, Returned, State
 from devlint.facts import DiscardedMove
@@ -88,7 +88,7 @@ def exec_raise(interp, small: cst.Raise, line: cst.CSTNode, state: State) -> Non
 
 
 def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
-    test = interp.eval(small.test, state)
+    test = as_condition(interp.eval(small.test, state))
     if learns(test, True) is True:
         state.guarded = True
     if isinstance(small.test, cst.Name) and small.test.value == "False":
@@ -166,7 +166,7 @@ SMALL: dict[type, Callable] = {
 
 
 def exec_if(interp, node: cst.If, state: State) -> State:
-    test = interp.eval(node.test, state)
+    test = as_condition(interp.eval(node.test, state))
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
         return exec_else(interp, node, state)
@@ -277,7 +277,7 @@ def exec_for(interp, node: cst.For, state: State) -> State:
 
 def exec_while(interp, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
-        if learns(interp.eval(node.test, s), True) is True:
+        if learns(as_condition(interp.eval(node.test, s)), True) is True:
             s.guarded = True
 
     out = loop(interp, node.body, state, bind, has_training_call(node.body))
@@ -333,6 +333,8 @@ def _next_iteration(interp, state: State) -> None:
 def exec_function_def(interp, node: cst.FunctionDef, state: State, owner: Optional[str] = None) -> State:
     qual = f"{owner}.{node.name.value}" if owner else node.name.value
     interp.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
+    if state.guarded:
+        interp.defined_guarded.add(id(node))  # after `assert torch.cuda.is_available()`: it runs with a GPU
     if interp.current_function is not None:
         interp.closures[id(node)] = state.env
     for deco in node.decorators:

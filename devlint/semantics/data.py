@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+import libcst as cst
+
 from devlint.facts import CpuOnlyArgument, Load
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
+from devlint.syntax import dotted
 from devlint.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Instance, Loader, Tensor, Value
 
 
@@ -68,10 +71,23 @@ def load(site: CallSite) -> Value:
     device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
                         and value.where is not None and value.where.kind == "selected"), None)
     source = args.find(0, "f")
-    in_test = (site.context.function or "").rsplit(".", 1)[-1].startswith("test")
-    saved_here = in_test or (source is not None and site.walk.saved_here(source[0]))
+    saved_here = _written_here(site, source[0] if source is not None else None)
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
+
+
+def _written_here(site: CallSite, source) -> bool:
+    """Was what it loads written on this machine, by this process? A test loads what the code it tests
+    just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
+    function = site.context.function or ""
+    if function.rsplit(".", 1)[-1].startswith("test"):
+        return True
+    owner = site.walk.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
+    if owner is not None and owner.is_dataset:
+        return True
+    if isinstance(source, cst.Call) and (dotted(source.func) or "").endswith("BytesIO"):
+        return True
+    return source is not None and site.walk.saved_here(source)
 
 
 def loader_next(site: CallSite) -> Value:

@@ -259,7 +259,7 @@ ALIASES = {
 # Calls that check for an accelerator, and command-line options that choose one: a file with either
 # means to run without a GPU too.
 DEVICE_CHECKS = frozenset(
-    {"torch.cuda.is_available", "torch.cuda.device_count", "torch.accelerator.is_available",
+    {"torch.cuda.is_available", "torch.accelerator.is_available",
      "torch.accelerator.current_accelerator", "torch.backends.mps.is_available", "torch.xpu.is_available",
      "torch.mps.is_available"}
 )

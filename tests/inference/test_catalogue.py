@@ -35,6 +35,7 @@ torch.cuda.empty_cache()
 n = torch.cuda.device_count()
 print(torch.cuda.memory_allocated())  # memory statistics answer 0 without CUDA
 print(torch.cuda.get_device_name())  # expect: DEV203
+print(torch.cuda.is_available())
 """,
     "pack_padded": """
 import torch
