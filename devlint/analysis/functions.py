@@ -195,8 +195,10 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
     if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
-    if caller is None and id(fdef) in interp.defined_guarded or fdef.name.value == "cuda":
-        state.guarded = True  # defined where CUDA was required, or a `.cuda()` method: GPU code by definition
+    if caller is None and (id(fdef) in interp.defined_guarded or _gpu_named(fdef.name.value) or (
+            fn.owner is not None and _gpu_named(fn.owner))):
+        # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`)
+        state.guarded = True
     saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing)
     if fdef.name.value == "__init__":
         interp.constructing += 1
@@ -212,6 +214,12 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
     interp.stack.append(id(fdef))
     interp.returns.append([])
     return state, saved
+
+
+def _gpu_named(name: str) -> bool:
+    """`cuda()`, `cuda_timestamp`, `class CUDAAccelerator`, `setup_gpu`: CUDA code by its own name."""
+    low = name.lower()
+    return "cuda" in low or "gpu" in low.replace("gpus", "gpu")
 
 
 def close_frame(interp, saved: tuple) -> list:

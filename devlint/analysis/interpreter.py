@@ -60,6 +60,7 @@ class Interpreter:
         self.prepass: Optional[PrePass] = None
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
+        self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
         self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
 
@@ -80,7 +81,7 @@ class Interpreter:
         for fn in list(self.functions.values()):
             if id(fn.node) not in self.analysed:
                 functions.analyse_standalone(self, fn)
-        self.emit(FileIntent(self.module, self.prepass.cpu_evidence is not None, self.portable_uses))
+        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses))
 
     def emit(self, fact: object) -> None:
         if not self.muted:
@@ -101,6 +102,13 @@ class Interpreter:
     def module_names(self) -> set:
         """Names used as only a module can be, in the current function or at module level."""
         return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
+
+    def in_test(self) -> bool:
+        """Is the current function a test (`test_*`), or defined inside one, or called by one?"""
+        names = [self.context.function or ""] + [name for _, name in self.context.calls]
+        if self.current_function is not None:
+            names.append(self.enclosing.get(id(self.current_function)) or "")
+        return any(n.rsplit(".", 1)[-1].startswith("test") for n in names)
 
     def saved_here(self, path: cst.CSTNode) -> bool:
         """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to

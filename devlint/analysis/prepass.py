@@ -78,9 +78,10 @@ class PrePass:
         self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
         self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
         self.imports: dict[str, str] = {}  # a name bound by an import anywhere -> its dotted path
-        # Evidence that the file means to run without a GPU too (an availability check, a device option,
-        # a device variable): the first node found, or None for a file that is GPU-only throughout.
-        self.cpu_evidence: Optional[cst.CSTNode] = None
+        # Evidence that the file means to run without a GPU too: strong (an availability check, a device
+        # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
+        # too); a multi-GPU program (DataParallel, DDP, NCCL) needs strong evidence.
+        self.strong_evidence = self.weak_evidence = self.multi_gpu = False
         self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
@@ -99,9 +100,13 @@ class PrePass:
             stack.extend((child, scope) for child in children(node))
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
-        for node in self._device_attributes:
-            if self.cpu_evidence is None and dotted(node.value).split(".")[0] not in self.imports:
-                self.cpu_evidence = node
+        if any(dotted(node.value).split(".")[0] not in self.imports for node in self._device_attributes):
+            self.weak_evidence = True
+
+    @property
+    def cpu_evidence(self) -> bool:
+        """Does the file show it means to run without a GPU too?"""
+        return self.strong_evidence or (self.weak_evidence and not self.multi_gpu)
 
     def _note(self, node: cst.CSTNode, scope: Scope) -> None:
         if isinstance(node, cst.Call):
@@ -117,8 +122,11 @@ class PrePass:
                 elif _device_move(node) and dotted(func.value):
                     scope.moved_names.add(dotted(func.value))
             self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
-            if self.cpu_evidence is None and _device_choice(node):
-                self.cpu_evidence = node
+            choice = _device_choice(node)
+            if choice == "option":
+                self.strong_evidence = True
+            elif choice == "variable":
+                self.weak_evidence = True
             callee = dotted(func)
             if callee:
                 positional = [a.value for a in node.args if a.keyword is None and not a.star]
@@ -140,8 +148,8 @@ class PrePass:
         elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
             test = dotted(node.test.expression if isinstance(node.test, cst.UnaryOperation) else node.test)
             last = (test or "").rsplit(".", 1)[-1]
-            if self.cpu_evidence is None and (last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES):
-                self.cpu_evidence = node  # `if args.cuda:` a switch for the GPU
+            if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
+                self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
         elif isinstance(node, cst.Attribute):
             if node.attr.value == "device" and dotted(node.value):
                 self._device_attributes.append(node)
@@ -185,8 +193,10 @@ class PrePass:
         for callee, names in scope.library_calls:
             head, _, rest = callee.partition(".")
             path = self.imports.get(head, head) + ("." + rest if rest else "")
-            if self.cpu_evidence is None and path in api.DEVICE_CHECKS:
-                self.cpu_evidence = scope  # (any node would do: only its presence counts)
+            if path in api.DEVICE_CHECKS:
+                self.strong_evidence = True
+            elif path in api.MULTI_GPU:
+                self.multi_gpu = True
             if path.startswith(api.HOST_LIBRARY_PREFIXES):
                 scope.host_names.update(names)
             elif is_tensor_operation(path):
@@ -210,7 +220,10 @@ def path_template(node: cst.CSTNode) -> str:
         else:
             stack.extend(reversed(children(current)))
     text = "|".join(parts)
-    return text if any(c.isalnum() for c in text) else ""
+    if not any(c.isalnum() for c in text):
+        # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file
+        return f".{node.attr.value}" if isinstance(node, cst.Attribute) else ""
+    return text
 
 
 def _source(node: cst.CSTNode) -> str:
@@ -233,20 +246,21 @@ def _device_move(call: cst.Call) -> bool:
     return bool(name) and api.looks_like_device_name(name)
 
 
-def _device_choice(call: cst.Call) -> bool:
-    """`parser.add_argument("--no-cuda")`, `.to(device)`, `zeros(..., device=args.device)`."""
+def _device_choice(call: cst.Call) -> Optional[str]:
+    """"option" for `parser.add_argument("--no-cuda")`; "variable" for `.to(device)`,
+    `zeros(..., device=args.device)`; None for anything else."""
     func = call.func
     if isinstance(func, cst.Attribute) and func.attr.value == "add_argument":
         for arg in call.args:
             if isinstance(arg.value, cst.SimpleString):
                 flag = arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
                 if flag in api.DEVICE_OPTIONS:
-                    return True
-        return False
+                    return "option"
+        return None
     candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
     if isinstance(func, cst.Attribute) and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
-    return any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates)
+    return "variable" if any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates) else None
 
 
 def is_tensor_operation(path: str) -> bool:

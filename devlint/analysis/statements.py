@@ -337,6 +337,7 @@ def exec_function_def(interp, node: cst.FunctionDef, state: State, owner: Option
         interp.defined_guarded.add(id(node))  # after `assert torch.cuda.is_available()`: it runs with a GPU
     if interp.current_function is not None:
         interp.closures[id(node)] = state.env
+        interp.enclosing[id(node)] = interp.context.function
     for deco in node.decorators:
         interp.eval(deco.decorator, state)
     if owner is None:

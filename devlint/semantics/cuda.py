@@ -39,6 +39,14 @@ def skip_marker(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def init_process_group(site: CallSite) -> Value:
+    """`init_process_group(backend="nccl")`: NCCL runs on CUDA only, so what follows has a GPU."""
+    backend = site.args.first("backend")
+    if isinstance(backend, Const) and backend.value == "nccl":
+        site.state.guarded = True
+    return UNKNOWN
+
+
 def is_cuda_api(path: str) -> bool:
     return path.startswith("torch.cuda.") and path not in api.CUDA_SAFE
 
@@ -116,5 +124,6 @@ FUNCTIONS = {
     **{path: current_accelerator for path in api.CURRENT_ACCELERATOR},
     **{path: device_count for path in api.DEVICE_COUNT_CALLS},
     **{path: skip_marker for path in api.SKIP_DECORATORS | api.SKIP_UNLESS_DECORATORS},
+    **{path: init_process_group for path in api.INIT_PROCESS_GROUP},
 }
 EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}

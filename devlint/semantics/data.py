@@ -80,7 +80,7 @@ def _written_here(site: CallSite, source) -> bool:
     """Was what it loads written on this machine, by this process? A test loads what the code it tests
     just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
     function = site.context.function or ""
-    if function.rsplit(".", 1)[-1].startswith("test"):
+    if site.walk.in_test():
         return True
     owner = site.walk.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
     if owner is not None and owner.is_dataset:

@@ -263,6 +263,14 @@ DEVICE_CHECKS = frozenset(
      "torch.accelerator.current_accelerator", "torch.backends.mps.is_available", "torch.xpu.is_available",
      "torch.mps.is_available"}
 )
+# Multi-GPU programs: GPU-first by design unless they also check for a GPU or take a device option.
+MULTI_GPU = frozenset(
+    {"torch.nn.DataParallel", "torch.nn.parallel.DataParallel", "torch.nn.parallel.DistributedDataParallel",
+     "torch.distributed.init_process_group", "torch.distributed.fsdp.FullyShardedDataParallel",
+     "torch.distributed.run", "torch.multiprocessing.spawn"}
+)
+# `init_process_group(backend="nccl")`: NCCL runs on CUDA only: what follows has a GPU.
+INIT_PROCESS_GROUP = frozenset({"torch.distributed.init_process_group"})
 DEVICE_OPTIONS = frozenset(
     {"cpu", "no_cuda", "nocuda", "cuda", "use_cuda", "device", "devices", "gpu", "gpus", "gpu_id", "gpu_ids",
      "no_gpu", "use_gpu", "ngpu", "n_gpu", "num_gpus", "accelerator", "no_accel", "no_mps", "mps", "use_cpu",
