@@ -21,6 +21,7 @@ class FileIntent:
     node: cst.CSTNode  # the module
     cpu_capable: bool  # an availability check, a device option or a device variable somewhere
     portable_uses: int = 0  # tensors and modules placed on a device chosen at run time
+    multi_gpu: bool = False  # DataParallel, DDP, NCCL: a program for several GPUs
 
 
 @dataclass(frozen=True)

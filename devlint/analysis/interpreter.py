@@ -81,7 +81,7 @@ class Interpreter:
         for fn in list(self.functions.values()):
             if id(fn.node) not in self.analysed:
                 functions.analyse_standalone(self, fn)
-        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses))
+        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu))
 
     def emit(self, fact: object) -> None:
         if not self.muted:

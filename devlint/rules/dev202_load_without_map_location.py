@@ -61,14 +61,16 @@ state = torch.load("checkpoint.pt", map_location=device)
     def finish(self) -> Iterable[Verdict]:
         if self.gpu_intent().gpu_only():
             return  # a GPU-only file (DEV204): it never loads without a GPU
+        multi_gpu = self.gpu_intent().intent is not None and self.gpu_intent().intent.multi_gpu
         for fact in self.file_state().get("loads", ()):
-            yield self._verdict(fact)
+            yield self._verdict(fact, multi_gpu)
 
-    def _verdict(self, fact: Load) -> Verdict:
+    def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
         return Verdict(
             fact.node,
             "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
-            "holds cuda tensors",
+            "holds cuda tensors" + ("; with several GPUs, every rank loads it onto the GPU it was saved from"
+                                    if multi_gpu else ""),
             why=self.called_from(fact),
             fix=f"pass `map_location={fact.device_name}`" if fact.device_name
             else "pass `map_location=device` (or `map_location='cpu'`)",

@@ -30,7 +30,8 @@ class GpuIntent:
 
     def gpu_only(self) -> bool:
         if not self.assumptions:
-            return False
+            # a multi-GPU program that never shows a cpu path needs no `.cuda()` to be GPU-only
+            return self.intent is not None and self.intent.multi_gpu and not self.intent.cpu_capable
         if self.intent is None or not self.intent.cpu_capable:
             return True
         hardcoded = {id(a.node) for a in self.unguarded() if not a.switched}
