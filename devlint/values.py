@@ -293,6 +293,17 @@ class Function(Value):
 
 
 @dataclass(frozen=True)
+class RandomGenerator(Value):
+    """A `torch.Generator`: its random state lives on a device, and a factory given it must create there."""
+
+    where: Optional[Device] = None
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+
+@dataclass(frozen=True)
 class TensorType(Value):
     """A legacy tensor type chosen at run time: `torch.cuda.FloatTensor if cuda else torch.FloatTensor`.
     Calling it creates a tensor on `where`; `x.type(it)` moves x there."""

@@ -17,8 +17,8 @@ from devlint.semantics import (
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite, Handler
 from devlint.values import (
-    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, Seq, Super, Tensor,
-    Unknown, Value,
+    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
+    Tensor, Unknown, Value,
 )
 
 
@@ -65,6 +65,7 @@ METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
              tensors.tensor_op),
     DeviceValue: ({}, _ignore),
     Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),
+    RandomGenerator: ({"manual_seed": tensors.generator_seed, "seed": tensors.generator_seed}, _ignore),
 }
 
 

@@ -17,7 +17,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import dict_entry
 from devlint.semantics.devices import device_argument
 from devlint.values import (
-    IMPLICIT_CPU, UNKNOWN, Const, Located, Ref, Seq, Tensor, Unknown, Value, cuda,
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda,
 )
 
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "var", "all", "any", "item",
@@ -54,7 +54,8 @@ def factory(site: CallSite) -> Value:
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
         where = device_argument(site.walk, value, state, arg_node)
-        return Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
+        made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
+        return _with_generator(site, made)
     for _, extra in args.starstar:
         known = extra.keys is not None and None not in extra.keys if isinstance(extra, Seq) else False
         if not known or "device" in extra.keys:
@@ -68,6 +69,28 @@ def factory(site: CallSite) -> Value:
     if state.default_device is not None:
         return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
     return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True)
+
+
+def _with_generator(site: CallSite, made: Tensor) -> Value:
+    """`torch.randn(n, device=d, generator=g)`: g must be on d ("Expected a 'cuda' device type for generator")."""
+    found = site.args.keywords.get("generator")
+    if found is None or not isinstance(found[1], RandomGenerator) or found[1].where is None:
+        return made
+    generator = Tensor(why=found[1].why, where=found[1].where)
+    return site.walk.operation(site.node, site.path, [site.operand(site.node, made),
+                                                      site.operand(found[0], generator)], site.state)
+
+
+def generator(site: CallSite) -> Value:
+    """`torch.Generator()`: on the cpu unless given a device."""
+    value = site.args.first("device")
+    where = device_argument(site.walk, value, site.state, site.node) if value is not UNKNOWN else CPU
+    return RandomGenerator(why=((site.node, f"a generator on {where}" if where else ""),), where=where)
+
+
+def generator_seed(site: CallSite) -> Value:
+    """`g.manual_seed(0)` returns g."""
+    return site.receiver
 
 
 def cpu_result(site: CallSite) -> Value:
@@ -226,6 +249,7 @@ def tensor_copy(site: CallSite) -> Value:
 
 
 FUNCTIONS = {
+    "torch.Generator": generator,
     **{path: identity for path in api.IDENTITY_FUNCTIONS},
     **{path: cuda_tensor_type for path in api.CUDA_TENSOR_TYPES},
     **{path: factory for path in api.FACTORIES},
