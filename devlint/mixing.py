@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from devlint.values import Tensor, Value, conflict
+from devlint.values import Module, Tensor, Value, conflict
 
 MIXED = "mixed"  # DEV101: both devices known and different
 CREATED_WITHOUT_DEVICE = "created-without-device"  # DEV104
@@ -68,7 +68,17 @@ def classify(a: Value, b: Value, indexing: bool = False,
         if indexing and b.where.kind == "cpu":
             return None  # a GPU tensor may be indexed with cpu indices
         return MIXED, a, b
+    for cpu_side, other in pairs:
+        if on_gpu_but_cpu_on_a_path(other, cpu_side) and not (indexing and cpu_side is b):
+            return MIXED, a, b
     return None
+
+
+def on_gpu_but_cpu_on_a_path(gpu: Value, value: Value) -> bool:
+    """`gpu` is on a GPU on every path; `value` stayed on the cpu on one (paths disagree)."""
+    return isinstance(value, Tensor) and value.where is None and value.cpu_path is not None \
+        and not value.scalar and isinstance(gpu, (Tensor, Module)) and gpu.device is not None \
+        and gpu.device.concrete and gpu.device.kind != "cpu"
 
 
 def classify_module_input(module: Value, value: Value, in_module: bool) -> Optional[str]:
@@ -80,7 +90,7 @@ def classify_module_input(module: Value, value: Value, in_module: bool) -> Optio
     if in_module and _created_here_on_cpu(value) and where is not None and (
             where.param == "self" or (where.concrete and where.kind != "cpu")):
         return CREATED_WITHOUT_DEVICE
-    if conflict(where, value.where):
+    if conflict(where, value.where) or on_gpu_but_cpu_on_a_path(module, value):
         return MIXED
     return None
 

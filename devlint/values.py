@@ -95,10 +95,16 @@ def join_device(a: Optional[Device], b: Optional[Device], availability_split: bo
     if {a.kind, b.kind} <= {"cuda", "selected"}:
         return SELECTED if "selected" in (a.kind, b.kind) else cuda(None)
     kinds = {a.kind, b.kind}
-    if availability_split and kinds & ACCELERATORS or "selected" in kinds and a.concrete and b.concrete:
+    if availability_split and kinds & ACCELERATORS:
         # `x.cuda() if torch.cuda.is_available() else x`: the selected-device idiom
         return SELECTED
+    if "selected" in kinds and a.concrete and b.concrete and "cpu" not in kinds:
+        return SELECTED  # mps on one path, the selected device on the other
     return None
+
+
+def _on_cpu(device: Optional[Device]) -> bool:
+    return device is not None and device.kind == "cpu"
 
 
 def join_choice(a: Optional[Device], b: Optional[Device], availability_split: bool = False) -> Optional[Device]:
@@ -161,6 +167,9 @@ class Tensor(Value):
     # model may well want it there (packed-sequence lengths), so module inputs are not judged on it
     host_batch: bool = False
     collated: bool = False  # a DataLoader's batch: maybe a tuple of tensors, so `batch[0]` is a member, not 0-dim
+    # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
+    # other path moved it to a GPU (`if fast: x = x.to(device)`)
+    cpu_path: Optional[tuple] = field(default=None, compare=False)
 
     @property
     def device(self) -> Optional[Device]:
@@ -428,13 +437,21 @@ class DeviceCount(Value):
 DEVICE_COUNT = DeviceCount()
 
 
-def join(a: Value, b: Value, availability_split: bool = False) -> Value:
-    """Where two paths meet. Unknown wins unless the two agree."""
+def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[cst.CSTNode] = None) -> Value:
+    """Where two paths meet. Unknown wins unless the two agree. `branch`: the condition of the `if`
+    whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu)."""
     if a is b or a == b:
         return a
     if isinstance(a, Tensor) and isinstance(b, Tensor):
         where = join_device(a.where, b.where, availability_split)
         maybe = a.maybe_cpu or b.maybe_cpu
+        cpu_path = a.cpu_path or b.cpu_path
+        why = a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why
+        if where is None and branch is not None:
+            for side, other, outcome in ((a, b, "true"), (b, a, "false")):
+                if _on_cpu(side.where) and other.where is not None and other.where.concrete and \
+                        other.where.kind != "cpu":
+                    cpu_path, why = (branch, outcome), side.why
         if where is None:
             # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu
             for side, other in ((a, b), (b, a)):
@@ -442,7 +459,7 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
                         other.where is not None and other.where.kind == "param" and other.where.param != "self":
                     maybe = maybe or (side.why[-1] if side.why else None)
         return Tensor(
-            why=a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why,
+            why=why,
             where=where,
             scalar=a.scalar and b.scalar,
             from_param=a.from_param if a.from_param == b.from_param else None,
@@ -451,6 +468,7 @@ def join(a: Value, b: Value, availability_split: bool = False) -> Value:
             attr_name=a.attr_name if a.attr_name == b.attr_name else None,
             maybe_cpu=maybe,
             parameter=a.parameter and b.parameter,
+            cpu_path=cpu_path if where is None else None,
         )
     if isinstance(a, Module) and isinstance(b, Module):
         where = join_device(a.where, b.where, availability_split)

@@ -39,7 +39,8 @@ def test_conflict(a, b, expected):
     (cuda(0), SELECTED, False, SELECTED),
     (CPU, cuda(0), False, None),  # two paths, two devices: unknown
     (CPU, cuda(0), True, SELECTED),  # unless the split was an availability check
-    (CPU, SELECTED, False, SELECTED),
+    (CPU, SELECTED, False, None),  # moved on one path of a condition that is no availability check
+    (CPU, SELECTED, True, SELECTED),
     (None, CPU, False, None),
 ])
 def test_join_device(a, b, split, expected):
@@ -103,3 +104,15 @@ def test_classify_plain_attribute():
 def test_classify_indexing_a_gpu_tensor_with_cpu_indices_is_fine():
     assert classify(Tensor(where=cuda(0)), Tensor(where=CPU), indexing=True) is None
     assert classify(Tensor(where=CPU), Tensor(where=cuda(0)), indexing=True)[0] == MIXED
+
+
+def test_join_remembers_the_path_where_a_tensor_stayed_on_the_cpu():
+    """`if fast: x = x.to(device)`: after the if, x is on the cpu when `fast` is false."""
+    condition = cst.Name("fast")
+    stayed = Tensor(why=((cst.Name("x"), "stayed"),), where=CPU)
+    moved = Tensor(where=SELECTED)
+    joined = join(moved, stayed, branch=condition)
+    assert joined.where is None and joined.cpu_path == (condition, "false") and joined.why == stayed.why
+    verdict = classify(joined, Tensor(where=SELECTED))
+    assert verdict is not None and verdict[0] == MIXED
+    assert join(moved, stayed, availability_split=True).where == SELECTED

@@ -92,7 +92,8 @@ class State:
         new.timing = self.timing.copy()
         return new
 
-    def join(self, other: "State", availability_split: bool = False) -> "State":
+    def join(self, other: "State", availability_split: bool = False, branch=None) -> "State":
+        """Where two paths meet; `branch`: the condition whose true path is self, false path other."""
         if self.dead:
             return other.copy()
         if other.dead:
@@ -100,7 +101,7 @@ class State:
         new = self.copy()
         for name, value in other.env.items():
             mine = new.env.get(name)
-            new.env[name] = value if mine is None else join(mine, value, availability_split)
+            new.env[name] = value if mine is None else join(mine, value, availability_split, branch)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
         new.switched = self.switched and other.switched

@@ -190,7 +190,8 @@ def exec_if(interp, node: cst.If, state: State) -> State:
         else:
             else_state = interp.exec_suite(node.orelse.body, else_state)
     interp.if_depth -= 1
-    return then_state.join(else_state, availability_split=direction is not None)
+    split = direction is not None
+    return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
 
 
 def exec_else(interp, node: cst.If, state: State) -> State:

@@ -68,10 +68,19 @@ class Rule:
 
     # --- helpers for the why of a report
 
+    def where(self, value: object) -> str:
+        """"cuda:0", "the selected device", "cpu when `args.fast` is false", "an unknown device"."""
+        device = getattr(value, "device", None)
+        if device is not None:
+            return str(device)
+        path = getattr(value, "cpu_path", None)
+        if path is not None:
+            return f"cpu when `{self.file.snippet(path[0], 40)}` is {path[1]}"
+        return "an unknown device"
+
     def placed(self, label: str, value: object) -> str:
         """"`x` is on cuda:0: line 12 `x = x.to(device)`"."""
-        device = getattr(value, "device", None)
-        where = str(device) if device is not None else "an unknown device"
+        where = self.where(value)
         chain = self.file.chain(value)
         return f"`{label}` is on {where}: {chain}" if chain else f"`{label}` is on {where}"
 

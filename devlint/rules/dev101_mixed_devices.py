@@ -69,7 +69,7 @@ y = x * scale + 1
         what = "indexes" if fact.indexing else "combines"
         yield Verdict(
             fact.node,
-            f"`{fact.name}` {what} a tensor on {a.value.device} (`{a.label}`) with one on {b.value.device} "
+            f"`{fact.name}` {what} a tensor on {self.where(a.value)} (`{a.label}`) with one on {self.where(b.value)} "
             f"(`{b.label}`)" + self.crash_clause(a.value.device, b.value.device),
             why=(self.placed(a.label, a.value), self.placed(b.label, b.value)) + self.called_from(fact),
             fix="move one operand with `.to(other.device)`, or create it on the right device",

@@ -62,7 +62,7 @@ for (x,) in loader:
             value = operand.value
             if classify_module_input(module.value, value, fact.context.in_module_method) == MIXED:
                 message = (f"`{module.label}` is on {module.value.device} but its input `{operand.label}` "
-                           f"is on {value.where}" + self.crash_clause(module.value.device, value.where))
+                           f"is on {self.where(value)}" + self.crash_clause(module.value.device, value.where))
                 yield Verdict(
                     fact.node, message,
                     why=(self.placed(module.label, module.value), self.placed(operand.label, value))
