@@ -280,7 +280,7 @@ def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None
         interp.loops.pop()
         for c in frame.continues:
             end = end.join(c)
-        return _loop_exit(head.join(end), frame)
+        return _loop_exit(head.join(end), frame, entry, training)
     interp.muted += 1
     for _ in range(MAX_LOOP_ITERATIONS):
         frame.breaks, frame.continues = [], []
@@ -301,10 +301,10 @@ def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None
     bind(s)
     end = interp.exec_suite(body, s)
     interp.loops.pop()
-    return _loop_exit(head.join(end), frame)
+    return _loop_exit(head.join(end), frame, entry, training)
 
 
-def _loop_exit(out: State, frame: LoopFrame) -> State:
+def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> State:
     for b in frame.breaks:
         out = out.join(b)
     out.dead = False
