@@ -2,7 +2,8 @@
 
     python benchmarks/speed.py [PATH...] [--torch] [--runs N] [--jobs 1,2]
 
-Default PATH: the installed torch package's `nn` folder (about 140 files, 2 MB;
+The .py files under PATH are measured (notebooks are not: a bare parser cannot
+read them). Default PATH: the installed torch package's `nn` folder (about 140 files, 2 MB;
 a few minutes on 2 cores for everything below), or this repository's fixtures/
 without torch. `--torch`: the whole torch package instead (about half an hour).
 
@@ -102,6 +103,7 @@ def main() -> None:
     args = parser.parse_args()
     paths = [os.path.abspath(p) for p in (args.paths or default_paths(args.torch))]
     files, missing = discover(paths)
+    files = [f for f in files if f.endswith(".py")]  # a notebook's JSON is no input for a bare parser
     if missing or not files:
         sys.exit(f"nothing to measure: {missing or paths}")
     sources = [Path(f).read_bytes() for f in files]
@@ -126,11 +128,11 @@ def main() -> None:
 
             def cold() -> tuple[float, float, object]:
                 shutil.rmtree(cache, ignore_errors=True)
-                return timed(lambda: devlint(paths, jobs, cache, workdir))
+                return timed(lambda: devlint(files, jobs, cache, workdir))
 
             cpu, wall, (findings, code, stderr) = median_of(args.runs, cold)
             rows.append((f"devlint -j{jobs}, cold cache", cpu, wall))
-            cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: devlint(paths, jobs, cache, workdir)))
+            cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: devlint(files, jobs, cache, workdir)))
             rows.append((f"devlint -j{jobs}, warm cache", cpu, wall))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
