@@ -132,19 +132,29 @@ def test_declared_latin1_and_old_mac_line_ends_are_analysed():
 
 
 def test_a_stopped_analysis_keeps_its_findings(monkeypatch):
+    from devlint.facts import Operation
+
+    source = "import torch\na = torch.ones(3) + torch.ones(3).to('cuda')\nb = torch.ones(3) + torch.ones(3).to('cuda')\n"
+    complete = {(f.code, f.line) for f in lint(source)}
+    assert {("DEV101", 2), ("DEV101", 3)} <= complete
     real = engine.analyse
 
-    def stops_after_first_fact(module, emit):
-        def emit_then_stop(fact):
-            emit(fact)
-            raise AnalysisBudgetExceeded("more than 3 analysis steps")
-        real(module, emit_then_stop)
+    def stops_at_the_second_operation(module, emit):
+        seen = []
 
-    complete = {(f.code, f.line) for f in lint(BUG)}
-    monkeypatch.setattr(engine, "analyse", stops_after_first_fact)
-    findings = lint(BUG)
+        def emit_until(fact):
+            if isinstance(fact, Operation):
+                seen.append(fact)
+                if len(seen) == 2:
+                    raise AnalysisBudgetExceeded("more than 3 analysis steps")
+            emit(fact)
+        real(module, emit_until)
+
+    monkeypatch.setattr(engine, "analyse", stops_at_the_second_operation)
+    findings = lint(source)
     assert findings[0].code == "DEV005" and "partially checked: more than 3 analysis steps" in findings[0].message
-    assert 0 < len(findings[1:]) < len(complete) and {(f.code, f.line) for f in findings[1:]} <= complete
+    partial = {(f.code, f.line) for f in findings[1:]}
+    assert ("DEV101", 2) in partial and ("DEV101", 3) not in partial and partial <= complete
 
 
 def test_the_deadline_interrupts_a_runaway_analysis(monkeypatch):
