@@ -1,23 +1,42 @@
-"""How fast is devlint, against the floor of parsing the same files with libcst?
+"""How fast is devlint, against the floor of parsing the same files?
 
-    python benchmarks/speed.py [PATH...] [--jobs N] [--repeat]
+    python benchmarks/speed.py [PATH...] [--torch] [--runs N] [--jobs 1,2]
 
-Default PATH: the installed torch package's source (else this repository's
-fixtures/). Prints the parse floor (libcst.parse_module of every file, one
-process), the whole devlint process as a user runs it (--no-cache), their
-ratio, and, with --repeat, a second run that may use the cache.
+The .py files under PATH are measured (notebooks are not: a bare parser cannot
+read them). Default PATH: the installed torch package's `nn` folder (about 140 files, 2 MB;
+a few minutes on 2 cores for everything below), or this repository's fixtures/
+without torch. `--torch`: the whole torch package instead (about half an hour).
+
+For each configuration, the median of --runs runs (default 3), in CPU seconds
+(the process and every worker it waited for) and wall seconds:
+- the floors: `libcst.parse_module` of every file in one process (as a bare
+  libcst tool would; and with the garbage collector off, as devlint parses), and
+  CPython's `ast.parse`;
+- devlint as a user runs it (`python -m devlint`, a fresh process: startup
+  included), cold (empty cache) and warm (cache filled by the cold run), for each
+  --jobs value.
+The ratio column is CPU against the libcst floor: below 1 when devlint skips
+files that cannot hold a device bug or reads them from its cache.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import gc
 import json
 import os
+import re
+import resource
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Callable
 
 import libcst
 
@@ -26,68 +45,108 @@ sys.path.insert(0, str(ROOT))
 from devlint.discovery import discover  # noqa: E402
 
 
-def default_paths() -> list[str]:
+def default_paths(whole_torch: bool) -> list[str]:
     try:
         import torch
     except ImportError:
         return [str(ROOT / "fixtures")]
-    return [os.path.dirname(torch.__file__)]
+    folder = os.path.dirname(torch.__file__)
+    return [folder if whole_torch else os.path.join(folder, "nn")]
 
 
-def parse_floor(files: list[str]) -> tuple[float, int, int]:
+def timed(action: Callable[[], object]) -> tuple[float, float, object]:
+    """(CPU seconds of this process and its waited-for children, wall seconds, result)."""
+    before = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    failed = lines = 0
-    for path in files:
-        source = Path(path).read_bytes()
-        lines += source.count(b"\n")
-        try:
-            libcst.parse_module(source)
-        except Exception:  # noqa: BLE001 - a file libcst cannot parse is counted, not fatal
-            failed += 1
-    return time.perf_counter() - start, failed, lines
+    result = action()
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = sum(a.ru_utime + a.ru_stime - b.ru_utime - b.ru_stime for a, b in zip(after, before))
+    return cpu, wall, result
 
 
-def run_devlint(paths: list[str], jobs: int, cache: bool, cwd: Path) -> tuple[float, list, int]:
+def parse_all(sources: list[bytes], parse: Callable[[bytes], object], collect: bool = True) -> int:
+    failed = 0
+    if not collect:
+        gc.disable()
+    try:
+        for source in sources:
+            try:
+                parse(source)
+            except Exception:  # noqa: BLE001 - a file the parser rejects is counted, not fatal
+                failed += 1
+    finally:
+        gc.enable()
+    return failed
+
+
+def devlint(paths: list[str], jobs: int, cache_dir: Path, workdir: Path) -> tuple[list, int, str]:
     command = [sys.executable, "-m", "devlint", "--format", "json", "--jobs", str(jobs), *paths]
-    if not cache:
-        command.insert(3, "--no-cache")
-    start = time.perf_counter()
-    result = subprocess.run(command, capture_output=True, text=True, cwd=cwd,
-                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    elapsed = time.perf_counter() - start
+    env = dict(os.environ, PYTHONPATH=str(ROOT), DEVLINT_CACHE_DIR=str(cache_dir))
+    result = subprocess.run(command, capture_output=True, text=True, cwd=workdir, env=env)
     if result.returncode not in (0, 1, 2):
         sys.exit(f"devlint failed (exit {result.returncode}): {result.stderr[-2000:]}")
-    return elapsed, json.loads(result.stdout or "[]"), result.returncode
+    return json.loads(result.stdout or "[]"), result.returncode, result.stderr
+
+
+def median_of(runs: int, measure: Callable[[], tuple[float, float, object]]) -> tuple[float, float, object]:
+    samples = [measure() for _ in range(runs)]
+    return (statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples), samples[-1][2])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("paths", nargs="*")
-    parser.add_argument("--jobs", type=int, default=1, help="devlint worker processes (default 1, like the floor)")
-    parser.add_argument("--repeat", action="store_true", help="also time a second, cached run")
+    parser.add_argument("--torch", action="store_true", help="the whole installed torch package")
+    parser.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is shown")
+    parser.add_argument("--jobs", default="1,2", help="devlint --jobs values, comma-separated (default 1,2)")
     args = parser.parse_args()
-    paths = [os.path.abspath(p) for p in (args.paths or default_paths())]
+    paths = [os.path.abspath(p) for p in (args.paths or default_paths(args.torch))]
     files, missing = discover(paths)
+    files = [f for f in files if f.endswith(".py")]  # a notebook's JSON is no input for a bare parser
     if missing or not files:
         sys.exit(f"nothing to measure: {missing or paths}")
-    floor, unparsable, lines = parse_floor(files)
-    workdir = Path(os.environ.get("TMPDIR", "/tmp")) / "devlint-speed"
-    workdir.mkdir(exist_ok=True)
-    elapsed, findings, code = run_devlint(paths, args.jobs, cache=False, cwd=workdir)
-    internal = [f for f in findings if f["code"] == "DEV003"]
-    print(f"files: {len(files)}  lines: {lines}  (libcst could not parse {unparsable})")
-    print(f"libcst.parse_module floor (1 process): {floor:8.2f} s")
-    print(f"devlint, whole process (--jobs {args.jobs}):  {elapsed:8.2f} s")
-    print(f"ratio devlint / parse floor:           {elapsed / floor:8.2f}")
+    sources = [Path(f).read_bytes() for f in files]
+    megabytes = sum(map(len, sources)) / 1e6
+    lines = sum(s.count(b"\n") for s in sources)
+    print(f"{len(files)} files, {lines:,} lines, {megabytes:.1f} MB; median of {args.runs} run(s); "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+
+    rows: list[tuple[str, float, float]] = []
+    floor_cpu, floor_wall, failed = median_of(args.runs, lambda: timed(lambda: parse_all(sources, libcst.parse_module)))
+    rows.append(("libcst.parse_module, 1 process", floor_cpu, floor_wall))
+    cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: parse_all(sources, libcst.parse_module, False)))
+    rows.append(("libcst.parse_module, gc off", cpu, wall))
+    cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: parse_all(sources, ast.parse)))
+    rows.append(("ast.parse, 1 process", cpu, wall))
+
+    workdir = Path(tempfile.mkdtemp(prefix="devlint-speed-"))
+    findings, code, stderr = [], 0, ""
+    try:
+        for jobs in [int(j) for j in args.jobs.split(",") if j.strip()]:
+            cache = workdir / f"cache-{jobs}"
+
+            def cold() -> tuple[float, float, object]:
+                shutil.rmtree(cache, ignore_errors=True)
+                return timed(lambda: devlint(files, jobs, cache, workdir))
+
+            cpu, wall, (findings, code, stderr) = median_of(args.runs, cold)
+            rows.append((f"devlint -j{jobs}, cold cache", cpu, wall))
+            cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: devlint(files, jobs, cache, workdir)))
+            rows.append((f"devlint -j{jobs}, warm cache", cpu, wall))
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print(f"{'':34} {'CPU s':>8} {'wall s':>8} {'CPU / libcst floor':>19}")
+    for name, cpu, wall in rows:
+        print(f"{name:34} {cpu:8.2f} {wall:8.2f} {cpu / floor_cpu:19.2f}")
+    skipped = re.search(r"skipped (\d+) file", stderr)
     by_code = Counter(f["code"] for f in findings)
-    print(f"findings: {len(findings)} ({', '.join(f'{c} {n}' for c, n in sorted(by_code.items()))})  "
-          f"internal errors: {len(internal)}  exit code: {code}")
-    for finding in internal[:10]:
-        print(f"  internal error: {finding['path']}: {finding['message']}")
-    if args.repeat:
-        run_devlint(paths, args.jobs, cache=True, cwd=workdir)  # fill the cache
-        again, _, _ = run_devlint(paths, args.jobs, cache=True, cwd=workdir)
-        print(f"second run on unchanged files (cache):  {again:8.2f} s")
+    print(f"libcst could not parse {failed} file(s); devlint skipped {skipped.group(1) if skipped else 0} "
+          f"(no mention of torch, CUDA or a device); exit code {code}")
+    print(f"findings: {len(findings)} ({', '.join(f'{c} {n}' for c, n in sorted(by_code.items()))})")
+    for finding in [f for f in findings if f["code"] in ("DEV003", "DEV005")][:10]:
+        print(f"  {finding['code']} {finding['path']}: {finding['message']}")
 
 
 if __name__ == "__main__":

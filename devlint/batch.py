@@ -1,135 +1,162 @@
-"""Many files: a content-hash cache, and worker processes for large trees."""
+"""Many files: skip those that cannot hold a device bug, reuse cached findings, analyse the rest.
+
+Large trees are analysed in worker processes (devlint.workers), biggest files
+first; a file that crashes or hangs its worker costs only its own findings.
+"""
 
 from __future__ import annotations
 
-import hashlib
-import json
+import gc
 import os
-from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
-from devlint import __version__
-from devlint.engine import check_source
-from devlint.findings import DECODE_ERROR, Finding, file_error
+from devlint.cache import Cache, cache_key
+from devlint.deep_stack import DEEP_STACK
+from devlint.engine import check_source, file_too_big
+from devlint.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error
+from devlint.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
+from devlint.relevance import may_hold_device_bug
 from devlint.rules import RULES_BY_CODE
+from devlint.workers import chunks_biggest_first, run_jobs
 
-CACHE_DIR = ".devlint_cache"
 _PARALLEL_FROM = 24  # below this many files, starting processes costs more than it saves
+_SCAN_BLOCK = 1 << 20
 
 
-def _rules_for(codes: Sequence[str]):
-    return [RULES_BY_CODE[code]() for code in codes]
+@dataclass
+class RunStats:
+    """What a run did with the files it was given."""
 
-
-_worker_rules: Optional[list] = None
-
-
-def _init_worker(codes: Sequence[str]) -> None:
-    global _worker_rules
-    _worker_rules = _rules_for(codes)
-
-
-def _check_one(item: tuple[str, bytes]) -> list[dict]:
-    path, source = item
-    return [f.to_dict() for f in check_source(source, path, _worker_rules)]
-
-
-def _code_fingerprint() -> str:
-    """devlint's own files (sizes and times): an edited checkout never reads stale results."""
-    package = Path(__file__).resolve().parent
-    stats = []
-    for path in sorted(package.rglob("*.py")):
-        try:
-            st = path.stat()
-        except OSError:
-            continue
-        stats.append(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}")
-    return hashlib.blake2b("|".join(stats).encode(), digest_size=8).hexdigest()
-
-
-class Cache:
-    """Findings by file content and rule set: an unchanged file is not analysed again."""
-
-    def __init__(self, root: Path, codes: Sequence[str]) -> None:
-        self.file = root / CACHE_DIR / f"v{__version__}.json"
-        self.salt = ",".join(codes) + _code_fingerprint()
-        self.entries: dict[str, list] = {}
-        self.dirty = False
-        try:
-            self.entries = json.loads(self.file.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.entries = {}
-
-    def key(self, path: str, source: bytes) -> str:
-        digest = hashlib.blake2b(source, digest_size=16)
-        digest.update(self.salt.encode())
-        digest.update(path.encode("utf-8", "surrogateescape"))
-        return digest.hexdigest()
-
-    def get(self, key: str) -> Optional[list]:
-        return self.entries.get(key)
-
-    def put(self, key: str, findings: list) -> None:
-        self.entries[key] = findings
-        self.dirty = True
-
-    def save(self, live_keys: set) -> None:
-        if not self.dirty:
-            return
-        try:
-            self.file.parent.mkdir(parents=True, exist_ok=True)
-            ignore = self.file.parent / ".gitignore"
-            if not ignore.exists():
-                ignore.write_text("# created by devlint\n*\n", encoding="utf-8")
-            kept = {k: v for k, v in self.entries.items() if k in live_keys} if len(self.entries) > 4 * len(
-                live_keys) + 1000 else self.entries
-            tmp = self.file.with_suffix(".tmp")
-            tmp.write_text(json.dumps(kept), encoding="utf-8")
-            os.replace(tmp, self.file)
-        except OSError:
-            pass  # a read-only tree: no cache, no complaint
+    analysed: int = 0
+    cached: int = 0
+    skipped: int = 0  # no mention of torch, CUDA or a device: not parsed
 
 
 def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
-                cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None) -> list[Finding]:
-    """Findings of every file; `progress(n)` is told each time n more files are done."""
+                cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None,
+                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None) -> list[Finding]:
+    """Findings for `files`, in the order given. Never raises for a bad file.
+
+    `progress(n)` is told each time n more files are done; `stats` counts what was analysed, cached, skipped.
+    """
     progress = progress or (lambda done: None)
+    stats = stats if stats is not None else RunStats()
     cache = Cache(cache_root or Path.cwd(), codes) if use_cache else None
-    results: dict[str, list] = {}
-    todo: list[tuple[str, bytes]] = []
-    keys: dict[str, str] = {}
-    read_errors: list[Finding] = []
+    results: dict[str, list[Finding]] = {}
+    live_keys: set[str] = set()
+    todo: list[str] = []
+    sizes: list[int] = []
     for path in files:
-        try:
-            source = Path(path).read_bytes()
-        except OSError as exc:
-            read_errors.append(file_error(DECODE_ERROR, path, 1, 1, f"cannot read file: {exc.strerror or exc}"))
-            continue
-        if cache is not None:
-            key = keys[path] = cache.key(path, source)
-            hit = cache.get(key)
-            if hit is not None:
-                results[path] = hit
-                continue
-        todo.append((path, source))
+        source = _read(path, max_file_size)
+        if isinstance(source, Finding):
+            results[path] = [source]
+        elif source is None:
+            stats.skipped += 1
+        elif cache is not None and (hit := cache.get(_remember(live_keys, cache.key(path, source)), path)) is not None:
+            results[path] = hit
+            stats.cached += 1
+        else:
+            todo.append(path)
+            sizes.append(len(source))
+    stats.analysed = len(todo)
     progress(len(files) - len(todo))
+    salt = cache.salt if cache is not None else None
+
+    def store(path: str, key: Optional[str], findings: list[Finding]) -> None:
+        results[path] = findings
+        progress(1)
+        if cache is not None and key is not None:
+            cache.put(_remember(live_keys, key), findings)
+
     if jobs <= 0:
-        jobs = min(os.cpu_count() or 1, 8) if len(todo) >= _PARALLEL_FROM else 1
+        jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1
     if jobs > 1 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(list(codes),)) as pool:
-            chunk = max(1, min(32, len(todo) // (jobs * 8) or 1))
-            for (path, _), found in zip(todo, pool.map(_check_one, todo, chunksize=chunk)):
-                results[path] = found
-                progress(1)
+        _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size), store)
     else:
-        _init_worker(codes)
-        for item in todo:
-            results[item[0]] = _check_one(item)
-            progress(1)
+        check = _file_checker(list(codes), salt, max_file_size)
+        for path in todo:
+            store(path, *check(path))
     if cache is not None:
-        for path, _ in todo:
-            cache.put(keys[path], results[path])
-        cache.save(set(keys.values()))
-    findings = [Finding.from_dict(d) for path in files if path in results for d in results[path]]
-    return read_errors + findings
+        cache.save(live_keys)
+    return [f for path in files if path in results for f in results[path]]
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    if hasattr(os, "process_cpu_count"):
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def _remember(keys: set[str], key: str) -> str:
+    keys.add(key)
+    return key
+
+
+def _check_in_workers(todo: list[str], sizes: list[int], jobs: int, setup_args: tuple,
+                      store: Callable[[str, Optional[str], list[Finding]], None]) -> None:
+    done: set[int] = set()
+
+    def found(index: int, result: tuple) -> None:
+        done.add(index)
+        store(todo[index], *result)
+
+    def lost(index: int, why: str, timed_out: bool) -> None:
+        done.add(index)
+        path = todo[index]
+        code = TOO_COMPLEX if timed_out else INTERNAL_ERROR
+        store(path, None, [file_error(code, path, 1, 1, f"not analysed: {why} (every other file was checked)")])
+
+    DEEP_STACK.stop()  # no thread of ours in a process that forks its workers
+    chunks = chunks_biggest_first([(i, path) for i, path in enumerate(todo)], sizes, jobs)
+    try:
+        run_jobs(chunks, jobs, _file_checker, setup_args, found, lost, file_timeout=MAX_FILE_SECONDS)
+    except OSError:  # no process could be started (a process limit): the rest in this one
+        check = _file_checker(*setup_args)
+        for index in [i for i in range(len(todo)) if i not in done]:
+            found(index, check(todo[index]))
+
+
+def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int):
+    """path -> (cache key of what was read, findings): the same in a worker and in this process."""
+    rules = [RULES_BY_CODE[code]() for code in codes]
+
+    def check(path: str) -> tuple[Optional[str], list[Finding]]:
+        source = _read(path, max_file_size)
+        if isinstance(source, Finding):
+            return None, [source]
+        if source is None:
+            return None, []
+        key = cache_key(salt, path, source) if salt is not None else None
+        # libcst's trees hold no cycles: a collection during the parse only rescans them (30% of the time).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return key, check_source(source, path, rules, max_file_size=max_file_size)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return check
+
+
+def _read(path: str, max_file_size: int) -> Union[bytes, Finding, None]:
+    """The file's bytes; a finding if it cannot be read or is too big to parse; None if it cannot hold a device bug."""
+    limit = max_file_size * (NOTEBOOK_SIZE_FACTOR if path.endswith(".ipynb") else 1)
+    try:
+        with open(path, "rb") as stream:
+            source = stream.read(limit + 1)
+            if len(source) <= limit:
+                return source if may_hold_device_bug(source) else None
+            size = len(source)
+            relevant = may_hold_device_bug(source)
+            while block := stream.read(_SCAN_BLOCK):  # bounded memory: look for a device mention block by block
+                relevant = relevant or may_hold_device_bug(source[-16:] + block)
+                source, size = block, size + len(block)
+            return file_too_big(path, size, limit) if relevant else None
+    except OSError as exc:
+        return file_error(DECODE_ERROR, path, 1, 1, f"cannot read file: {exc.strerror or exc}")

@@ -68,7 +68,7 @@ def _fail(message: str) -> None:
 @click.option("--no-color", "no_color", is_flag=True, help="Same as --color never.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (shown on a terminal for runs over 2 s).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
-@click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring .devlint_cache.")
+@click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
 @click.version_option(__version__, "--version", prog_name="devlint")
 def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
@@ -91,7 +91,7 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> 
 
 
 @click.command("rules")
-@click.option("--all", "show_all", is_flag=True, help="Also list DEV001-DEV003, the reports on files that cannot be "
+@click.option("--all", "show_all", is_flag=True, help="Also list DEV001-DEV003 and DEV005, the reports on files that cannot be "
                                                       "analysed.")
 def rules_command(show_all: bool) -> None:
     """The rule catalogue."""
@@ -107,7 +107,7 @@ def rules_command(show_all: bool) -> None:
 @click.command("explain")
 @click.argument("code")
 def explain_command(code: str) -> None:
-    """A rule's full documentation (DEV001-DEV003 too)."""
+    """A rule's full documentation (DEV001-DEV003 and DEV005 too)."""
     from devlint.docs import lookup, rule_page
 
     rule = lookup(code)

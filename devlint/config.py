@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from devlint.limits import parse_size
 from devlint.rules import ALL_RULES, Rule
 
 if sys.version_info >= (3, 11):
@@ -23,7 +24,7 @@ LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "e
 BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu")
 # `assume-gpu = true`: a GPU-only project, where GPU assumptions are the design.
 GPU_ASSUMPTION_RULES = ("DEV201", "DEV202", "DEV203", "DEV204")
-KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores",))
+KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores", "max-file-size"))
 
 
 class ConfigError(Exception):
@@ -50,6 +51,7 @@ class Config:
     force_exclude: bool = False
     respect_gitignore: bool = True
     assume_gpu: bool = False
+    max_file_size: Optional[int] = None  # bytes; None: devlint.limits.DEFAULT_MAX_FILE_SIZE
     source: Optional[str] = None
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to the config file's folder
     warnings: list[str] = field(default_factory=list)
@@ -186,6 +188,11 @@ def parse_table(table: dict, path: Path) -> Config:
     config.force_exclude = table.get("force-exclude", False)
     config.respect_gitignore = table.get("respect-gitignore", True)
     config.assume_gpu = table.get("assume-gpu", False)
+    if "max-file-size" in table:
+        try:
+            config.max_file_size = parse_size(table["max-file-size"])
+        except ValueError as exc:
+            raise ConfigError(f"{where} max-file-size {exc}") from None
     for key, codes in (("select", config.select or []), ("extend-select", config.extend_select),
                        ("ignore", config.ignore)):
         validate_codes(codes, f"{where} {key}")

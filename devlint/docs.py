@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Optional, Sequence
 
-from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR
+from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX
 from devlint.rules import ALL_RULES
 from devlint.rules.base import Rule
 
@@ -18,7 +18,7 @@ RULES_DIR = Path(__file__).resolve().parent.parent / "rules"  # in a checkout of
 
 
 class FileProblem:
-    """DEV001-DEV003: not rules but reports that a file could not be analysed; always on."""
+    """DEV001-DEV003 and DEV005: not rules but reports that a file could not be analysed; always on."""
 
     severity = "error"
     default_enabled = True
@@ -61,13 +61,27 @@ that nests too deeply to analyse. The message names the error.
 ## Why is this bad?
 It is devlint's bug, not yours: the file went unchecked. Please report it
 with the file (or a reduced copy). The other files are still checked."""),
+    FileProblem(TOO_COMPLEX, "The file is too big, too deep or too costly to analyse, or was only partly analysed.", """\
+## What it does
+Reports a file past one of devlint's limits, and which one: larger than
+`max-file-size` (default 3 MiB); an expression, statement or `elif` ladder
+nested deeper than devlint parses (3,000 levels, about what Python compiles);
+a file whose parse would cost too much time; a file that Python accepts but
+libcst, devlint's parser, does not; or an analysis stopped after 60 s of CPU
+time ("partially checked": the findings made until then are reported).
+
+## Why is this bad?
+The file, or its end, went unchecked; hostile or generated input never
+crashes or hangs the run, and the other files are still checked. Raise
+`max-file-size`, exclude generated files, or split what nests so deep. The
+run exits 2 (0 with `--exit-zero`)."""),
 )
 CATALOGUE: list = [*FILE_PROBLEMS, *ALL_RULES]
 BY_CODE = {entry.code: entry for entry in CATALOGUE}
 
 
 def lookup(code_or_name: str):
-    """A rule (or DEV001-DEV003) by code or by name, or None."""
+    """A rule (or DEV001-DEV003, DEV005) by code or by name, or None."""
     return BY_CODE.get(code_or_name.upper()) or next((r for r in CATALOGUE if r.name == code_or_name.lower()), None)
 
 

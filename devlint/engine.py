@@ -13,10 +13,15 @@ from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from devlint.file_context import FileContext
-from devlint.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, Finding, file_error
 from devlint.analysis import analyse
+from devlint.deep_stack import DEEP_STACK
+from devlint.file_context import FileContext
+from devlint.findings import (
+    DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
+)
 from devlint.fixes import to_edits
+from devlint.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
+from devlint.prescan import check_parsable
 from devlint.rules.base import Rule, Verdict
 from devlint.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.suppressions import suppressed  # noqa: F401 - part of the engine's API
@@ -41,17 +46,28 @@ def check_module(module: cst.Module, source_text: str, path: str, rules: Sequenc
             for report in rule.check(fact):
                 reports.append((rule, report))
 
-    analyse(module, emit)
+    stopped = _analyse_within_budget(module, emit)
     for rule in rules:
         reports.extend((rule, report) for report in rule.finish())
-    if not reports and not mentions_suppression(source_text):
+    if not reports and stopped is None and not mentions_suppression(source_text):
         return []
     lines = source_text.splitlines()
     silencer = Suppressions(lines)
     findings = _findings(reports, file, source_text, lines, path, silencer) if reports else []
     findings += audit_suppressions(source_text, lines, silencer, path, [r.code for r in rules])
+    if stopped is not None:
+        findings.append(file_error(TOO_COMPLEX, path, 1, 1, f"too complex to analyse, partially checked: {stopped}"))
     findings.sort(key=Finding.sort_key)
     return findings
+
+
+def _analyse_within_budget(module: cst.Module, emit) -> Optional[str]:
+    """None when the whole file was analysed; else why the analysis stopped (its facts so far stand)."""
+    try:
+        DEEP_STACK.interruptible(lambda: analyse(module, emit))
+    except AnalysisBudgetExceeded as exc:
+        return exc.reason or f"the analysis ran past {MAX_ANALYSIS_SECONDS:g} s"
+    return None
 
 
 def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
@@ -90,15 +106,23 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
     return findings
 
 
-def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None) -> list[Finding]:
+def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None,
+                 max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Finding]:
     """Check one file's bytes. Never raises: a file that cannot be analysed is a finding.
 
-    A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`.
+    A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`;
+    `max_file_size` bounds the program (a notebook's JSON, outputs included, may be NOTEBOOK_SIZE_FACTOR
+    times larger).
     """
     if notebook or (notebook is None and path.endswith(".ipynb")):
         from devlint.notebooks import check_notebook
 
-        return check_notebook(source, path, rules, lambda program: check_source(program, path, rules, notebook=False))
+        if len(source) > NOTEBOOK_SIZE_FACTOR * max_file_size:
+            return [file_too_big(path, len(source), NOTEBOOK_SIZE_FACTOR * max_file_size)]
+        return check_notebook(source, path, rules, lambda program: check_source(
+            program, path, rules, notebook=False, max_file_size=max_file_size))
+    if len(source) > max_file_size:
+        return [file_too_big(path, len(source), max_file_size)]
     try:
         text = source.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -110,26 +134,80 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
         if text is None:
             return [file_error(DECODE_ERROR, path, 1, 1,
                                 f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})")]
+    return DEEP_STACK.run(_check_text, source, text, path, rules, deadline=MAX_ANALYSIS_SECONDS)
+
+
+def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
+    return file_error(TOO_COMPLEX, path, 1, 1, f"not analysed: {size:,} bytes, more than max-file-size "
+                                               f"({max_file_size:,}); raise it in [tool.devlint] to check it")
+
+
+def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
+    """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits."""
+    refusal = check_parsable(source)
+    if refusal is not None:
+        if refusal.syntax:
+            return [file_error(SYNTAX_ERROR, path, refusal.line, 1, f"syntax error: {refusal.message}")]
+        return [file_error(TOO_COMPLEX, path, refusal.line, 1, f"not analysed: {refusal.message}")]
+    parsed = _parse(source, text, path)
+    if not isinstance(parsed, cst.Module):
+        return [parsed]
     try:
-        module = cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
-        try:  # Python's own parser names the line a reader expects
-            ast.parse(text, filename=path)
-        except SyntaxError as py_error:
-            line, column, message = py_error.lineno or line, py_error.offset or column, py_error.msg
-        except (ValueError, RecursionError, MemoryError):
-            pass
-        return [file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")]
-    except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
-        return [file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])]
-    try:
-        return check_module(module, text, path, rules)
+        return check_module(parsed, text, path, rules)
     except RecursionError:
         return [file_error(INTERNAL_ERROR, path, 1, 1, "internal error: the file nests too deeply to analyse")]
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
         return [file_error(INTERNAL_ERROR, path, 1, 1,
                             f"internal error analysing this file: {type(exc).__name__}: {exc}".splitlines()[0])]
+
+
+def _parse(source: bytes, text: str, path: str):
+    """The module, or the finding that says why there is none."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
+        return file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])
+    try:  # Python's own parser names the line a reader expects
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as py_error:
+        return file_error(SYNTAX_ERROR, path, py_error.lineno or line, py_error.offset or column,
+                          f"syntax error: {py_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        return file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")
+    repaired = unparenthesize_annotated_targets(text, tree)  # libcst#1011: `(x): int = 1` is valid Python
+    if repaired is not None:
+        try:
+            return cst.parse_module(repaired)
+        except Exception:  # noqa: BLE001 - the report below says what libcst could not take
+            pass
+    return file_error(TOO_COMPLEX, path, line, column,
+                      f"not analysed: Python accepts this file but devlint's parser (libcst) does not: {message}")
+
+
+def unparenthesize_annotated_targets(text: str, tree: ast.AST) -> Optional[str]:
+    """`(x): int = 1` as `x  : int = 1` (same length: every other position stays), or None if there is none.
+
+    The parentheses only tell Python not to record the annotation; libcst cannot
+    parse them (libcst#1011), and the walk reads the two forms alike.
+    """
+    lines = re.split(r"(?<=\n)|(?<=\r)(?!\n)", text)  # Python's line ends only, like ast's line numbers
+    changed = False
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.AnnAssign) and not node.simple and node.lineno == node.target.end_lineno
+                == node.annotation.lineno):
+            continue
+        raw = lines[node.lineno - 1].encode("utf-8")
+        start, target_start, target_end = node.col_offset, node.target.col_offset, node.target.end_col_offset
+        colon = raw.find(b":", target_end, node.annotation.col_offset)
+        opening, closing = raw[start:target_start], raw[target_end:colon]
+        if colon < 0 or opening.strip(b"( \t") or closing.strip(b") \t"):
+            continue
+        padding = b" " * (len(opening) + len(closing))
+        lines[node.lineno - 1] = (raw[:start] + raw[target_start:target_end] + padding + raw[colon:]).decode("utf-8")
+        changed = True
+    return "".join(lines) if changed else None
 
 
 def _declared_encoding(source: bytes) -> Optional[str]:

@@ -101,14 +101,16 @@ class Finding:
 SYNTAX_ERROR = "DEV001"
 DECODE_ERROR = "DEV002"
 INTERNAL_ERROR = "DEV003"
-FILE_ERRORS = {SYNTAX_ERROR: "syntax-error", DECODE_ERROR: "undecodable-file", INTERNAL_ERROR: "internal-error"}
+TOO_COMPLEX = "DEV005"  # too big, too deep or too long to analyse (devlint.limits), or only partly analysed
+FILE_ERRORS = {SYNTAX_ERROR: "syntax-error", DECODE_ERROR: "undecodable-file", INTERNAL_ERROR: "internal-error",
+               TOO_COMPLEX: "too-complex"}
 # Not a finding: a warning about the run (an unknown code in a `# noqa`), printed on stderr, never
 # counted. It travels with the findings so that the cache keeps it.
 NOTICE = "DEV000"
 
 
 def file_error(code: str, path: str, line: int, column: int, message: str) -> Finding:
-    """A finding about a whole file that could not be analysed (DEV001-DEV003)."""
+    """A finding about a whole file that could not be analysed (DEV001-DEV003, DEV005)."""
     return Finding(code=code, severity="error", path=path, line=max(line, 1), column=max(column, 1),
                    end_line=max(line, 1), end_column=max(column, 1), message=message, name=FILE_ERRORS[code])
 

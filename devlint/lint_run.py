@@ -121,7 +121,7 @@ def run_lint(options: LintOptions) -> int:
         findings = _check_stdin(path, overrides[path], codes)
     else:
         files, missing = discover(options.paths, file_filter)
-        findings = _check(files, codes, options)
+        findings = _check(files, codes, options, config.max_file_size)
     for path in missing:
         click.echo(f"devlint: error: {path}: no such file or folder", err=True)
     for notice in sorted((f for f in findings if f.code == NOTICE), key=Finding.sort_key):
@@ -144,16 +144,20 @@ def run_lint(options: LintOptions) -> int:
     return _report(findings, files, missing, rules, options, fixed, overrides)
 
 
-def _check(files: list[str], codes: list[str], options: LintOptions) -> list[Finding]:
-    from devlint.batch import check_files
+def _check(files: list[str], codes: list[str], options: LintOptions, max_file_size: Optional[int]) -> list[Finding]:
+    from devlint.batch import RunStats, check_files
     from devlint.progress import Progress, wanted
 
     bar = Progress(len(files)) if options.progress and not options.quiet and wanted(sys.stderr) else None
+    stats = RunStats()
     try:
-        return check_files(files, codes, jobs=options.jobs, use_cache=not options.no_cache, progress=bar)
+        return check_files(files, codes, jobs=options.jobs, use_cache=not options.no_cache, progress=bar,
+                           stats=stats, **({"max_file_size": max_file_size} if max_file_size else {}))
     finally:
         if bar is not None:
             bar.close()
+        if stats.skipped and not options.quiet:
+            click.echo(f"devlint: skipped {stats.skipped} file(s) that mention no torch, CUDA or device", err=True)
 
 
 def _check_stdin(path: str, source: bytes, codes: list[str]) -> list[Finding]:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -23,3 +24,9 @@ def expected_findings(source: str) -> set[tuple[int, str]]:
 @pytest.fixture
 def root() -> Path:
     return ROOT
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _session_cache(tmp_path_factory) -> None:
+    """The runs of the suite (in-process and `devlint` subprocesses) cache in a temporary folder, not the user's."""
+    os.environ.setdefault("DEVLINT_CACHE_DIR", str(tmp_path_factory.mktemp("devlint-cache")))

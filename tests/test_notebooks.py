@@ -95,8 +95,8 @@ def test_nothing_is_executed(tmp_path: Path):
 
 
 def test_a_broken_notebook_is_one_finding(tmp_path: Path):
-    (tmp_path / "bad.ipynb").write_text('{"cells": [')
-    (tmp_path / "dict.ipynb").write_text('{"not": "a notebook"}')
+    (tmp_path / "bad.ipynb").write_text('{"cells": ["import torch"')  # a file naming no device is skipped
+    (tmp_path / "dict.ipynb").write_text('{"not": "a notebook on a device"}')
     (tmp_path / "ok.py").write_text("x = 1\n")
     result = run("--no-cache", "--output-format", "concise", "bad.ipynb", "dict.ipynb", "ok.py", cwd=tmp_path)
     assert result.returncode == 2 and "Traceback" not in result.stderr

@@ -386,6 +386,8 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
     init = find_method(cls, "__init__", interp.classes)
     if init is None or id(init) not in interp.functions:
         return obj
+    if id(init) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+        return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     fn = replace(interp.functions[id(init)], bound=obj)
     params = bind_arguments(interp, init, obj, state, args=args)
     if params is None:

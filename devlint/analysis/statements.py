@@ -288,13 +288,26 @@ def exec_while(interp, node: cst.While, state: State) -> State:
 
 
 def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None], training: bool) -> State:
-    """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report."""
+    """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
+
+    A loop met while facts are already muted (inside an outer loop's fixed-point
+    pass, or a muted call) is walked once: the outer pass that repeats it carries its
+    effects round, and a second walk per pass would make nested loops cost 2^depth.
+    """
     frame = LoopFrame(training=training, if_depth=interp.if_depth)
     interp.loops.append(frame)
     head = entry.copy()
+    if interp.muted:
+        s = head.copy()
+        _next_iteration(interp, s)
+        bind(s)
+        end = interp.exec_suite(body, s)
+        interp.loops.pop()
+        for c in frame.continues:
+            end = end.join(c)
+        return _loop_exit(head.join(end), frame, entry, training)
     interp.muted += 1
-    iterations = 1 if interp.muted > 1 else MAX_LOOP_ITERATIONS
-    for _ in range(iterations):
+    for _ in range(MAX_LOOP_ITERATIONS):
         frame.breaks, frame.continues = [], []
         s = head.copy()
         _next_iteration(interp, s)
@@ -313,7 +326,10 @@ def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None
     bind(s)
     end = interp.exec_suite(body, s)
     interp.loops.pop()
-    out = head.join(end)
+    return _loop_exit(head.join(end), frame, entry, training)
+
+
+def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> State:
     for b in frame.breaks:
         out = out.join(b)
     out.dead = False
