@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -214,13 +214,29 @@ def eval_comparison(interp, node: cst.Comparison, state) -> Value:
         right = interp.eval(target.comparator, state)
         op = target.operator
         guard = comparison_guard(left, op, right)
-        if guard is not None:
+        folded = _fold(left, op, right)
+        if folded is not None and len(node.comparisons) == 1:
+            result = folded  # `"cpu" not in ["cpu"]`: a parameter's known value decides the branch
+        elif guard is not None:
             result = Availability(positive=guard)
         elif isinstance(left, (Tensor, Located)) or isinstance(right, (Tensor, Located)):
             if not isinstance(op, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
                 result = binary(interp, node, op_text(op), left, right, node.left, target.comparator, state)
         left = right
     return result
+
+
+def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
+    """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"."""
+    if not (isinstance(left, Const) and isinstance(left.value, str)):
+        return None
+    if isinstance(right, Const) and isinstance(right.value, str):
+        if isinstance(op, (cst.Equal, cst.NotEqual)):
+            return Const(value=(left.value == right.value) == isinstance(op, cst.Equal))
+    elif isinstance(right, Seq) and right.items is not None and isinstance(op, (cst.In, cst.NotIn)) \
+            and all(isinstance(v, Const) and isinstance(v.value, str) for v in right.items):
+        return Const(value=any(v.value == left.value for v in right.items) == isinstance(op, cst.In))
+    return None
 
 
 def eval_binary(interp, node: cst.BinaryOperation, state) -> Value:

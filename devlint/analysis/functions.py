@@ -204,7 +204,8 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
         interp.constructing += 1
     calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
     owner = interp.classes.get(fn.owner) if fn.owner else None
-    in_module = interp.context.in_module_method or bool(owner and owner.is_module)
+    # while a module is being built (its __init__ and what that calls) it is on the cpu: nothing moved it yet
+    in_module = not interp.constructing and (interp.context.in_module_method or bool(owner and owner.is_module))
     on_device = in_module or (interp.context.params_on_device if call_node is not None and interp.stack
                               else not _host_side(interp, fdef, owner))
     interp.context = Context(function=fn.qualname, calls=calls, in_module_method=in_module,
