@@ -54,6 +54,7 @@ class Interpreter:
         self.loops: list[LoopFrame] = []
         self.if_depth = 0
         self.globals: dict[str, Value] = {}
+        self.star_modules: list[str] = []  # the project's modules imported with `*`
         self.closures: dict[int, dict[str, Value]] = {}
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
         self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
@@ -198,7 +199,10 @@ class Interpreter:
             return attribute(self, self.lookup(base, state), attr, state, name)
         if name in self.globals and state.env is not self.globals:
             return self.globals[name]
-        return _BUILTINS.get(name, UNKNOWN)
+        builtin = _BUILTINS.get(name)
+        if builtin is None and self.star_modules and name[:1].isupper():
+            return Ref(path=f"{self.star_modules[-1]}.{name}")  # a class from `from models import *`
+        return builtin or UNKNOWN
 
     # ------------------------------------------------------------ what computations do
 

@@ -118,13 +118,16 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
                 top = full.split(".")[0]
                 state.env[top] = Ref(path=top)
         return
-    module = None if node.relative or node.module is None else attr_path(node.module)
+    # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
+    module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
     if isinstance(node.names, cst.ImportStar):
+        if not module.startswith(api.LIBRARY_PREFIXES):
+            interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
         return
     for alias in node.names:
         name = attr_path(alias.name)
         bound = alias.asname.name.value if alias.asname is not None else name
-        state.env[bound] = Ref(path=f"{module}.{name}") if module else UNKNOWN
+        state.env[bound] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
 def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
