@@ -140,6 +140,14 @@ UNKNOWN = Unknown()
 
 
 @dataclass(frozen=True)
+class Crashed(Unknown):
+    """The result of an operation reported as crashing: what follows from it is not judged again."""
+
+
+CRASHED = Crashed()
+
+
+@dataclass(frozen=True)
 class Located(Value):
     """A value of unknown kind known to live on a device: `obj.to(device)`,
     `self.weight_v` in a module method. It never conflicts in an operator

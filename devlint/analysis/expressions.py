@@ -17,7 +17,7 @@ from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
 from devlint.syntax import dotted, op_text
 from devlint.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
+    CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
     cuda, join, join_choice,
 )
 
@@ -256,6 +256,8 @@ def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_n
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)
     if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith("cuda") and op == "+":
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
+    if left is CRASHED or right is CRASHED:
+        return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):

@@ -386,6 +386,8 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
         obj = Instance(why=((node, ""),), cls=cls.name)
     init = find_method(cls, "__init__", interp.classes)
     if init is None or id(init) not in interp.functions:
+        if isinstance(obj, Module) and init is None and not has_state(interp, cls, obj):
+            return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
         return obj
     if id(init) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough

@@ -30,7 +30,7 @@ from devlint.semantics.containers import join_all, tensors_in
 from devlint.semantics.registry import BUILTIN_NAMES
 from devlint.syntax import LazyCode, dotted
 from devlint.values import (
-    CPU, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
+    CPU, CRASHED, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
 )
 
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
@@ -42,6 +42,9 @@ class Interpreter:
         self.module = module
         self._emit = emit
         self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
+        # the muted level of a loop's first pass, which runs on the state before the loop: what it sees
+        # crash is reported too (a running sum made on the cpu, a GPU value added in the loop)
+        self.first_pass: Optional[int] = None
         self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
         self.classes: dict[str, Class] = {}
         self.class_summaries: dict[str, Value] = {}
@@ -85,7 +88,7 @@ class Interpreter:
         self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu))
 
     def emit(self, fact: object) -> None:
-        if not self.muted:
+        if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
             self._emit(fact)
 
     def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
@@ -209,12 +212,14 @@ class Interpreter:
     def operation(self, node: cst.CSTNode, name: str, operands: list, state: State, indexing: bool = False,
                   reduce: bool = False) -> Value:
         """A computation over tensors that must share a device."""
+        if any(o.value is CRASHED for o in operands):
+            return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
         if len(tensors) >= 2:
             self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
             if any(classify(a.value, b.value, indexing, self.context.params_on_device)
                    for a, b in pairs(tensors, indexing)):
-                return UNKNOWN  # reported once: nothing downstream of it is known
+                return CRASHED  # reported once: nothing downstream of it is known
         if not tensors:
             return UNKNOWN
         self.note_gpu_work(node, [t.value for t in tensors], state)

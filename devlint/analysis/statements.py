@@ -310,12 +310,15 @@ def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None
             end = end.join(c)
         return _loop_exit(head.join(end), frame, entry, training)
     interp.muted += 1
-    for _ in range(MAX_LOOP_ITERATIONS):
+    for i in range(MAX_LOOP_ITERATIONS):
         frame.breaks, frame.continues = [], []
         s = head.copy()
         _next_iteration(interp, s)
         bind(s)
+        if i == 0:
+            interp.first_pass = interp.muted
         end = interp.exec_suite(body, s)
+        interp.first_pass = None
         new_head = head.join(end)
         for c in frame.continues:
             new_head = new_head.join(c)

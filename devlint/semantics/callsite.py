@@ -15,7 +15,7 @@ import libcst as cst
 
 from devlint.facts import Context, Operand
 from devlint.syntax import dotted
-from devlint.values import UNKNOWN, Value
+from devlint.values import UNKNOWN, Seq, Value
 
 
 class Args:
@@ -110,7 +110,10 @@ class CallSite:
             args = Args()
             for arg in self.node.args:
                 value = self.walk.eval(arg.value, self.state)
-                if arg.star == "*":
+                if arg.star == "*" and isinstance(value, Seq) and value.items is not None and not args.star:
+                    # `train(*make_example())` of a known tuple: its items are the positions
+                    args.positional.extend((arg.value, item) for item in value.items)
+                elif arg.star == "*":
                     args.star.append((arg.value, value))
                 elif arg.star == "**":
                     args.starstar.append((arg.value, value))

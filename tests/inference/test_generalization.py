@@ -313,6 +313,77 @@ if torch.cuda.is_available():
     sync(device)
     elapsed = time.perf_counter() - start  # expect: DEV301
 """,
+    "a_blocking_copy_from_the_host_waits_for_the_gpu": """
+import time
+import torch
+if torch.cuda.is_available():
+    model = torch.nn.Linear(8, 8).cuda()
+    for step in range(10):
+        t0 = time.perf_counter()
+        x = torch.randn(4, 8).to("cuda")
+        y = model(x)
+        t1 = time.perf_counter()
+        print(t1 - t0)
+""",
+    "a_non_blocking_copy_does_not_wait": """
+import time
+import torch
+if torch.cuda.is_available():
+    model = torch.nn.Linear(8, 8).cuda()
+    warm = model(torch.randn(4, 8, device="cuda"))
+    t0 = time.perf_counter()
+    x = torch.randn(4, 8).pin_memory().to("cuda", non_blocking=True)
+    y = model(x)
+    t1 = time.perf_counter()  # expect: DEV301
+    print(t1 - t0)
+""",
+    "first_iteration_of_a_running_sum": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+total = torch.zeros(4)
+for step in range(3):
+    x = torch.randn(4).to(device)
+    total = total + x  # expect: DEV101
+""",
+    "running_sum_made_on_the_device": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+total = torch.zeros(4, device=device)
+for step in range(3):
+    x = torch.randn(4).to(device)
+    total = total + x
+""",
+    "one_crash_is_reported_once": """
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = nn.Linear(3, 3).to(device)
+images = torch.rand(2, 3, device=device)
+mean, std = torch.tensor([0.4, 0.4, 0.4]), torch.tensor([0.2, 0.2, 0.2])
+normalized = (images - mean) / std  # expect: DEV101
+out = net(normalized)
+""",
+    "star_arguments_of_a_known_tuple_are_bound": """
+import torch
+from torch import nn
+rnn = nn.GRUCell(3, 3)
+def example():
+    return torch.randn(1, 3), torch.zeros(1, 3)
+def step(x, h):
+    return rnn(x, h)
+step(*example())
+""",
+    "a_loss_subclass_without_parameters_has_no_device": """
+import torch
+from torch import nn
+class MaskedLoss(nn.CrossEntropyLoss):
+    def forward(self, pred, label):
+        return super().forward(pred, label)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+loss = MaskedLoss()
+pred = torch.randn(4, 3).to(device)
+l = loss(pred, torch.tensor([0, 1, 2, 0]).to(device))
+""",
 }
 
 
