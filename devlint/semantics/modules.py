@@ -12,7 +12,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
 from devlint.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.values import (
-    CPU, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value,
+    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value,
 )
 
 
@@ -96,7 +96,7 @@ def call_module(site: CallSite, module: Value) -> Value:
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
     if site.walk.module_call_fact(site.node, site.node.func, module, inputs):
-        return UNKNOWN
+        return CRASHED  # reported once: what follows from it is not judged again
     site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
     if forward is not None:
         fn = replace(site.walk.functions[id(forward)], bound=module)
