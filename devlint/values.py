@@ -482,6 +482,9 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
         where = join_device(a.where, b.where, availability_split)
         return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
                       attrs=a.attrs if a.cls == b.cls else (), moved=a.moved or b.moved)
+    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls == b.cls:
+        # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
+        return Instance(why=a.why, cls=a.cls, attrs=_join_attrs(a.attrs, b.attrs))
     if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
         where = join_choice(a.where, b.where, availability_split)
         literal = a.literal or b.literal
@@ -508,6 +511,15 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
+
+
+def _join_attrs(a: tuple, b: tuple) -> tuple:
+    """Attributes where two paths meet: joined by name; one set on a single path keeps its value."""
+    if a == b:
+        return a
+    theirs = dict(b)
+    joined = [(name, join(value, theirs.pop(name)) if name in theirs else value) for name, value in a]
+    return tuple(joined) + tuple(theirs.items())
 
 
 def _cuda_and_cpu_types(a: str, b: str) -> bool:

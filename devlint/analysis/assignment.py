@@ -6,7 +6,7 @@ import libcst as cst
 
 from devlint.semantics.containers import const_key, element, item, seq_store
 from devlint.syntax import dotted
-from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value
+from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value, join
 
 IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
 
@@ -32,6 +32,9 @@ def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) 
         eval_slices(interp, target, state)
         if isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
+        elif isinstance(container, Tensor) and container.collated and storable(target.value):
+            # `batch[k] = batch[k].to(device)`: a collated batch is a dict here; its members may have moved
+            assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
 
 
 def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode) -> Value:

@@ -384,6 +384,33 @@ loss = MaskedLoss()
 pred = torch.randn(4, 3).to(device)
 l = loss(pred, torch.tensor([0, 1, 2, 0]).to(device))
 """,
+    "timer_object_used_in_a_loop": """
+import time
+import torch
+class Timer:
+    def start(self):
+        self.t0 = time.perf_counter()
+    def stop(self):
+        return time.perf_counter() - self.t0  # expect: DEV301
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+mlp = torch.nn.Linear(8, 8).to(device)
+x = torch.randn(4, 8, device=device)
+timer = Timer()
+for _ in range(5):
+    timer.start()
+    y = mlp(x)
+    timer.stop()
+""",
+    "dict_batch_moved_key_by_key": """
+import torch
+from torch.utils.data import DataLoader
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+mean = torch.zeros(3, device=device)
+for batch in DataLoader(dataset):
+    for k, v in batch.items():
+        batch[k] = batch[k].to(device)
+    x = batch["image"] - mean
+""",
 }
 
 
