@@ -9,13 +9,14 @@ optimizer before `model.to()` is fine: Module.to keeps the Parameter objects.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Optional
 
 import libcst as cst
 
 from devlint.facts import OptimizerStateLeftBehind
 from devlint.semantics.callsite import CallSite
 from devlint.syntax import dotted
-from devlint.values import UNKNOWN, Device, Module, Optimizer, Value
+from devlint.values import UNKNOWN, Device, Instance, Module, Optimizer, Value
 
 
 def is_optimizer_class(path: str) -> bool:
@@ -62,13 +63,31 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
     name = site.receiver_name
     if not name or where is None:
         return
-    for key, value in list(site.state.env.items()):
-        if isinstance(value, Optimizer) and value.owner == name and value.loaded is not None \
-                and value.loaded_where is not None and value.loaded_where.kind == "cpu" \
-                and where.concrete and where.kind != "cpu":
-            site.emit(OptimizerStateLeftBehind(value.loaded, key, site.operand(site.receiver_node, module), site.node,
-                                               site.context))
-            site.state.env[key] = replace(value, loaded=None)
+    if not (where.concrete and where.kind != "cpu"):
+        return
+    env = site.state.env
+    for key, value in list(env.items()):
+        if isinstance(value, Optimizer) and _left_behind(value, value.owner, name):
+            _report(site, module, value, key)
+            env[key] = replace(value, loaded=None)
+        elif isinstance(value, Instance):
+            # `self.optimizer` of `self.model`, held by an object: `learner.model.to(device)`
+            for attr, held in value.attrs:
+                owner = held.owner if isinstance(held, Optimizer) else None
+                if owner and owner.startswith("self.") and _left_behind(held, f"{key}.{owner[5:]}", name):
+                    _report(site, module, held, f"{key}.{attr}")
+                    env[key] = value = value.with_attr(attr, replace(held, loaded=None))
+
+
+def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
+    """Its state was loaded while its module was on the cpu, and that module is the one moving now."""
+    return owner == moved and opt.loaded is not None and opt.loaded_where is not None \
+        and opt.loaded_where.kind == "cpu"
+
+
+def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:
+    site.emit(OptimizerStateLeftBehind(opt.loaded, label, site.operand(site.receiver_node, module), site.node,
+                                       site.context))
 
 
 OPTIMIZER_METHODS = {"load_state_dict": load_state_dict}
