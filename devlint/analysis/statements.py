@@ -112,6 +112,8 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
     if isinstance(node, cst.Import):
         for alias in node.names:
             full = attr_path(alias.name)
+            if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+                state.guarded = True  # `import tensorrt`: what follows runs with an NVIDIA GPU or not at all
             if alias.asname is not None:
                 state.env[alias.asname.name.value] = Ref(path=full)
             else:
@@ -120,6 +122,8 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
         return
     # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
     module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
+    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+        state.guarded = True
     if isinstance(node.names, cst.ImportStar):
         if not module.startswith(api.LIBRARY_PREFIXES):
             interp.star_modules.append(module)  # `from models import *`: where unbound class names come from

@@ -18,9 +18,8 @@ class UnsynchronizedTiming(Rule):
     `time.monotonic()`, `timeit.default_timer()`) that ends a measurement
     started by an earlier read, when GPU work ran in between and nothing
     synchronized with the GPU before the read: no `torch.cuda.synchronize()`,
-    no `event.synchronize()`, no implicit synchronization such as `.item()`,
-    `.cpu()` or a blocking copy from the host (`x.to("cuda")` of a cpu tensor
-    without `non_blocking=True` waits for everything queued before it).
+    no `event.synchronize()`, no implicit synchronization such as `.item()` or
+    `.cpu()`.
 
     Calls into code devlint cannot see are GPU work when they are given GPU
     values, and they are not assumed to synchronize; functions of the same

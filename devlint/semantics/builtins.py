@@ -10,7 +10,7 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
 from devlint.values import (
-    UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, join,
+    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, const_device, join,
 )
 
 
@@ -101,6 +101,17 @@ def builtin_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def builtin_exec(site: CallSite) -> Value:
+    """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
+    configurator sets globals from the command line), so a device named by a string is the user's choice."""
+    site.args
+    env = site.state.env
+    for name, value in list(env.items()):
+        if isinstance(value, Const) and isinstance(value.value, str) and const_device(value) is not None:
+            env[name] = DeviceValue(why=((site.node, "may be set by the code `exec` runs"),), where=SELECTED)
+    return UNKNOWN
+
+
 def no_return(site: CallSite) -> Value:
     """`sys.exit()`, `pytest.skip()`: the path ends here."""
     site.args
@@ -112,7 +123,7 @@ BUILTINS = {
     "iter": builtin_iter, "next": builtin_next, "enumerate": builtin_enumerate, "zip": builtin_zip,
     **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
     "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
-    "super": builtin_super, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
+    "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
     **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "getattr", "len", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},

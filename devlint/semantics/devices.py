@@ -174,21 +174,13 @@ def tensor_to(site: CallSite) -> Value:
     if receiver.fresh and where is not None and where.is_gpu:
         site.emit(FreshMove(node, site.walk.code(site.receiver_node), Tensor(where=where), site.context))
     if where is not None and where.is_gpu:
-        if receiver.where is not None and receiver.where.kind == "cpu" and not _non_blocking(site.args):
-            # a blocking copy from the host waits for the stream (`cudaStreamSynchronize` in copy_):
-            # everything queued before it is done when it returns
-            site.walk.note_sync(state)
-        else:
-            state.timing.note_work((node, ""))
+        # (a blocking copy from the host also waits for the work queued before it, but a measurement
+        # that starts with one still leaves the work after it unfinished: it is no sync here)
+        state.timing.note_work((node, ""))
     if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == "cpu":
         site.walk.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
                   where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
-
-
-def _non_blocking(args: Args) -> bool:
-    flag = args.keywords.get("non_blocking")
-    return flag is not None and not (isinstance(flag[1], Const) and flag[1].value is False)
 
 
 def tensor_cpu(site: CallSite) -> Value:

@@ -66,6 +66,9 @@ IDENTITY_FUNCTIONS = frozenset({"torch.autograd.Variable", "torch.autograd.varia
 CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "cuda", "cpu", "type_as", "set_", "index_put_", "expand_as",
                                   "view_as", "reshape_as", "resize_as_"})
 
+# Libraries that need an NVIDIA GPU to import or to do anything: code after their import runs with one.
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt"})
+
 # Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
 LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
                     "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")

@@ -313,18 +313,6 @@ if torch.cuda.is_available():
     sync(device)
     elapsed = time.perf_counter() - start  # expect: DEV301
 """,
-    "a_blocking_copy_from_the_host_waits_for_the_gpu": """
-import time
-import torch
-if torch.cuda.is_available():
-    model = torch.nn.Linear(8, 8).cuda()
-    for step in range(10):
-        t0 = time.perf_counter()
-        x = torch.randn(4, 8).to("cuda")
-        y = model(x)
-        t1 = time.perf_counter()
-        print(t1 - t0)
-""",
     "a_non_blocking_copy_does_not_wait": """
 import time
 import torch
@@ -410,6 +398,30 @@ for batch in DataLoader(dataset):
     for k, v in batch.items():
         batch[k] = batch[k].to(device)
     x = batch["image"] - mean
+""",
+    "a_configurator_may_set_the_device": """
+import torch
+device = 'cuda'
+exec(open('configurator.py').read())
+model = torch.nn.Linear(2, 2).to(device)
+x = torch.randn(3, 2, device=device)
+""",
+    "a_hardcoded_device_without_a_configurator": """
+import torch
+device = 'cuda'  # expect: DEV201
+dtype = 'bfloat16' if torch.cuda.is_available() else 'float32'
+model = torch.nn.Linear(2, 2).to(device)
+x = torch.randn(3, 2, device=device)
+""",
+    "code_after_importing_tensorrt_has_a_gpu": """
+import torch
+def build(engine_path, device):
+    if engine_path.endswith(".engine"):
+        import tensorrt as trt
+        if device.type == "cpu":
+            device = torch.device("cuda:0")
+        return trt.Runtime(trt.Logger()), device
+    return None, device
 """,
 }
 
