@@ -46,7 +46,7 @@ def children(node: cst.CSTNode) -> list:
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            out.extend(v for v in value if _is_node(type(v)))
+            out.extend(value)  # libcst's sequence fields hold nodes only
         elif _is_node(kind):
             out.append(value)
     return out
@@ -86,17 +86,21 @@ class PrePass:
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
         stack = [(module, self.scopes[0])]
+        notes = _NOTES  # by exact node type: isinstance on libcst's classes goes through ABCMeta (slow)
         while stack:
             node, scope = stack.pop()
-            if isinstance(node, cst.FunctionDef):
+            kind = type(node)
+            if kind is cst.FunctionDef:
                 inner = self.scopes[id(node)] = Scope()
                 stack.extend((child, inner) for child in children(node.body))
                 stack.extend((d, scope) for d in node.decorators)
                 stack.append((node.params, scope))
                 continue
-            if isinstance(node, cst.Lambda):
+            if kind is cst.Lambda:
                 continue
-            self._note(node, scope)
+            note = notes.get(kind)
+            if note is not None:
+                note(self, node, scope)
             stack.extend((child, scope) for child in children(node))
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
@@ -108,75 +112,80 @@ class PrePass:
         """Does the file show it means to run without a GPU too?"""
         return self.strong_evidence or (self.weak_evidence and not self.multi_gpu)
 
-    def _note(self, node: cst.CSTNode, scope: Scope) -> None:
-        if isinstance(node, cst.Call):
-            func = node.func
-            if isinstance(func, cst.Name):
-                self.called_names.add(func.value)
-            elif isinstance(func, cst.Attribute):
-                self.called_names.add(func.attr.value)
-                if func.attr.value == "numpy" and dotted(func.value):
-                    scope.host_names.add(dotted(func.value))
-                elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
-                    scope.module_names.add(dotted(func.value))
-                elif _device_move(node) and dotted(func.value):
-                    scope.moved_names.add(dotted(func.value))
-            self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
-            choice = _device_choice(node)
-            if choice == "option":
-                self.strong_evidence = True
-            elif choice == "variable":
-                self.weak_evidence = True
-            callee = dotted(func)
-            if callee:
-                positional = [a.value for a in node.args if a.keyword is None and not a.star]
-                names = [dotted(v) for v in positional]
-                names += [dotted(e.value) for v in positional if isinstance(v, (cst.List, cst.Tuple))
-                          for e in v.elements]
-                scope.library_calls.append((callee, [n for n in names if n]))
-                if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
-                    target = [a.value for a in node.args if a.keyword is None][1:2] or \
-                        [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
-                    if target:
-                        scope.saved_to.add(_source(target[0]))
-                        self.saved_anywhere.add(_source(target[0]))
-                        template = path_template(target[0])
-                        if template:
-                            self.saved_templates.add(template)
-        elif isinstance(node, (cst.Import, cst.ImportFrom)):
-            self._note_import(node)
-        elif isinstance(node, (cst.If, cst.IfExp, cst.While)):
-            test = dotted(node.test.expression if isinstance(node.test, cst.UnaryOperation) else node.test)
-            last = (test or "").rsplit(".", 1)[-1]
-            if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
-                self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
-        elif isinstance(node, cst.Attribute):
-            if node.attr.value == "device" and dotted(node.value):
-                self._device_attributes.append(node)
-            if node.attr.value in api.TENSOR_ONLY_ATTRS:
-                name = dotted(node.value)
-                if name:
-                    scope.tensor_names.add(name)
-        elif isinstance(node, cst.Subscript):
-            if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
-                name = dotted(node.value)
-                if name:
-                    scope.tensor_names.add(name)
-        elif isinstance(node, cst.BinaryOperation):
-            if isinstance(node.operator, cst.Subtract):
-                name = dotted(node.left)
-                if name:
-                    scope.clock_ends.add(name)
-                if isinstance(node.left, cst.Call):
-                    self.consumers[id(node.left)] = node
-        elif isinstance(node, cst.Assign):
-            if isinstance(node.value, cst.Call):
-                self.consumers[id(node.value)] = node
-        elif isinstance(node, cst.Yield):
-            scope.generator = True
+    def _note_call(self, node: cst.Call, scope: Scope) -> None:
+        func = node.func
+        if isinstance(func, cst.Name):
+            self.called_names.add(func.value)
+        elif isinstance(func, cst.Attribute):
+            self.called_names.add(func.attr.value)
+            if func.attr.value == "numpy" and dotted(func.value):
+                scope.host_names.add(dotted(func.value))
+            elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
+                scope.module_names.add(dotted(func.value))
+            elif _device_move(node) and dotted(func.value):
+                scope.moved_names.add(dotted(func.value))
+        self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        choice = _device_choice(node)
+        if choice == "option":
+            self.strong_evidence = True
+        elif choice == "variable":
+            self.weak_evidence = True
+        callee = dotted(func)
+        if callee:
+            positional = [a.value for a in node.args if a.keyword is None and not a.star]
+            names = [dotted(v) for v in positional]
+            names += [dotted(e.value) for v in positional if isinstance(v, (cst.List, cst.Tuple))
+                      for e in v.elements]
+            scope.library_calls.append((callee, [n for n in names if n]))
+            if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
+                self._note_save(node, scope)
 
+    def _note_save(self, node: cst.Call, scope: Scope) -> None:
+        target = [a.value for a in node.args if a.keyword is None][1:2] or \
+            [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
+        if target:
+            scope.saved_to.add(_source(target[0]))
+            self.saved_anywhere.add(_source(target[0]))
+            template = path_template(target[0])
+            if template:
+                self.saved_templates.add(template)
 
-    def _note_import(self, node: cst.CSTNode) -> None:
+    def _note_test(self, node: cst.CSTNode, scope: Scope) -> None:
+        test = dotted(node.test.expression if isinstance(node.test, cst.UnaryOperation) else node.test)
+        last = (test or "").rsplit(".", 1)[-1]
+        if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
+            self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
+
+    def _note_attribute(self, node: cst.Attribute, scope: Scope) -> None:
+        if node.attr.value == "device" and dotted(node.value):
+            self._device_attributes.append(node)
+        if node.attr.value in api.TENSOR_ONLY_ATTRS:
+            name = dotted(node.value)
+            if name:
+                scope.tensor_names.add(name)
+
+    def _note_subscript(self, node: cst.Subscript, scope: Scope) -> None:
+        if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
+            name = dotted(node.value)
+            if name:
+                scope.tensor_names.add(name)
+
+    def _note_binary(self, node: cst.BinaryOperation, scope: Scope) -> None:
+        if isinstance(node.operator, cst.Subtract):
+            name = dotted(node.left)
+            if name:
+                scope.clock_ends.add(name)
+            if isinstance(node.left, cst.Call):
+                self.consumers[id(node.left)] = node
+
+    def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
+        if isinstance(node.value, cst.Call):
+            self.consumers[id(node.value)] = node
+
+    def _note_yield(self, node: cst.Yield, scope: Scope) -> None:
+        scope.generator = True
+
+    def _note_import(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
                 full = attr_path(alias.name)
@@ -282,3 +291,11 @@ def has_training_call(node: cst.CSTNode) -> bool:
             continue
         stack.extend(children(current))
     return False
+
+
+_NOTES = {
+    cst.Call: PrePass._note_call, cst.Import: PrePass._note_import, cst.ImportFrom: PrePass._note_import,
+    cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
+    cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
+    cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
+}
