@@ -96,8 +96,8 @@ class PrePass:
                 stack.extend((d, scope) for d in node.decorators)
                 stack.append((node.params, scope))
                 continue
-            if kind is cst.Lambda:
-                continue
+            if kind is cst.Lambda or kind is cst.Annotation or kind is cst.SimpleString:
+                continue  # type hints and strings hold nothing the walk needs (`Tuple[int, int]` is no tensor)
             note = notes.get(kind)
             if note is not None:
                 note(self, node, scope)
