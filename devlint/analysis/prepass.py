@@ -10,6 +10,7 @@ libcst's visitors are slow; this walks dataclass fields directly.
 from __future__ import annotations
 
 from dataclasses import fields
+from operator import attrgetter
 from typing import Optional
 
 import libcst as cst
@@ -33,23 +34,39 @@ def _is_node(kind: type) -> bool:
     known = _IS_NODE.get(kind)
     if known is None:
         known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+        (_NODE_TYPES if known else _OTHER_TYPES).add(kind)
     return known
 
 
 def children(node: cst.CSTNode) -> list:
     """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
-    names = _FIELDS.get(type(node))
-    if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS)
-    out = []
-    for name in names:
-        value = getattr(node, name)
+    getter = _GETTERS.get(type(node))
+    if getter is None:
+        getter = _GETTERS[type(node)] = _getter(type(node), node)
+    out: list = []
+    for value in getter(node):
         kind = type(value)
         if kind is tuple or kind is list:
             out.extend(value)  # libcst's sequence fields hold nodes only
-        elif _is_node(kind):
+        elif kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node(kind)):
             out.append(value)
     return out
+
+
+_GETTERS: dict[type, object] = {}
+_NODE_TYPES: set = set()
+_OTHER_TYPES: set = {type(None), str, bool, int}
+
+
+def _getter(kind: type, node: cst.CSTNode):
+    """One C call that reads every field worth walking: `attrgetter` of their names."""
+    names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS)
+    if not names:
+        return lambda _node: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda n: (one(n),)
+    return attrgetter(*names)
 
 
 class Scope:
@@ -85,27 +102,33 @@ class PrePass:
         self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
-        stack = [(module, self.scopes[0])]
+        pending: list = [([module], self.scopes[0])]  # (nodes, their scope): a function's body has its own
+        while pending:
+            roots, scope = pending.pop()
+            self._walk(roots, scope, pending)
+        for scope in self.scopes.values():
+            self._resolve_library_calls(scope)
+        if any(dotted(node.value).split(".")[0] not in self.imports for node in self._device_attributes):
+            self.weak_evidence = True
+
+    def _walk(self, roots: list, scope: Scope, pending: list) -> None:
         notes = _NOTES  # by exact node type: isinstance on libcst's classes goes through ABCMeta (slow)
+        stack = list(roots)
         while stack:
-            node, scope = stack.pop()
+            node = stack.pop()
             kind = type(node)
             if kind is cst.FunctionDef:
                 inner = self.scopes[id(node)] = Scope()
-                stack.extend((child, inner) for child in children(node.body))
-                stack.extend((d, scope) for d in node.decorators)
-                stack.append((node.params, scope))
+                pending.append((children(node.body), inner))
+                stack.extend(node.decorators)
+                stack.append(node.params)
                 continue
             if kind is cst.Lambda or kind is cst.Annotation or kind is cst.SimpleString:
                 continue  # type hints and strings hold nothing the walk needs (`Tuple[int, int]` is no tensor)
             note = notes.get(kind)
             if note is not None:
                 note(self, node, scope)
-            stack.extend((child, scope) for child in children(node))
-        for scope in self.scopes.values():
-            self._resolve_library_calls(scope)
-        if any(dotted(node.value).split(".")[0] not in self.imports for node in self._device_attributes):
-            self.weak_evidence = True
+            stack.extend(children(node))
 
     @property
     def cpu_evidence(self) -> bool:
