@@ -22,6 +22,7 @@ class FileIntent:
     cpu_capable: bool  # an availability check, a device option or a device variable somewhere
     portable_uses: int = 0  # tensors and modules placed on a device chosen at run time
     multi_gpu: bool = False  # DataParallel, DDP, NCCL: a program for several GPUs
+    xla: bool = False  # imports torch_xla: a TPU program, whose checkpoints XLA writes from the cpu
 
 
 @dataclass(frozen=True)

@@ -85,7 +85,9 @@ class Interpreter:
         for fn in list(self.functions.values()):
             if id(fn.node) not in self.analysed:
                 functions.analyse_standalone(self, fn)
-        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu))
+        xla = any(path.split(".")[0] == "torch_xla" for path in self.prepass.imports.values())
+        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu,
+                             xla))
 
     def emit(self, fact: object) -> None:
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):

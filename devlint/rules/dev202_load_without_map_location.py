@@ -18,7 +18,8 @@ class LoadWithoutMapLocation(Rule):
     itself writes with `torch.save` (the same path expression or buffer, or a
     path with the same string parts), what a test loads (a test function loads
     what the code it tests just wrote, on the same machine), and files that
-    are GPU-only throughout (DEV204).
+    are GPU-only throughout (DEV204), and TPU programs that name no GPU (they
+    import `torch_xla`, whose checkpoint writers move tensors to the cpu).
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
@@ -61,6 +62,9 @@ state = torch.load("checkpoint.pt", map_location=device)
     def finish(self) -> Iterable[Verdict]:
         if self.gpu_intent().gpu_only():
             return  # a GPU-only file (DEV204): it never loads without a GPU
+        intent = self.gpu_intent().intent
+        if intent is not None and intent.xla and not self.gpu_intent().assumptions:
+            return  # a TPU program that names no GPU: XLA saves its checkpoints from the cpu
         multi_gpu = self.gpu_intent().intent is not None and self.gpu_intent().intent.multi_gpu
         for fact in self.file_state().get("loads", ()):
             yield self._verdict(fact, multi_gpu)

@@ -423,6 +423,18 @@ def build(engine_path, device):
         return trt.Runtime(trt.Logger()), device
     return None, device
 """,
+    "a_tpu_program_loads_what_xla_saved": """
+import torch
+import torch_xla.core.xla_model as xm
+def restore(path, model):
+    model.load_state_dict(torch.load(path))
+""",
+    "a_cuda_program_loads_without_map_location": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def restore(path, model):
+    model.load_state_dict(torch.load(path))  # expect: DEV202
+""",
 }
 
 
