@@ -43,9 +43,10 @@ def torch_module(site: CallSite) -> Value:
         members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
         members = [m for m in members if not (isinstance(m, Module) and m.stateless)]
         devices = {m.where for m in members if isinstance(m, Module)}
+        attrs = _named_members(args) if path == "torch.nn.ModuleDict" else ()
         if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
-            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop())
-        return Module(why=((site.node, ""),), where=None)
+            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs)
+        return Module(why=((site.node, ""),), where=None, attrs=attrs)
     where = CPU
     if "device" in args.keywords:
         where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
@@ -54,6 +55,15 @@ def torch_module(site: CallSite) -> Value:
     elif state.default_device is not None:
         where = state.default_device
     return Module(why=((site.node, "created on cpu"),), where=where)
+
+
+def _named_members(args) -> tuple:
+    """`nn.ModuleDict(dict(wte=..., h=...))`: its members by name, as attributes (`self.transformer.wte`)."""
+    first = args.positional[0][1] if args.positional else None
+    if isinstance(first, Seq) and first.keys is not None and first.items is not None \
+            and all(isinstance(k, str) for k in first.keys):
+        return tuple(zip(first.keys, first.items))
+    return ()
 
 
 def parameter(site: CallSite) -> Value:

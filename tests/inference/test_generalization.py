@@ -435,6 +435,17 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 def restore(path, model):
     model.load_state_dict(torch.load(path))  # expect: DEV202
 """,
+    "module_dict_members_are_submodules": """
+import torch
+from torch import nn
+class GPT(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(10, n), wpe=nn.Embedding(10, n)))
+    def forward(self, idx):
+        pos = torch.arange(0, idx.size(1), dtype=torch.long)
+        return self.transformer.wte(idx) + self.transformer.wpe(pos)  # expect: DEV104
+""",
 }
 
 
