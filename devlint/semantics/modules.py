@@ -216,8 +216,22 @@ def module_other(site: CallSite) -> Value:
     return Tensor(why=module.why + ((site.node, "computed by the module"),), where=where, derived=True)
 
 
+def data_parallel(site: CallSite) -> Value:
+    """`nn.parallel.data_parallel(module, input, device_ids)`: the output is gathered where the module is
+    (`device_ids[0]`); it takes the input there itself."""
+    module = site.args.first("module")
+    found = site.args.find(1, "inputs")
+    data = found[1] if found else UNKNOWN
+    where = module.device if isinstance(module, (Module, Located)) else None
+    if where is None and isinstance(data, (Tensor, Located)):
+        where = data.device
+    site.walk.note_gpu_work(site.node, [module, data], site.state)
+    return Tensor(why=((site.node, "gathered where the module is"),), where=where, derived=True)
+
+
 FUNCTIONS = {
     **{path: parameter for path in api.PARAMETER_CLASSES},
+    "torch.nn.parallel.data_parallel": data_parallel,
     **{path: wrapper for path in api.MODULE_WRAPPERS},
     **{path: trace for path in api.TRACE_CALLS},
 }

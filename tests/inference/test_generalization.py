@@ -446,6 +446,23 @@ class GPT(nn.Module):
         pos = torch.arange(0, idx.size(1), dtype=torch.long)
         return self.transformer.wte(idx) + self.transformer.wpe(pos)  # expect: DEV104
 """,
+    "data_parallel_function_gathers_where_the_module_is": """
+import torch
+from torch import nn
+class D(nn.Module):
+    def __init__(self, ngpu):
+        super().__init__()
+        self.ngpu = ngpu
+        self.main = nn.Linear(4, 1)
+    def forward(self, x):
+        if x.is_cuda and self.ngpu > 1:
+            return nn.parallel.data_parallel(self.main, x, range(self.ngpu))
+        return self.main(x)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = D(2).to(device)
+x = torch.randn(3, 4).to(device)
+loss = nn.functional.mse_loss(net(x), torch.zeros(3, 1))  # expect: DEV101
+""",
 }
 
 
