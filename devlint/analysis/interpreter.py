@@ -259,7 +259,9 @@ class Interpreter:
 
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
         """Emit a ModuleCall; True when an input is on another device than the module."""
-        tensors = [Operand(arg_node, member, self.code(arg_node))
+        data = node.args[0].value if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None \
+            and not node.args[0].star else None
+        tensors = [Operand(arg_node, _as_data(member) if arg_node is data else member, self.code(arg_node))
                    for arg_node, value in inputs for member in tensors_in(value)]
         if not tensors or not isinstance(module, (Module, Located)) or getattr(module, "moves_inputs", False):
             return False
@@ -318,6 +320,12 @@ class Interpreter:
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
         """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
         return functions.cpu_only_inputs(self, fdef, args, bound)
+
+
+def _as_data(value: Value) -> Value:
+    """A module's first input is its data, never packed-sequence lengths: a batch left on the host is judged
+    there (a later input of unknown role is not: the model may want it on the cpu)."""
+    return replace(value, host_batch=False) if isinstance(value, Tensor) and value.host_batch else value
 
 
 def result_tensor(tensors: list, reduce: bool = False) -> Tensor:

@@ -463,6 +463,17 @@ net = D(2).to(device)
 x = torch.randn(3, 4).to(device)
 loss = nn.functional.mse_loss(net(x), torch.zeros(3, 1))  # expect: DEV101
 """,
+    "a_batch_member_left_on_the_host_fed_as_data": """
+import torch
+from mypkg import get_loader, Encoder, Decoder
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+encoder = Encoder().to(device)
+decoder = Decoder().to(device)
+for i, (images, captions, lengths) in enumerate(get_loader()):
+    captions = captions.to(device)
+    features = encoder(images)  # expect: DEV102
+    outputs = decoder(features, captions, lengths)
+""",
 }
 
 
