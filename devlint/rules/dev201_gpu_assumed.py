@@ -90,18 +90,14 @@ if torch.cuda.is_available():
         return ()
 
     def finish(self) -> Iterable[Verdict]:
-        intent = self.gpu_intent()
-        if intent.gpu_only():
-            return  # DEV204 says it once
-        for fact in intent.unguarded():
-            if fact.kind == "device":
-                yield Verdict(
-                    fact.node,
-                    f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
-                    why=self.called_from(fact),
-                    fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
-                    autofix=self.autofix(fact.node),
-                )
+        for fact in self.gpu_intent().reportable("device"):  # a GPU-only file: DEV204 says it once
+            yield Verdict(
+                fact.node,
+                f"{fact.what} assumes a GPU, and no `torch.cuda.is_available()` check guards it",
+                why=self.called_from(fact),
+                fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
+                autofix=self.autofix(fact.node),
+            )
 
     def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
         if isinstance(node, cst.SimpleString):

@@ -49,14 +49,10 @@ torch.cuda.manual_seed_all(0)
         return ()
 
     def finish(self) -> Iterable[Verdict]:
-        intent = self.gpu_intent()
-        if intent.gpu_only():
-            return  # DEV204 says it once
-        for fact in intent.unguarded():
-            if fact.kind == "cuda-api":
-                yield Verdict(
-                    fact.node,
-                    f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
-                    why=self.called_from(fact),
-                    fix="guard it with `if torch.cuda.is_available():`",
-                )
+        for fact in self.gpu_intent().reportable("cuda-api"):  # a GPU-only file: DEV204 says it once
+            yield Verdict(
+                fact.node,
+                f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
+                why=self.called_from(fact),
+                fix="guard it with `if torch.cuda.is_available():`",
+            )

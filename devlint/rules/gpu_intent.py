@@ -28,6 +28,10 @@ class GpuIntent:
     def unguarded(self) -> list[GpuAssumption]:
         return [a for a in self.assumptions if not a.guarded]
 
+    def reportable(self, kind: str) -> list[GpuAssumption]:
+        """The unguarded assumptions of one kind to report line by line: none in a GPU-only file (DEV204)."""
+        return [] if self.gpu_only() else [a for a in self.unguarded() if a.kind == kind]
+
     def gpu_only(self) -> bool:
         if not self.assumptions:
             # a multi-GPU program that never shows a cpu path needs no `.cuda()` to be GPU-only
