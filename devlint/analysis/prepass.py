@@ -102,6 +102,7 @@ class PrePass:
         self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         pending: list = [([module], self.scopes[0])]  # (nodes, their scope): a function's body has its own
         while pending:
             roots, scope = pending.pop()
@@ -204,6 +205,12 @@ class PrePass:
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
         if isinstance(node.value, cst.Call):
             self.consumers[id(node.value)] = node
+            call = node.value
+            while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+                call = call.func.value  # `nn.CrossEntropyLoss().to(device)`
+            target, built = dotted(node.targets[0].target), dotted(call.func)
+            if len(node.targets) == 1 and target and built:
+                self.built_by[target] = built  # `criterion = nn.CrossEntropyLoss()`
 
     def _note_yield(self, node: cst.Yield, scope: Scope) -> None:
         scope.generator = True
@@ -231,9 +238,18 @@ class PrePass:
                 self.multi_gpu = True
             if path.startswith(api.HOST_LIBRARY_PREFIXES):
                 scope.host_names.update(names)
-            elif is_tensor_operation(path):
-                scope.tensor_names.update(names)
+            elif is_tensor_operation(path) or self._torch_module(callee):
+                scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
         scope.library_calls = []
+
+    def _torch_module(self, callee: str) -> bool:
+        """Is `callee` a name the file binds to a torch.nn module (`criterion = nn.MSELoss()`)?"""
+        built = self.built_by.get(callee)
+        if built is None:
+            return False
+        head, _, rest = built.partition(".")
+        path = self.imports.get(head, head) + ("." + rest if rest else "")
+        return path.startswith("torch.nn.") and path.rsplit(".", 1)[-1][:1].isupper()
 
 
 _EMPTY = cst.Module(body=[])

@@ -474,6 +474,26 @@ for i, (images, captions, lengths) in enumerate(get_loader()):
     features = encoder(images)  # expect: DEV102
     outputs = decoder(features, captions, lengths)
 """,
+    "a_value_given_to_a_torch_loss_is_a_tensor": """
+import torch
+from torch import nn
+from mydata import batches
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+criterion = nn.CrossEntropyLoss().to(device)
+model = nn.Linear(4, 3).to(device)
+for x, y in batches():
+    x = x.to(device)
+    y.to(device)  # expect: DEV103
+    loss = criterion(model(x), y)
+""",
+    "a_batch_object_moved_in_place_is_not_judged": """
+import torch
+from mylib import tokenizer, model
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+inputs = tokenizer("hello")
+inputs.to(device)
+out = model(**inputs)
+""",
 }
 
 
