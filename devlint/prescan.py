@@ -103,7 +103,7 @@ def _exact(source: bytes) -> Optional[Refusal]:
     except (RecursionError, MemoryError) as exc:
         return Refusal(1, f"nested too deeply for Python's own parser ({type(exc).__name__}); "
                           f"devlint analyses files up to {MAX_NESTING:,} levels deep")
-    except ValueError as exc:  # null bytes: libcst will say it properly
+    except ValueError:  # null bytes: libcst will say it properly
         return None
     cost = 0
     for statement, depth, weight, culprit in _statement_depths(tree):

@@ -34,7 +34,6 @@ def _is_node(kind: type) -> bool:
     known = _IS_NODE.get(kind)
     if known is None:
         known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
-        (_NODE_TYPES if known else _OTHER_TYPES).add(kind)
     return known
 
 
@@ -48,14 +47,12 @@ def children(node: cst.CSTNode) -> list:
         kind = type(value)
         if kind is tuple or kind is list:
             out.extend(value)  # libcst's sequence fields hold nodes only
-        elif kind in _NODE_TYPES or (kind not in _OTHER_TYPES and _is_node(kind)):
+        elif _is_node(kind):
             out.append(value)
     return out
 
 
 _GETTERS: dict[type, object] = {}
-_NODE_TYPES: set = set()
-_OTHER_TYPES: set = {type(None), str, bool, int}
 
 
 def _getter(kind: type, node: cst.CSTNode):
