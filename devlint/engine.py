@@ -1,7 +1,7 @@
 """One file through the pipeline: parse, interpret, judge, suppress.
 
 Positions are computed only for files that have something to report: a
-PositionProvider pass over every tree would cost more than the parse.
+positions pass over every tree would cost more than the analysis.
 """
 
 from __future__ import annotations

@@ -1,15 +1,15 @@
 """One file's source as the reader sees it: lines and snippets for the why of a finding.
 
-Positions are resolved lazily, on the first finding: a PositionProvider pass
-over every tree would cost more than the parse.
+Positions are resolved lazily, on the first finding: a positions pass over
+every tree would cost more than the analysis.
 """
 
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from devlint.facts import Context
+from devlint.positions import Positions
 
 
 class FileContext:
@@ -21,8 +21,7 @@ class FileContext:
 
     def position(self, node: cst.CSTNode):
         if self._positions is None:
-            wrapper = MetadataWrapper(self.module, unsafe_skip_copy=True)
-            self._positions = wrapper.resolve(PositionProvider)
+            self._positions = Positions(self.module)
         return self._positions.get(node)
 
     def line(self, node: cst.CSTNode) -> int:

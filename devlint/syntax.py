@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import ast
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any, Optional
 
 import libcst as cst
 
 
 def dotted(node: Optional[cst.CSTNode]) -> Optional[str]:
     """`a.b.c` for a chain of names, None for anything else."""
-    if isinstance(node, cst.Name):
+    kind = type(node)  # exact types: isinstance on libcst's classes goes through ABCMeta (slow)
+    if kind is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if kind is cst.Attribute:
         base = dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
+
+
+_STRINGS: dict[str, Any] = {}
+_NOT_A_VALUE = object()
+
+
+def string_value(node: cst.SimpleString) -> Any:
+    """The str or bytes a string literal stands for; ValueError for one Python would not accept.
+
+    libcst's `evaluated_value` runs `ast.literal_eval` (a compile) each time; the same literals
+    come back again and again (`"cuda"`, `"cpu"`, keys), so the answers are kept by their text."""
+    raw = node.value
+    value = _STRINGS.get(raw, _NOT_A_VALUE)
+    if value is _NOT_A_VALUE:
+        try:
+            value = ast.literal_eval(raw)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            value = None
+        if len(_STRINGS) > 20_000:  # many distinct literals: keep memory bounded
+            _STRINGS.clear()
+        _STRINGS[raw] = value
+    if value is None:
+        raise ValueError(f"not a string literal: {raw[:40]}")
+    return value
 
 
 def attr_path(node: cst.CSTNode) -> str:
@@ -67,3 +95,52 @@ class LazyCode(str):
 
     def __hash__(self) -> int:
         return id(self)
+
+
+# A node's children, for the walks that need every call or name but none of the whitespace.
+_IS_NODE: dict[type, bool] = {}
+_SKIPPED_FIELDS = frozenset({
+    "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer",
+    "comma", "lpar", "rpar", "semicolon", "trailing_whitespace", "whitespace_before_colon",
+    "whitespace_after_colon", "newline", "indent", "whitespace_after_arg", "whitespace_before_arg", "equal",
+    "star_tok", "colon", "operator", "whitespace_after_func", "whitespace_before_args", "whitespace_after_star",
+    "whitespace_after_param", "whitespace_after_dot", "dot", "whitespace_after_for", "whitespace_before_in",
+    "whitespace_after_in", "whitespace_before_if", "whitespace_after_if", "asynchronous", "value_quote",
+})
+
+
+def _is_node(kind: type) -> bool:
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
+
+
+def children(node: cst.CSTNode) -> list:
+    """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
+    getter = _GETTERS.get(type(node))
+    if getter is None:
+        getter = _GETTERS[type(node)] = _getter(type(node), node)
+    out: list = []
+    for value in getter(node):
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(value)  # libcst's sequence fields hold nodes only
+        elif _is_node(kind):
+            out.append(value)
+    return out
+
+
+_GETTERS: dict[type, object] = {}
+
+
+def _getter(kind: type, node: cst.CSTNode):
+    """One C call that reads every field worth walking: `attrgetter` of their names."""
+    names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS and not f.name.startswith(
+        ("whitespace", "lbr", "rbr", "first_line", "last_line")))
+    if not names:
+        return lambda _node: ()
+    if len(names) == 1:
+        one = attrgetter(names[0])
+        return lambda n: (one(n),)
+    return attrgetter(*names)

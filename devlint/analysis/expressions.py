@@ -15,7 +15,7 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.builtins import GPU_RANGE
 from devlint.semantics.containers import const_key, element, join_all, make_seq
 from devlint.semantics.devices import as_device
-from devlint.syntax import dotted, op_text
+from devlint.syntax import dotted, op_text, string_value
 from devlint.values import (
     CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
     cuda, join, join_choice,
@@ -41,7 +41,7 @@ def eval_attribute(interp, node: cst.Attribute, state) -> Value:
 
 def eval_string(interp, node: cst.SimpleString, state) -> Value:
     try:
-        return Const(value=node.evaluated_value, node=node, guarded=state.guarded)
+        return Const(value=string_value(node), node=node, guarded=state.guarded)
     except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is just a string
         return UNKNOWN
 

@@ -9,62 +9,12 @@ libcst's visitors are slow; this walks dataclass fields directly.
 
 from __future__ import annotations
 
-from dataclasses import fields
-from operator import attrgetter
 from typing import Optional
 
 import libcst as cst
 
 from devlint.semantics import torch_api as api
-from devlint.syntax import attr_path, dotted
-
-_FIELDS: dict[type, tuple] = {}
-_IS_NODE: dict[type, bool] = {}
-_SKIPPED_FIELDS = frozenset({
-    "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer",
-    "comma", "lpar", "rpar", "semicolon", "trailing_whitespace", "whitespace_before_colon",
-    "whitespace_after_colon", "newline", "indent", "whitespace_after_arg", "whitespace_before_arg", "equal",
-    "star_tok", "colon", "operator", "whitespace_after_func", "whitespace_before_args", "whitespace_after_star",
-    "whitespace_after_param", "whitespace_after_dot", "dot", "whitespace_after_for", "whitespace_before_in",
-    "whitespace_after_in", "whitespace_before_if", "whitespace_after_if", "asynchronous", "value_quote",
-})
-
-
-def _is_node(kind: type) -> bool:
-    known = _IS_NODE.get(kind)
-    if known is None:
-        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
-    return known
-
-
-def children(node: cst.CSTNode) -> list:
-    """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
-    getter = _GETTERS.get(type(node))
-    if getter is None:
-        getter = _GETTERS[type(node)] = _getter(type(node), node)
-    out: list = []
-    for value in getter(node):
-        kind = type(value)
-        if kind is tuple or kind is list:
-            out.extend(value)  # libcst's sequence fields hold nodes only
-        elif _is_node(kind):
-            out.append(value)
-    return out
-
-
-_GETTERS: dict[type, object] = {}
-
-
-def _getter(kind: type, node: cst.CSTNode):
-    """One C call that reads every field worth walking: `attrgetter` of their names."""
-    names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS)
-    if not names:
-        return lambda _node: ()
-    if len(names) == 1:
-        one = attrgetter(names[0])
-        return lambda n: (one(n),)
-    return attrgetter(*names)
-
+from devlint.syntax import attr_path, children, dotted
 
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
@@ -100,6 +50,7 @@ class PrePass:
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
+        self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         pending: list = [([module], self.scopes[0])]  # (nodes, their scope): a function's body has its own
         while pending:
             roots, scope = pending.pop()
@@ -115,6 +66,8 @@ class PrePass:
         while stack:
             node = stack.pop()
             kind = type(node)
+            if kind is cst.Name:
+                continue  # the commonest node, and a leaf
             if kind is cst.FunctionDef:
                 inner = self.scopes[id(node)] = Scope()
                 pending.append((children(node.body), inner))
@@ -127,6 +80,13 @@ class PrePass:
             if note is not None:
                 note(self, node, scope)
             stack.extend(children(node))
+
+    def trains(self, body: cst.CSTNode) -> bool:
+        """has_training_call, once per loop body: a loop is walked again each time its function is."""
+        known = self._trains.get(id(body))
+        if known is None:
+            known = self._trains[id(body)] = has_training_call(body)
+        return known
 
     @property
     def cpu_evidence(self) -> bool:
@@ -320,10 +280,10 @@ def has_training_call(node: cst.CSTNode) -> bool:
     stack = [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.Call) and isinstance(current.func, cst.Attribute) \
-                and current.func.attr.value in ("backward", "step"):
+        kind = type(current)
+        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in ("backward", "step"):
             return True
-        if isinstance(current, (cst.FunctionDef, cst.ClassDef)):
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.SimpleString or kind is cst.Name:
             continue
         stack.extend(children(current))
     return False

@@ -99,9 +99,11 @@ class State:
         if other.dead:
             return self.copy()
         new = self.copy()
+        env = new.env
         for name, value in other.env.items():
-            mine = new.env.get(name)
-            new.env[name] = value if mine is None else join(mine, value, availability_split, branch)
+            mine = env.get(name)
+            if mine is not value:
+                env[name] = value if mine is None else join(mine, value, availability_split, branch)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
         new.switched = self.switched and other.switched

@@ -14,7 +14,6 @@ from devlint.analysis.assignment import assign
 from devlint.analysis.contexts import exec_with
 from devlint.analysis.expressions import binary
 from devlint.analysis.guards import as_condition, is_skip_marker, learns, polarity
-from devlint.analysis.prepass import has_training_call
 from devlint.analysis.state import LoopFrame, Returned, State
 from devlint.facts import DiscardedMove
 from devlint.semantics import torch_api as api
@@ -270,7 +269,7 @@ def exec_match(interp, node: cst.Match, state: State) -> State:
 def exec_for(interp, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
     element = interp.iterate(iterable, node)
-    training = isinstance(iterable, Loader) or loader_like(iterable) or has_training_call(node.body)
+    training = isinstance(iterable, Loader) or loader_like(iterable) or interp.prepass.trains(node.body)
 
     def bind(s: State) -> None:
         assign(interp, node.target, element, s, node)
@@ -288,7 +287,7 @@ def exec_while(interp, node: cst.While, state: State) -> State:
         if learns(as_condition(interp.eval(node.test, s)), True) is True:
             s.guarded = True
 
-    out = loop(interp, node.body, state, bind, has_training_call(node.body))
+    out = loop(interp, node.body, state, bind, interp.prepass.trains(node.body))
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
     return out

@@ -7,6 +7,8 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.syntax import children, string_value
+
 
 _COMPOUND_BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
 SELECT_DEVICE = '{torch}.device("cuda" if {torch}.cuda.is_available() else "cpu")'
@@ -135,7 +137,7 @@ def free_name(file, *candidates: str) -> Optional[str]:
             elif isinstance(node, cst.Arg):
                 stack.append(node.value)
             else:
-                stack.extend(node.children)
+                stack.extend(children(node))
         cache["names"] = names
     return next((name for name in candidates if name not in cache["names"]), None)
 
@@ -143,7 +145,8 @@ def free_name(file, *candidates: str) -> Optional[str]:
 def simple_string_value(node: cst.CSTNode) -> Optional[str]:
     if isinstance(node, cst.SimpleString) and not node.prefix.strip("rRuU"):
         try:
-            return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+            value = string_value(node)
+            return value if isinstance(value, str) else None
         except Exception:  # noqa: BLE001 - an odd literal: no fix
             return None
     return None

@@ -7,6 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
+from devlint.syntax import string_value
 from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Value, join
 
 
@@ -94,7 +95,7 @@ def const_key(node: cst.Subscript) -> object:
     expr = node.slice[0].slice.value
     if isinstance(expr, cst.SimpleString):
         try:
-            return expr.evaluated_value
+            return string_value(expr)
         except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is no key
             return None
     if isinstance(expr, cst.Integer):
