@@ -25,6 +25,7 @@ from devlint.prescan import check_parsable
 from devlint.rules.base import Rule, Verdict
 from devlint.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.suppressions import suppressed  # noqa: F401 - part of the engine's API
+from devlint.syntax import parse_module
 
 # A more specific story about the same operation wins.
 _SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
@@ -164,7 +165,7 @@ def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule]) -> l
 def _parse(source: bytes, text: str, path: str):
     """The module, or the finding that says why there is none."""
     try:
-        return cst.parse_module(source)
+        return parse_module(source)
     except cst.ParserSyntaxError as exc:
         line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
     except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
@@ -179,7 +180,7 @@ def _parse(source: bytes, text: str, path: str):
     repaired = unparenthesize_annotated_targets(text, tree)  # libcst#1011: `(x): int = 1` is valid Python
     if repaired is not None:
         try:
-            return cst.parse_module(repaired)
+            return parse_module(repaired)
         except Exception:  # noqa: BLE001 - the report below says what libcst could not take
             pass
     return file_error(TOO_COMPLEX, path, line, column,
