@@ -120,7 +120,6 @@ class LazyCode(str):
 
 
 # A node's children, for the walks that need every call or name but none of the whitespace.
-_IS_NODE: dict[type, bool] = {}
 _SKIPPED_FIELDS = frozenset({
     "whitespace_before", "whitespace_after", "leading_lines", "lines_after_decorators", "header", "footer",
     "comma", "lpar", "rpar", "semicolon", "trailing_whitespace", "whitespace_before_colon",
@@ -131,38 +130,47 @@ _SKIPPED_FIELDS = frozenset({
 })
 
 
-def _is_node(kind: type) -> bool:
-    known = _IS_NODE.get(kind)
-    if known is None:
-        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
-    return known
+def _subclasses(kind: type) -> set:
+    found = {kind}
+    for sub in kind.__subclasses__():
+        found |= _subclasses(sub)
+    return found
+
+
+NODE_KINDS = frozenset(_subclasses(cst.CSTNode))  # every node class: a set lookup, not an ABC isinstance
 
 
 def children(node: cst.CSTNode) -> list:
     """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
-    getter = _GETTERS.get(type(node))
-    if getter is None:
-        getter = _GETTERS[type(node)] = _getter(type(node), node)
+    kind = type(node)
+    getter = GETTERS.get(kind) or field_getter(kind, node)
     out: list = []
     for value in getter(node):
-        kind = type(value)
-        if kind is tuple or kind is list:
+        value_kind = type(value)
+        if value_kind is tuple or value_kind is list:
             out.extend(value)  # libcst's sequence fields hold nodes only
-        elif _is_node(kind):
+        elif value_kind in NODE_KINDS:
             out.append(value)
     return out
 
 
-_GETTERS: dict[type, object] = {}
+GETTERS: dict[type, object] = {}  # node class -> a function reading every field worth walking
 
 
-def _getter(kind: type, node: cst.CSTNode):
+def field_getter(kind: type, node: cst.CSTNode):
     """One C call that reads every field worth walking: `attrgetter` of their names."""
     names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS and not f.name.startswith(
         ("whitespace", "lbr", "rbr", "first_line", "last_line")))
     if not names:
-        return lambda _node: ()
-    if len(names) == 1:
+        getter = _no_fields
+    elif len(names) == 1:
         one = attrgetter(names[0])
-        return lambda n: (one(n),)
-    return attrgetter(*names)
+        getter = lambda n: (one(n),)  # noqa: E731 - the one-field case of attrgetter
+    else:
+        getter = attrgetter(*names)
+    GETTERS[kind] = getter
+    return getter
+
+
+def _no_fields(node: cst.CSTNode) -> tuple:
+    return ()
