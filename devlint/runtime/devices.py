@@ -58,9 +58,17 @@ class RealDevices:
         return [CPU if (device := t.device).type == "cpu" else device for t in tensors]
 
     def scan(self, args: tuple) -> tuple:
-        """The tensors among positional arguments (and in lists of them) and their devices."""
-        tensors = tensors_in(args)
-        return tensors, self.devices_of(tensors)
+        """The tensors among positional arguments (and in lists of them) and their devices: one pass."""
+        tensors, devices = [], []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+                devices.append(CPU if (device := value.device).type == "cpu" else device)
+            elif isinstance(value, (list, tuple)):
+                found = [v for v in value if isinstance(v, Tensor)]
+                tensors.extend(found)
+                devices.extend(self.devices_of(found))
+        return tensors, devices
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         """Nothing to remember: a real tensor knows its device."""
@@ -110,6 +118,20 @@ class SimulatedDevices(RealDevices):
     def devices_of(self, tensors: list) -> list:
         get = self.records.table.get
         return [CPU if (record := get(id(t))) is None or record.device is None else record.device for t in tensors]
+
+    def scan(self, args: tuple) -> tuple:
+        get = self.records.table.get
+        tensors, devices = [], []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+                devices.append(CPU if (record := get(id(value))) is None or (device := record.device) is None
+                               else device)
+            elif isinstance(value, (list, tuple)):
+                found = [v for v in value if isinstance(v, Tensor)]
+                tensors.extend(found)
+                devices.extend(self.devices_of(found))
+        return tensors, devices
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         if device.type == "cpu":
@@ -180,6 +202,8 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
 
 def to_target(devices: RealDevices, args: tuple, kwargs: dict) -> tuple:
     """(device, dtype, memory format) a `Tensor.to(...)` or `type_as(...)` call asks for."""
+    if len(args) == 2 and not kwargs and args[1].__class__ is torch.dtype:
+        return None, args[1], None  # `.to(torch.float64)`, the common case: no parsing
     for arg in args[1:]:
         if isinstance(arg, torch.Tensor):
             return devices.device_of(arg), arg.dtype, kwargs.get("memory_format")
