@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from devlint.runtime.devices import CPU, RealDevices, cuda_indices, tensors_in, to_target
+from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
+    tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 from devlint.runtime.origins import (Origin, _library_files, _sites, describe_stack, site_of, story,
                                      story_sites, user_stack, user_where, where_of)
@@ -137,7 +138,7 @@ class DeviceChecker(TorchFunctionMode):
         """A question about a tensor (its dtype, its size): answered as asked."""
         __tracebackhide__ = True
         result = func(*args, **kwargs)
-        if isinstance(result, Tensor):  # an unforeseen descriptor that gives a tensor: as any computation
+        if isinstance(result, Tensor) and not (args and result is args[0]):  # a new tensor: as any computation
             tensors = _tensors(args, kwargs)
             if tensors:
                 self._inherit(tensors, self.devices.devices_of(tensors), result, name)
@@ -243,7 +244,7 @@ class DeviceChecker(TorchFunctionMode):
                     record.made = made
                 if unknown:
                     unknown_ids.add(key)
-        if device is not CPU and device.type == "cuda":
+        if device is not CPU and (_CUDA_DEVICES.get(device) or is_cuda(device)):
             self.pending_work = self.launched_since_clock = True
 
     def _copy(self, func, name, args, kwargs):
@@ -433,7 +434,7 @@ class DeviceChecker(TorchFunctionMode):
         if first is None:
             tensors = _tensors(args, kwargs)
             first = tensors[0] if tensors else None
-        if first is not None and self.devices.device_of(first).type == "cuda":
+        if first is not None and is_cuda(self.devices.device_of(first)):
             self._synced(name, user_where(3))
         return self._compute(func, name, args, kwargs)
 

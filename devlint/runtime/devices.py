@@ -21,6 +21,15 @@ from devlint.runtime.tracking import Records
 
 CPU = torch.device("cpu")
 Tensor = torch.Tensor
+# `device.type` builds a new string each time (a fifth of a microsecond); the checker asks it on every call
+CUDA_DEVICES: dict = {}
+
+
+def is_cuda(device: torch.device) -> bool:
+    known = CUDA_DEVICES.get(device)
+    if known is None:
+        known = CUDA_DEVICES[device] = device.type == "cuda"
+    return known
 
 
 class RealDevices:
@@ -51,11 +60,10 @@ class RealDevices:
 
     def device_of(self, tensor: torch.Tensor) -> torch.device:
         """The tensor's device; the cpu is always the `CPU` object (the checker tests it by identity)."""
-        device = tensor.device
-        return CPU if device.type == "cpu" else device
+        return CPU if tensor.is_cpu else tensor.device
 
     def devices_of(self, tensors: list) -> list:
-        return [CPU if (device := t.device).type == "cpu" else device for t in tensors]
+        return [CPU if t.is_cpu else t.device for t in tensors]
 
     def scan(self, args: tuple) -> tuple:
         """The tensors among positional arguments (and in lists of them) and their devices: one pass."""
@@ -63,7 +71,7 @@ class RealDevices:
         for value in args:
             if isinstance(value, Tensor):
                 tensors.append(value)
-                devices.append(CPU if (device := value.device).type == "cpu" else device)
+                devices.append(CPU if value.is_cpu else value.device)
             elif isinstance(value, (list, tuple)):
                 found = [v for v in value if isinstance(v, Tensor)]
                 tensors.extend(found)
@@ -134,7 +142,7 @@ class SimulatedDevices(RealDevices):
         return tensors, devices
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
-        if device.type == "cpu":
+        if device is CPU or device.type == "cpu":
             record = self.records.get(tensor)
             if record is not None:
                 record.device = None
@@ -159,9 +167,9 @@ class SimulatedDevices(RealDevices):
         if name == "device":
             return device
         if name == "is_cuda":
-            return device.type == "cuda"
+            return device is not CPU and is_cuda(device)
         if name == "is_cpu":
-            return device.type == "cpu"
+            return device is CPU or device.type == "cpu"
         if name == "get_device":
             return device.index if device.type == "cuda" else -1
         if name == "pin_memory":
