@@ -1,6 +1,6 @@
 """What does `devlint --runtime` cost? The same work with and without the checker.
 
-    python benchmarks/runtime_overhead.py [--repeats N] [--threads T] [--suite PATH]
+    python benchmarks/runtime_overhead.py [--repeats N] [--threads T] [--suite DIR [--pytest-args ARGS]]
 
 Two workloads, each run plain, under the checker on real devices (the cpu here),
 and on a simulated GPU; each figure is the median of N repetitions with its
@@ -9,8 +9,9 @@ spread [min-max], as CPU time (this process, all threads) and wall time:
   where the checker's cost per torch call is small beside the arithmetic;
 - small tensors and many calls (an RK4 integration of a tiny network, with its
   backward): what unit tests of numerical libraries look like, the worst case.
-With --suite PATH, also a pytest suite, plain and with --devlint-runtime, in
-subprocesses (one run each). On a machine with CUDA, the real-GPU rows are added.
+With --suite DIR [--pytest-args ARGS], also a pytest suite, plain and with
+--devlint-runtime, in subprocesses run in DIR (one run each); a run that collected
+nothing is refused, not timed. On a machine with CUDA, the real-GPU rows are added.
 """
 
 from __future__ import annotations
@@ -101,27 +102,48 @@ def spread(values: list, unit: float = 1e3) -> str:
     return f"{statistics.median(values) * unit:7.2f} [{min(values) * unit:.2f}-{max(values) * unit:.2f}]"
 
 
-def suite(path: str) -> None:
-    """A pytest suite, plain and checked: CPU time of the pytest process and its children."""
+def _ran(output: str) -> int:
+    """How many tests pytest's closing line says passed or failed (0: nothing was collected or run)."""
+    import re
+
+    last = output.strip().splitlines()[-1] if output.strip() else ""
+    return sum(int(n) for n in re.findall(r"(\d+) (?:passed|failed)", last))
+
+
+def suite(path: str, pytest_args: list) -> None:
+    """A pytest suite, plain and checked (one run each): CPU time of pytest and its children, and wall time.
+
+    Refuses a figure when a run collected nothing (a suite whose files pytest's default pattern misses,
+    `*_tests.py`: pass `--pytest-args "-o python_files=*_tests.py"`), or when the two runs disagree."""
     rows = []
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
     for label, extra in (("plain", []), ("--devlint-runtime", ["--devlint-runtime"])):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", path, *extra],
-                       capture_output=True, text=True)
+        done = subprocess.run([*command, *extra], capture_output=True, text=True, cwd=path)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        ran = _ran(done.stdout)
+        if not ran:
+            tail = "\n".join(done.stdout.strip().splitlines()[-3:])
+            sys.exit(f"test suite {path}: the {label} run ran no test (exit {done.returncode}), no figure:\n{tail}")
         rows.append((label, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime,
-                     time.perf_counter() - start))
-    print(f"\ntest suite {path}: one run each")
-    for label, cpu, wall in rows:
-        print(f"  {label:<20} cpu {cpu:8.1f} s   wall {wall:8.1f} s   cpu ratio x{cpu / rows[0][1]:.2f}")
+                     time.perf_counter() - start, ran, done.stdout.strip().splitlines()[-1]))
+    print(f"\ntest suite {path}: `{' '.join(command[1:])}`, one run each")
+    for label, cpu, wall, _, closing in rows:
+        print(f"  {label:<20} cpu {cpu:8.1f} s   wall {wall:8.1f} s   cpu ratio x{cpu / rows[0][1]:.2f}"
+              f"   wall ratio x{wall / rows[0][2]:.2f}   ({closing.strip('= ')})")
+    if rows[0][3] != rows[1][3]:
+        print("  (the two runs did not run the same number of tests: compare with care)")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads (1: steadier figures)")
-    parser.add_argument("--suite", help="also time this pytest suite (a folder or file), plain and checked")
+    parser.add_argument("--suite", metavar="DIR", help="also time the pytest suite in DIR (run there), plain and checked")
+    parser.add_argument("--pytest-args", default="", metavar="ARGS",
+                        help="with --suite: pytest's arguments, one string (e.g. \"-o python_files=*_tests.py "
+                             "tests/a_tests.py\"); default: the whole folder")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(f"devlint runtime overhead: torch {torch.__version__}, {args.threads} thread(s), {os.cpu_count()} cpu(s); "
@@ -143,7 +165,9 @@ def main() -> None:
             print(f"  {label:<28} {spread(cpu):<24} {spread(wall):<24} "
                   f"x{statistics.median(cpu) / reference[0]:.2f}  x{statistics.median(wall) / reference[1]:.2f}")
     if args.suite:
-        suite(args.suite)
+        import shlex
+
+        suite(args.suite, shlex.split(args.pytest_args))
     if not torch.cuda.is_available():
         print("\n(no CUDA here: the simulated GPU is compared with plain cpu; real-GPU rows need a GPU)")
 

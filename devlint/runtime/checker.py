@@ -11,15 +11,17 @@ each torch function means is decided once per function, by its name.
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, Callable, Iterator, Optional
 
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
-from devlint.runtime.devices import CPU, RealDevices, cuda_indices, tensors_in, to_target
+from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
+    tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
-from devlint.runtime.origins import (Origin, describe_stack, site_of, story, story_sites, user_stack,
-                                     user_where)
+from devlint.runtime.origins import (Origin, _library_files, _sites, describe_stack, site_of, story,
+                                     story_sites, user_stack, user_where, where_of)
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Record
 from devlint.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
@@ -33,11 +35,21 @@ _SYNCS = RUNTIME_SYNCS
 _FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})  # the rest stay on the cpu
 _ANSWERED = frozenset({"get_device", "pin_memory", "is_pinned", "record_stream"})
 _HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+# Questions about one tensor that answer with a Python value on any device (or return the tensor itself):
+# nothing to check, nothing made. Descriptors' `__get__` (dtype, shape...) count too, those in
+# _DESCRIPTORS apart. A third of a numerical test suite's torch calls are these.
+_QUERIES = frozenset({
+    "dim", "ndimension", "size", "numel", "nelement", "__len__", "is_complex", "is_floating_point", "is_signed",
+    "element_size", "stride", "is_contiguous", "storage_offset", "data_ptr", "requires_grad_", "is_inference",
+    "_set_grad_enabled", "__get__"})
+# Results that are no tensor, and hold none: nothing to record.
+_PLAIN_RESULTS = frozenset({type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device})
 _DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (
     "device", "is_cuda", "is_cpu", "data", "grad", "T", "mT", "H", "mH", "real", "imag", "_base")}
 
 
 Tensor = torch.Tensor
+_getframe = sys._getframe
 _NO_KWARGS: dict = {}  # shared, never written: handlers copy before changing keyword arguments
 
 
@@ -66,6 +78,9 @@ class DeviceChecker(TorchFunctionMode):
         self.report = report
         self.devices = devices
         self.records = devices.records
+        self.simulated = devices.simulated
+        self._scan = devices.scan
+        self._table, self._unknown, self._forget = self.records.table, self.records.unknown, self.records.forget
         # Keeping going past a mismatch needs the data on one real device: a simulation.
         self.keep_going = keep_going and devices.simulated
         self.pending_work = False  # GPU work queued since the last synchronization
@@ -86,13 +101,14 @@ class DeviceChecker(TorchFunctionMode):
         if kwargs:
             return self._compute(func, name, args, kwargs)
         # _compute without keyword arguments, inlined: most calls come this way
-        tensors, devices = self.devices.scan(args)
+        tensors, devices = self._scan(args)
         if not tensors:
             return self._create(func, name, args, _NO_KWARGS, tensors)
-        if len(tensors) > 1 and name not in _CROSS_DEVICE:
+        if len(devices) > 1 and devices.count(devices[0]) != len(devices) and name not in _CROSS_DEVICE:
             self._check(name, tensors, devices)
         result = func(*args)
-        self._inherit(tensors, devices, result, name)
+        if result.__class__ not in _PLAIN_RESULTS:
+            self._inherit(tensors, devices, result, name)
         return result
 
     def _classify(self, func: Callable) -> tuple:
@@ -114,7 +130,19 @@ class DeviceChecker(TorchFunctionMode):
             return self._sync_then_compute, name
         if name == "copy_":
             return self._copy, name
+        if name in _QUERIES:
+            return self._query, name
         return None, name  # computing: `_compute`, inlined in the dispatch above
+
+    def _query(self, func, name, args, kwargs):
+        """A question about a tensor (its dtype, its size): answered as asked."""
+        __tracebackhide__ = True
+        result = func(*args, **kwargs)
+        if isinstance(result, Tensor) and not (args and result is args[0]):  # a new tensor: as any computation
+            tensors = _tensors(args, kwargs)
+            if tensors:
+                self._inherit(tensors, self.devices.devices_of(tensors), result, name)
+        return result
 
     def _passthrough(self, func, name, args, kwargs):
         """`_parse_to`, Module.to's parser: only reads its arguments (an int is a GPU index)."""
@@ -133,7 +161,8 @@ class DeviceChecker(TorchFunctionMode):
         if len(tensors) > 1 and name not in _CROSS_DEVICE:
             self._check(name, tensors, devices)
         result = func(*args, **kwargs)
-        self._inherit(tensors, devices, result, name)
+        if result.__class__ not in _PLAIN_RESULTS:
+            self._inherit(tensors, devices, result, name)
         return result
 
     def _create(self, func, name, args, kwargs, sources):
@@ -160,30 +189,43 @@ class DeviceChecker(TorchFunctionMode):
         return result
 
     def _inherit(self, inputs: list, devices: list, result: Any, name: str) -> None:
-        """Results live where their inputs do, and inherit the story of the input that decided it."""
-        outputs = (result,) if isinstance(result, Tensor) else _outputs(result)
-        if not outputs:
-            return
-        if name in _FIRST_OUTPUT_ONLY:
-            outputs = outputs[:1]
-        table = self.records.table
+        """Results live where their inputs do, and inherit the story of the input that decided it.
+
+        Runs for nearly every torch call, so it is written for speed: one frame look-up (cached per
+        call site), one record per new output, nothing else on the common path."""
+        if isinstance(result, Tensor):
+            outputs: Any = (result,)
+        else:
+            outputs = _outputs(result)
+            if not outputs:
+                return
+            if name in _FIRST_OUTPUT_ONLY:
+                outputs = outputs[:1]
         source, device = inputs[0], devices[0]
-        if device is CPU:
-            for t, other in zip(inputs, devices):
+        if device is CPU and len(devices) > 1 and devices.count(CPU) != len(devices):
+            for t, other in zip(inputs, devices):  # a GPU input decides
                 if other is not CPU:
                     source, device = t, other
                     break
+        table = self._table
         source_record = table.get(id(source))
         # computed from a gradient of unknown device (inside backward), and nothing better: unknown too
-        unknown_ids = self.records.unknown
+        unknown_ids = self._unknown
         unknown = bool(unknown_ids) and device is CPU and any(id(t) in unknown_ids for t in inputs)
-        where = user_where(3)  # 1: here, 2: the dispatch or _compute, 3: the caller (or the dispatch)
+        frame = _getframe(2)  # 0: here, 1: the dispatch or _compute, 2: the torch call's caller
+        code = frame.f_code
+        if _library_files[code.co_filename]:
+            where = where_of(frame)  # called from torch or another library: the user's frame above
+        else:  # origins._site, inlined
+            where = _sites.get(id(code) ^ (frame.f_lasti << 48))
+            if where is None or where[0] is not code:
+                where = where_of(frame)
         if source_record is not None:
             earlier, origin = source_record.made, source_record.origin
             made = (where, None if earlier is None else (earlier[0] if earlier[0] != where else earlier[1]))
         else:
             made, origin = (where, None), None
-        tag = device if device is not CPU and self.devices.simulated else None
+        tag = device if device is not CPU and self.simulated else None
         for out in outputs:
             for t in inputs:
                 if out is t:
@@ -192,7 +234,7 @@ class DeviceChecker(TorchFunctionMode):
                 key = id(out)
                 record = table.get(key)
                 if record is None:  # Records.new, inlined: this is the hottest line of the checker
-                    record = table[key] = Record(out, self.records.forget)
+                    record = table[key] = Record(out, self._forget)
                     record.key, record.device, record.origin, record.made = key, tag, origin, made
                 else:
                     if tag is not None:
@@ -202,7 +244,7 @@ class DeviceChecker(TorchFunctionMode):
                     record.made = made
                 if unknown:
                     unknown_ids.add(key)
-        if device is not CPU and device.type == "cuda":
+        if device is not CPU and (_CUDA_DEVICES.get(device) or is_cuda(device)):
             self.pending_work = self.launched_since_clock = True
 
     def _copy(self, func, name, args, kwargs):
@@ -387,8 +429,12 @@ class DeviceChecker(TorchFunctionMode):
     # ------------------------------------------------------------ synchronization and autograd
 
     def _sync_then_compute(self, func, name, args, kwargs):
-        tensors = _tensors(args, kwargs)
-        if tensors and self.devices.device_of(tensors[0]).type == "cuda":
+        __tracebackhide__ = True
+        first = args[0] if args and isinstance(args[0], Tensor) else None
+        if first is None:
+            tensors = _tensors(args, kwargs)
+            first = tensors[0] if tensors else None
+        if first is not None and is_cuda(self.devices.device_of(first)):
             self._synced(name, user_where(3))
         return self._compute(func, name, args, kwargs)
 

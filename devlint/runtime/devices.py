@@ -21,6 +21,15 @@ from devlint.runtime.tracking import Records
 
 CPU = torch.device("cpu")
 Tensor = torch.Tensor
+# `device.type` builds a new string each time (a fifth of a microsecond); the checker asks it on every call
+CUDA_DEVICES: dict = {}
+
+
+def is_cuda(device: torch.device) -> bool:
+    known = CUDA_DEVICES.get(device)
+    if known is None:
+        known = CUDA_DEVICES[device] = device.type == "cuda"
+    return known
 
 
 class RealDevices:
@@ -51,16 +60,23 @@ class RealDevices:
 
     def device_of(self, tensor: torch.Tensor) -> torch.device:
         """The tensor's device; the cpu is always the `CPU` object (the checker tests it by identity)."""
-        device = tensor.device
-        return CPU if device.type == "cpu" else device
+        return CPU if tensor.is_cpu else tensor.device
 
     def devices_of(self, tensors: list) -> list:
-        return [CPU if (device := t.device).type == "cpu" else device for t in tensors]
+        return [CPU if t.is_cpu else t.device for t in tensors]
 
     def scan(self, args: tuple) -> tuple:
-        """The tensors among positional arguments (and in lists of them) and their devices."""
-        tensors = tensors_in(args)
-        return tensors, self.devices_of(tensors)
+        """The tensors among positional arguments (and in lists of them) and their devices: one pass."""
+        tensors, devices = [], []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+                devices.append(CPU if value.is_cpu else value.device)
+            elif isinstance(value, (list, tuple)):
+                found = [v for v in value if isinstance(v, Tensor)]
+                tensors.extend(found)
+                devices.extend(self.devices_of(found))
+        return tensors, devices
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
         """Nothing to remember: a real tensor knows its device."""
@@ -111,8 +127,22 @@ class SimulatedDevices(RealDevices):
         get = self.records.table.get
         return [CPU if (record := get(id(t))) is None or record.device is None else record.device for t in tensors]
 
+    def scan(self, args: tuple) -> tuple:
+        get = self.records.table.get
+        tensors, devices = [], []
+        for value in args:
+            if isinstance(value, Tensor):
+                tensors.append(value)
+                devices.append(CPU if (record := get(id(value))) is None or (device := record.device) is None
+                               else device)
+            elif isinstance(value, (list, tuple)):
+                found = [v for v in value if isinstance(v, Tensor)]
+                tensors.extend(found)
+                devices.extend(self.devices_of(found))
+        return tensors, devices
+
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
-        if device.type == "cpu":
+        if device is CPU or device.type == "cpu":
             record = self.records.get(tensor)
             if record is not None:
                 record.device = None
@@ -137,9 +167,9 @@ class SimulatedDevices(RealDevices):
         if name == "device":
             return device
         if name == "is_cuda":
-            return device.type == "cuda"
+            return device is not CPU and is_cuda(device)
         if name == "is_cpu":
-            return device.type == "cpu"
+            return device is CPU or device.type == "cpu"
         if name == "get_device":
             return device.index if device.type == "cuda" else -1
         if name == "pin_memory":
@@ -180,6 +210,8 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple:
 
 def to_target(devices: RealDevices, args: tuple, kwargs: dict) -> tuple:
     """(device, dtype, memory format) a `Tensor.to(...)` or `type_as(...)` call asks for."""
+    if len(args) == 2 and not kwargs and args[1].__class__ is torch.dtype:
+        return None, args[1], None  # `.to(torch.float64)`, the common case: no parsing
     for arg in args[1:]:
         if isinstance(arg, torch.Tensor):
             return devices.device_of(arg), arg.dtype, kwargs.get("memory_format")

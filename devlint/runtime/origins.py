@@ -57,19 +57,26 @@ def _library_dirs() -> tuple:
 
 _LIBRARY_DIRS = _library_dirs()
 _INSTALLED = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
-_library_files: dict = {}
 
 
-def is_library(filename: str) -> bool:
-    """torch, devlint, the standard library, installed packages: code that is not the user's."""
-    known = _library_files.get(filename)
-    if known is None:
+class _LibraryFiles(dict):
+    """filename -> whether it is library code, decided on first sight (a subscript: the hot path's test)."""
+
+    def __missing__(self, filename: str) -> bool:
         if filename.startswith("<"):  # <frozen runpy>, <string> (a spawned child's entry): not the user's
             known = not filename.startswith(("<stdin>", "<ipython-input"))
         else:
             known = filename.startswith(_LIBRARY_DIRS) or any(part in filename for part in _INSTALLED)
-        _library_files[filename] = known
-    return known
+        self[filename] = known
+        return known
+
+
+_library_files = _LibraryFiles()
+
+
+def is_library(filename: str) -> bool:
+    """torch, devlint, the standard library, installed packages: code that is not the user's."""
+    return _library_files[filename]
 
 
 _displayed: dict = {}
@@ -90,56 +97,55 @@ def display(filename: str) -> str:
 
 def _user_frame(frame: Optional[FrameType]) -> Optional[FrameType]:
     library = _library_files
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        flag = library.get(filename)
-        if flag is None:
-            flag = is_library(filename)
-        if not flag:
-            return frame
+    while frame is not None and library[frame.f_code.co_filename]:
         frame = frame.f_back
-    return None
+    return frame
 
 
 _OWN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
 _last_walk: list = [(None, None)]  # (library frame, the user's (code, line) above it): the last walk
+_sites: dict = {}  # id(code) ^ (instruction offset << 48) -> (code, line): one tuple per call site
+_MAX_SITES = 1 << 16
 
 
-def user_where(depth: int = 2) -> Optional[tuple]:
-    """(code, line) of the first user frame above the caller: cheap enough to take on every operation.
+def _site(frame: FrameType) -> tuple:
+    """(code, line) of a frame stopped at a call. `f_lineno` scans the code's line table from its start
+    (microseconds at the end of a long script), so each call site's line is computed once."""
+    code = frame.f_code
+    key = id(code) ^ (frame.f_lasti << 48)
+    site = _sites.get(key)
+    if site is None or site[0] is not code:  # new, or another code object under the same key
+        if len(_sites) >= _MAX_SITES:
+            _sites.clear()  # code made at run time (exec, generated functions) must not grow it forever
+        site = _sites[key] = (code, frame.f_lineno)
+    return site
+
+
+def where_of(frame: FrameType) -> Optional[tuple]:
+    """(code, line) of the first user frame at or above `frame`: cheap enough to take on every operation.
 
     A torch call made from library code (a module's forward, gradcheck...) walks up to the user's
     frame; while that library frame runs, the answer cannot change, so the last walk is kept
     (holding the frame itself: a frame's id could be reused, the frame cannot).
     """
-    frame: Optional[FrameType] = sys._getframe(depth)
     library = _library_files
-    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
-        frame = frame.f_back  # devlint's own frames: the checker's dispatch
-    if frame is None:
-        return None
-    code = frame.f_code
-    flag = library.get(code.co_filename)
-    if flag is None:
-        flag = is_library(code.co_filename)
-    if not flag:
-        return code, frame.f_lineno
+    if not library[frame.f_code.co_filename]:
+        return _site(frame)
     last = _last_walk[0]
     if last[0] is frame:
         return last[1]
-    start, frame = frame, frame.f_back
-    where = None
-    while frame is not None:
-        code = frame.f_code
-        flag = library.get(code.co_filename)
-        if flag is None:
-            flag = is_library(code.co_filename)
-        if not flag:
-            where = code, frame.f_lineno
-            break
-        frame = frame.f_back
-    _last_walk[0] = (start, where)
+    user = _user_frame(frame.f_back)
+    where = _site(user) if user is not None else None
+    _last_walk[0] = (frame, where)
     return where
+
+
+def user_where(depth: int = 2) -> Optional[tuple]:
+    """(code, line) of the first user frame above the caller (devlint's own frames skipped)."""
+    frame: Optional[FrameType] = sys._getframe(depth)
+    while frame is not None and frame.f_code.co_filename.startswith(_OWN_DIR):
+        frame = frame.f_back  # devlint's own frames: the checker's dispatch
+    return where_of(frame) if frame is not None else None
 
 
 def site_of(where: Optional[tuple]) -> Optional[Site]:
