@@ -9,7 +9,7 @@ conflicts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Optional
 
 import libcst as cst
@@ -17,6 +17,25 @@ import libcst as cst
 # A step of a why-chain: the node that did something to the value, and what.
 Step = tuple[cst.CSTNode, str]
 Why = tuple[Step, ...]
+
+
+_FIELD_NAMES: dict[type, frozenset] = {}
+
+
+def replace(value, **changes):
+    """`dataclasses.replace` for the frozen records here, without its `__init__` call (the walk makes
+    hundreds of thousands of them): none of them has `__post_init__` or `InitVar`s."""
+    kind = type(value)
+    names = _FIELD_NAMES.get(kind)
+    if names is None:
+        names = _FIELD_NAMES[kind] = frozenset(f.name for f in fields(kind))
+    if not names.issuperset(changes):
+        raise TypeError(f"{kind.__name__} has no field {sorted(set(changes) - names)[0]!r}")
+    new = object.__new__(kind)
+    attributes = new.__dict__
+    attributes.update(value.__dict__)
+    attributes.update(changes)
+    return new
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -12,7 +11,7 @@ from devlint.analysis.guards import guess_flag
 from devlint.semantics import torch_api as api
 from devlint.values import (
     SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
-    Module, Ref, Seq, Tensor, Unknown, Value,
+    Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 # Attributes that are the tensor itself, for device purposes.

@@ -9,7 +9,6 @@ reads bracket the block's GPU work.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
@@ -19,7 +18,7 @@ from devlint.analysis.assignment import assign
 from devlint.analysis.state import State
 from devlint.semantics.callsite import Args, CallSite
 from devlint.syntax import dotted
-from devlint.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value
+from devlint.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value, replace
 
 Exit = Callable[[State], None]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Optional
 
 import libcst as cst
@@ -18,7 +17,7 @@ from devlint.semantics.devices import as_device
 from devlint.syntax import dotted, op_text, string_value
 from devlint.values import (
     CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
-    cuda, join, join_choice,
+    cuda, join, join_choice, replace,
 )
 
 # ---------------------------------------------------------------- names and literals

@@ -9,7 +9,7 @@ Parameters are bound in one place, `bind_arguments`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 import libcst as cst
@@ -25,7 +25,7 @@ from devlint.syntax import dotted
 from devlint.values import (
     CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, LambdaFunction, Loader,
     Located, Module,
-    Ref, Seq, SkipMarker, Step, Tensor, Value,
+    Ref, Seq, SkipMarker, Step, Tensor, Value, replace,
 )
 
 MAX_CALL_DEPTH = 6

@@ -11,7 +11,6 @@ of devlint.semantics. What it observes goes out as facts to the rules.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Callable, Iterable, Optional
 
 import libcst as cst
@@ -31,6 +30,7 @@ from devlint.semantics.registry import BUILTIN_NAMES
 from devlint.syntax import LazyCode, dotted
 from devlint.values import (
     CPU, CRASHED, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
+    replace,
 )
 
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}

@@ -3,7 +3,6 @@ and the calls that never return (`sys.exit`)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from devlint.facts import Operand
 from devlint.semantics import torch_api as api
@@ -11,6 +10,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
 from devlint.values import (
     SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, const_device, join,
+    replace,
 )
 
 

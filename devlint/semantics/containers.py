@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
 
 from devlint.syntax import string_value
-from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Value, join
+from devlint.values import CPU, UNKNOWN, Located, Seq, Tensor, Value, join, replace
 
 
 def join_all(values: list, availability_split: bool = False) -> Value:

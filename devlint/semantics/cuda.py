@@ -3,7 +3,6 @@ need a GPU (DEV203), the current device, synchronisation and CUDA events."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from devlint.facts import EventElapsed, GpuAssumption
 from devlint.semantics import torch_api as api
@@ -12,7 +11,7 @@ from devlint.semantics.containers import map_members
 from devlint.semantics.devices import as_device
 from devlint.values import (
     DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceValue, Seq, SkipMarker,
-    Value,
+    Value, replace,
 )
 
 

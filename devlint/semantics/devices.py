@@ -6,7 +6,6 @@ Plain 'cuda' means the current CUDA device where it is used; a hardcoded
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 from devlint.facts import FreshMove
@@ -15,7 +14,7 @@ from devlint.semantics.callsite import Args, CallSite
 from devlint.syntax import dotted
 from devlint.values import (
     CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
-    const_device, cuda, parse_device_string,
+    const_device, cuda, parse_device_string, replace,
 )
 
 

@@ -3,7 +3,6 @@ follow the module, wrappers, and calling a module on inputs that must be on its 
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 from devlint.facts import UnregisteredModule
 from devlint.semantics import optim
@@ -12,7 +11,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
 from devlint.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value,
+    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value, replace,
 )
 
 

@@ -8,7 +8,6 @@ optimizer before `model.to()` is fine: Module.to keeps the Parameter objects.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Optional
 
 import libcst as cst
@@ -16,7 +15,7 @@ import libcst as cst
 from devlint.facts import OptimizerStateLeftBehind
 from devlint.semantics.callsite import CallSite
 from devlint.syntax import dotted
-from devlint.values import UNKNOWN, Device, Instance, Module, Optimizer, Value
+from devlint.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
 
 
 def is_optimizer_class(path: str) -> bool:

@@ -7,7 +7,6 @@ device, and its result lives there.
 
 from __future__ import annotations
 
-from dataclasses import replace
 
 import libcst as cst
 
@@ -17,7 +16,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import dict_entry
 from devlint.semantics.devices import device_argument
 from devlint.values import (
-    CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda,
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
 )
 
 REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "var", "all", "any", "item",
