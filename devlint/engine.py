@@ -33,13 +33,22 @@ _SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": 
 
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
+    file = FileContext(module)
+    for rule in rules:
+        rule.file = file
+    try:
+        return _check_module(module, file, source_text, path, rules)
+    finally:
+        for rule in rules:
+            rule.release()
+
+
+def _check_module(module: cst.Module, file: FileContext, source_text: str, path: str,
+                  rules: Sequence[Rule]) -> list[Finding]:
     by_fact: dict[type, list[Rule]] = defaultdict(list)
     for rule in rules:
         for fact_type in rule.facts:
             by_fact[fact_type].append(rule)
-    file = FileContext(module)
-    for rule in rules:
-        rule.file = file
     reports: list[tuple[Rule, Verdict]] = []
 
     def emit(fact: object) -> None:

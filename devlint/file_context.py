@@ -29,11 +29,11 @@ class FileContext:
         return pos.start.line if pos is not None else 0
 
     def snippet(self, node: cst.CSTNode, limit: int = 60) -> str:
-        if isinstance(node, cst.SimpleStatementLine) and len(node.body) == 1:
+        if type(node) is cst.SimpleStatementLine and len(node.body) == 1:
             node = node.body[0]
         if isinstance(node, (cst.For,)):
             text = f"for {self.module.code_for_node(node.target)} in {self.module.code_for_node(node.iter)}"
-        elif isinstance(node, (cst.If, cst.While, cst.With, cst.FunctionDef, cst.ClassDef, cst.Try)):
+        elif type(node) in (cst.If, cst.While, cst.With, cst.FunctionDef, cst.ClassDef, cst.Try):
             text = self.module.code_for_node(node).splitlines()[0].rstrip(":")
             text = text.strip()
         else:

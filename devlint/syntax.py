@@ -69,9 +69,9 @@ def string_value(node: cst.SimpleString) -> Any:
 
 def attr_path(node: cst.CSTNode) -> str:
     """The dotted text of an import's module or name (`a.b.c`), "" for anything else."""
-    if isinstance(node, cst.Name):
+    if type(node) is cst.Name:
         return node.value
-    if isinstance(node, cst.Attribute):
+    if type(node) is cst.Attribute:
         return f"{attr_path(node.value)}.{node.attr.value}"
     return ""
 

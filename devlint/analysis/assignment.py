@@ -12,22 +12,22 @@ IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
 
 
 def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) -> None:
-    if isinstance(target, cst.Name):
+    if type(target) is cst.Name:
         interp.assign_name(target.value, value, state, line)
-    elif isinstance(target, (cst.Tuple, cst.List)):
+    elif type(target) in (cst.Tuple, cst.List):
         value = _batch_evidence(interp, target, value, line)
         for i, target_element in enumerate(e.value for e in target.elements):
-            if isinstance(target_element, cst.StarredElement):
+            if type(target_element) is cst.StarredElement:
                 assign(interp, target_element.value, Seq(elem=element(value)), state, line)
                 continue
             assign(interp, target_element, item(value, i), state, line)
-    elif isinstance(target, cst.Attribute):
+    elif type(target) is cst.Attribute:
         base = dotted(target.value)
         if base is None:
             interp.eval(target.value, state)
             return
         interp.store_attribute(base, target.attr.value, value, state, line)
-    elif isinstance(target, cst.Subscript):
+    elif type(target) is cst.Subscript:
         container = interp.eval(target.value, state)
         eval_slices(interp, target, state)
         if isinstance(container, Seq) and storable(target.value):
@@ -54,7 +54,7 @@ def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode
 
 def storable(node: cst.CSTNode) -> bool:
     """Can a new value be bound to this expression: a name, `a.b`, `a["k"]`, `a.b[0]["k"]`?"""
-    while isinstance(node, cst.Subscript):
+    while type(node) is cst.Subscript:
         node = node.value
     return dotted(node) is not None
 
@@ -63,7 +63,7 @@ def eval_slices(interp, node: cst.Subscript, state) -> list:
     """Evaluate the indices of `x[...]`: (node, value) for each plain index."""
     out = []
     for element_ in node.slice:
-        if isinstance(element_.slice, cst.Index):
+        if type(element_.slice) is cst.Index:
             out.append((element_.slice.value, interp.eval(element_.slice.value, state)))
         else:
             for part in (element_.slice.lower, element_.slice.upper, element_.slice.step):

@@ -22,7 +22,7 @@ from devlint.values import (
 
 def eval_call(interp, node: cst.Call, state) -> Value:
     func = node.func
-    if isinstance(func, cst.Attribute):
+    if type(func) is cst.Attribute:
         receiver = interp.eval(func.value, state)
         name = func.attr.value
         if isinstance(receiver, (Module, Instance, Class)):

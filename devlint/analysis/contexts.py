@@ -33,7 +33,7 @@ def exec_with(interp, node: cst.With, state: State) -> State:
         if isinstance(value, DeviceContext):
             if value.index is not None or value.unknown:
                 state.cuda_index = value.index
-        elif isinstance(value, DeviceValue) and isinstance(with_item.item, cst.Call):
+        elif isinstance(value, DeviceValue) and type(with_item.item) is cst.Call:
             state.default_device = value.where  # `with torch.device('cuda'):`
         if with_item.asname is not None:
             assign(interp, with_item.asname.name, UNKNOWN if isinstance(value, DeviceContext) else value, state,
@@ -71,7 +71,7 @@ def _call_method(interp, method: cst.FunctionDef, receiver: Value, node: cst.CST
 
 def _generator_context(interp, item: cst.BaseExpression, state: State) -> Optional[Function]:
     """`timer.stage("x")` where `stage` is a `@contextmanager` generator of this file."""
-    if not (isinstance(item, cst.Call) and dotted(item.func)):
+    if not (type(item) is cst.Call and dotted(item.func)):
         return None
     callee = interp.eval(item.func, state)
     if isinstance(callee, Function) and callee.node is not None and any(
@@ -116,11 +116,11 @@ def _handed_back(interp, inner: State, outer: State):
 def _split_at_yield(fdef: cst.FunctionDef) -> Optional[tuple[list, list]]:
     """The statements before the generator's one top-level `yield`, and those after it
     (a `try: yield` / `finally:` around it counts as top level)."""
-    body = list(fdef.body.body) if isinstance(fdef.body, cst.IndentedBlock) else []
+    body = list(fdef.body.body) if type(fdef.body) is cst.IndentedBlock else []
     for i, stmt in enumerate(body):
         if _is_yield(stmt):
             return body[:i], body[i + 1:]
-        if isinstance(stmt, cst.Try) and isinstance(stmt.body, cst.IndentedBlock):
+        if type(stmt) is cst.Try and type(stmt.body) is cst.IndentedBlock:
             inner = list(stmt.body.body)
             for j, sub in enumerate(inner):
                 if _is_yield(sub):
@@ -130,8 +130,8 @@ def _split_at_yield(fdef: cst.FunctionDef) -> Optional[tuple[list, list]]:
 
 
 def _is_yield(stmt: cst.CSTNode) -> bool:
-    if not isinstance(stmt, cst.SimpleStatementLine) or len(stmt.body) != 1:
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
         return False
     small = stmt.body[0]
-    value = small.value if isinstance(small, (cst.Expr, cst.Assign)) else None
-    return isinstance(value, cst.Yield)
+    value = small.value if type(small) in (cst.Expr, cst.Assign) else None
+    return type(value) is cst.Yield

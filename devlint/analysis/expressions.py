@@ -51,10 +51,10 @@ def eval_unknown(interp, node: cst.CSTNode, state) -> Value:
 
 def eval_formatted_string(interp, node: cst.FormattedString, state) -> Value:
     for part in node.parts:
-        if isinstance(part, cst.FormattedStringExpression):
+        if type(part) is cst.FormattedStringExpression:
             interp.eval(part.expression, state)
     first = node.parts[0] if node.parts else None
-    if isinstance(first, cst.FormattedStringText) and first.value.startswith("cuda:"):
+    if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here
         return DeviceValue(why=((node, ""),), where=cuda(None))
     return UNKNOWN
@@ -88,7 +88,7 @@ def eval_sequence(interp, node: cst.CSTNode, state) -> Value:
     known = True
     for member in node.elements:
         value = interp.eval(member.value, state)
-        if isinstance(member, cst.StarredElement):
+        if type(member) is cst.StarredElement:
             known = False
             value = element(value)
         items.append(value)
@@ -98,7 +98,7 @@ def eval_sequence(interp, node: cst.CSTNode, state) -> Value:
 def eval_dict(interp, node: cst.Dict, state) -> Value:
     keys, items = [], []
     for member in node.elements:
-        if isinstance(member, cst.DictElement):
+        if type(member) is cst.DictElement:
             key = interp.eval(member.key, state)
             keys.append(key.value if isinstance(key, Const) else None)
             items.append(interp.eval(member.value, state))
@@ -124,7 +124,7 @@ def _comprehension_state(interp, node: cst.CSTNode, state):
 
 def eval_list_comp(interp, node: cst.CSTNode, state) -> Value:
     inner = _comprehension_state(interp, node, state)
-    kind = "generator" if isinstance(node, cst.GeneratorExp) else "list"
+    kind = "generator" if type(node) is cst.GeneratorExp else "list"
     return Seq(kind=kind, elem=interp.eval(node.elt, inner))
 
 
@@ -172,7 +172,7 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
 
 def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
     value = interp.eval(node.expression, state)
-    if isinstance(node.operator, cst.Not):
+    if type(node.operator) is cst.Not:
         value = as_condition(value)
         if isinstance(value, Availability):
             return negate(value)
@@ -187,7 +187,7 @@ def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
 def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
     left = as_condition(interp.eval(node.left, state))
     right_state = state.copy()
-    conjunction = isinstance(node.operator, cst.And)
+    conjunction = type(node.operator) is cst.And
     if conjunction and learns(left, True) is True:
         right_state.guarded = True
     if not conjunction and learns(left, False) is True:
@@ -219,7 +219,7 @@ def eval_comparison(interp, node: cst.Comparison, state) -> Value:
         elif guard is not None:
             result = Availability(positive=guard)
         elif isinstance(left, (Tensor, Located)) or isinstance(right, (Tensor, Located)):
-            if not isinstance(op, (cst.Is, cst.IsNot, cst.In, cst.NotIn)):
+            if type(op) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                 result = binary(interp, node, op_text(op), left, right, node.left, target.comparator, state)
         left = right
     return result
@@ -230,11 +230,11 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     if not (isinstance(left, Const) and isinstance(left.value, str)):
         return None
     if isinstance(right, Const) and isinstance(right.value, str):
-        if isinstance(op, (cst.Equal, cst.NotEqual)):
-            return Const(value=(left.value == right.value) == isinstance(op, cst.Equal))
-    elif isinstance(right, Seq) and right.items is not None and isinstance(op, (cst.In, cst.NotIn)) \
+        if type(op) in (cst.Equal, cst.NotEqual):
+            return Const(value=(left.value == right.value) == type(op) is cst.Equal)
+    elif isinstance(right, Seq) and right.items is not None and type(op) in (cst.In, cst.NotIn) \
             and all(isinstance(v, Const) and isinstance(v.value, str) for v in right.items):
-        return Const(value=any(v.value == left.value for v in right.items) == isinstance(op, cst.In))
+        return Const(value=any(v.value == left.value for v in right.items) == type(op) is cst.In)
     return None
 
 
@@ -303,7 +303,7 @@ def _seq_subscript(container: Seq, node: cst.Subscript) -> Value:
             return container.elem
         if isinstance(key, int) and -len(container.items) <= key < len(container.items):
             return container.items[key]
-    if isinstance(node.slice[0].slice, cst.Slice):
+    if type(node.slice[0].slice) is cst.Slice:
         return container
     return container.elem
 

@@ -144,7 +144,7 @@ def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state:
         for param in fdef.params.kwonly_params:
             params[param.name.value] = _keyword_or_default(interp, param, args, state)
         extra_positional = join_all(positional[len(plist):])
-    if isinstance(star, cst.Param):
+    if type(star) is cst.Param:
         params[star.name.value] = Seq(kind="tuple", elem=extra_positional)
     if starstar is not None:
         params[starstar.name.value] = Seq(kind="dict", elem=UNKNOWN)
@@ -321,9 +321,9 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
     stack = [fdef.body]
     while stack:
         node = stack.pop()
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             func = node.func
-            if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in params \
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in params \
                     and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
                 found.add(func.value.value)
             spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
@@ -331,7 +331,7 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
                 position, keyword = spec
                 for i, arg in enumerate(node.args):
                     named = arg.keyword.value == keyword if arg.keyword else i == position
-                    if named and isinstance(arg.value, cst.Name) and arg.value.value in params:
+                    if named and type(arg.value) is cst.Name and arg.value.value in params:
                         found.add(arg.value.value)
         stack.extend(children(node))
     return found
@@ -428,8 +428,8 @@ def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) 
     if cls is None or cls.node is None or depth > 8:
         return None
     body = cls.node.body
-    for stmt in body.body if isinstance(body, cst.IndentedBlock) else ():
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+    for stmt in body.body if type(body) is cst.IndentedBlock else ():
+        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
             return stmt
     for base in cls.node.bases:
         base_name = dotted(base.value)
@@ -442,7 +442,7 @@ def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) 
 
 def _decorator_name(decorator: cst.Decorator) -> str:
     expr = decorator.decorator
-    if isinstance(expr, cst.Call):
+    if type(expr) is cst.Call:
         expr = expr.func
     return dotted(expr) or ""
 

@@ -89,21 +89,21 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
     if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
         return _device_count_guard(op, right.value)
-    if isinstance(left, DeviceCount) and isinstance(op, (cst.GreaterThan, cst.GreaterThanEqual)):
+    if isinstance(left, DeviceCount) and type(op) in (cst.GreaterThan, cst.GreaterThanEqual):
         return True  # `device_count() > rank`: at least one GPU on that path
     if isinstance(left, Availability) and isinstance(right, Const) and right.value is None:
         # `if args.gpu is not None:` the user chose a GPU
-        if isinstance(op, (cst.IsNot, cst.NotEqual)):
+        if type(op) in (cst.IsNot, cst.NotEqual):
             return left.positive
-        if isinstance(op, (cst.Is, cst.Equal)):
+        if type(op) in (cst.Is, cst.Equal):
             return not left.positive
     if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
-            and isinstance(op, (cst.In, cst.NotIn)):
+            and type(op) in (cst.In, cst.NotIn):
         texts = {v.value for v in right.items}
         if texts == {"cpu"}:
-            return isinstance(op, cst.NotIn)  # `device not in ["cpu"]`
+            return type(op) is cst.NotIn  # `device not in ["cpu"]`
         if all(isinstance(t, str) and t.startswith("cuda") for t in texts):
-            return True if isinstance(op, cst.In) else None
+            return True if type(op) is cst.In else None
         return None
     text = right.value if isinstance(right, Const) else None
     subject = left
@@ -111,29 +111,29 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
         text, subject = left.value, right
     if isinstance(subject, Unknown) and isinstance(text, str) and text.startswith("cuda"):
         # `args.device == "cuda"`, `x.device.type == "cuda"`, `"cuda" in device`: checked by hand
-        if isinstance(op, (cst.Equal, cst.Is, cst.In)):
+        if type(op) in (cst.Equal, cst.Is, cst.In):
             return True
     if isinstance(subject, (DeviceType, DeviceValue)) and isinstance(text, str):
         wants_cuda = text.startswith("cuda")
-        if isinstance(op, (cst.Equal, cst.Is)):
+        if type(op) in (cst.Equal, cst.Is):
             return True if wants_cuda else (False if text == "cpu" else None)
-        if isinstance(op, (cst.NotEqual, cst.IsNot)):
+        if type(op) in (cst.NotEqual, cst.IsNot):
             return True if text == "cpu" else None
-        if isinstance(op, cst.In) and text == "cuda":
+        if type(op) is cst.In and text == "cuda":
             return True
     return None
 
 
 def _device_count_guard(op: cst.BaseCompOp, n: int) -> Optional[bool]:
-    if isinstance(op, cst.GreaterThan):
+    if type(op) is cst.GreaterThan:
         return True if n >= 0 else None
-    if isinstance(op, cst.GreaterThanEqual):
+    if type(op) is cst.GreaterThanEqual:
         return True if n >= 1 else None
-    if isinstance(op, cst.NotEqual):
+    if type(op) is cst.NotEqual:
         return True if n == 0 else None
-    if isinstance(op, (cst.Equal, cst.LessThanEqual)):
+    if type(op) in (cst.Equal, cst.LessThanEqual):
         return False if n == 0 else None
-    if isinstance(op, cst.LessThan):
+    if type(op) is cst.LessThan:
         return False if n == 1 else None
     return None
 

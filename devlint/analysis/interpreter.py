@@ -259,7 +259,7 @@ class Interpreter:
 
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
         """Emit a ModuleCall; True when an input is on another device than the module."""
-        data = node.args[0].value if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None \
+        data = node.args[0].value if type(node) is cst.Call and node.args and node.args[0].keyword is None \
             and not node.args[0].star else None
         tensors = [Operand(arg_node, _as_data(member) if arg_node is data else member, self.code(arg_node))
                    for arg_node, value in inputs for member in tensors_in(value)]

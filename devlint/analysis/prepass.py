@@ -100,9 +100,9 @@ class PrePass:
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
         func = node.func
-        if isinstance(func, cst.Name):
+        if type(func) is cst.Name:
             self.called_names.add(func.value)
-        elif isinstance(func, cst.Attribute):
+        elif type(func) is cst.Attribute:
             self.called_names.add(func.attr.value)
             if func.attr.value == "numpy" and dotted(func.value):
                 scope.host_names.add(dotted(func.value))
@@ -110,7 +110,7 @@ class PrePass:
                 scope.module_names.add(dotted(func.value))
             elif _device_move(node) and dotted(func.value):
                 scope.moved_names.add(dotted(func.value))
-        self.passed_names.update(a.value.value for a in node.args if isinstance(a.value, cst.Name))
+        self.passed_names.update(a.value.value for a in node.args if type(a.value) is cst.Name)
         choice = _device_choice(node)
         if choice == "option":
             self.strong_evidence = True
@@ -120,7 +120,7 @@ class PrePass:
         if callee:
             positional = [a.value for a in node.args if a.keyword is None and not a.star]
             names = [dotted(v) for v in positional]
-            names += [dotted(e.value) for v in positional if isinstance(v, (cst.List, cst.Tuple))
+            names += [dotted(e.value) for v in positional if type(v) in (cst.List, cst.Tuple)
                       for e in v.elements]
             scope.library_calls.append((callee, [n for n in names if n]))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
@@ -137,7 +137,7 @@ class PrePass:
                 self.saved_templates.add(template)
 
     def _note_test(self, node: cst.CSTNode, scope: Scope) -> None:
-        test = dotted(node.test.expression if isinstance(node.test, cst.UnaryOperation) else node.test)
+        test = dotted(node.test.expression if type(node.test) is cst.UnaryOperation else node.test)
         last = (test or "").rsplit(".", 1)[-1]
         if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
             self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
@@ -151,24 +151,24 @@ class PrePass:
                 scope.tensor_names.add(name)
 
     def _note_subscript(self, node: cst.Subscript, scope: Scope) -> None:
-        if len(node.slice) > 1 or not isinstance(node.slice[0].slice, cst.Index):
+        if len(node.slice) > 1 or type(node.slice[0].slice) is not cst.Index:
             name = dotted(node.value)
             if name:
                 scope.tensor_names.add(name)
 
     def _note_binary(self, node: cst.BinaryOperation, scope: Scope) -> None:
-        if isinstance(node.operator, cst.Subtract):
+        if type(node.operator) is cst.Subtract:
             name = dotted(node.left)
             if name:
                 scope.clock_ends.add(name)
-            if isinstance(node.left, cst.Call):
+            if type(node.left) is cst.Call:
                 self.consumers[id(node.left)] = node
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
-        if isinstance(node.value, cst.Call):
+        if type(node.value) is cst.Call:
             self.consumers[id(node.value)] = node
             call = node.value
-            while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+            while type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
                 call = call.func.value  # `nn.CrossEntropyLoss().to(device)`
             target, built = dotted(node.targets[0].target), dotted(call.func)
             if len(node.targets) == 1 and target and built:
@@ -178,12 +178,12 @@ class PrePass:
         scope.generator = True
 
     def _note_import(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> None:
-        if isinstance(node, cst.Import):
+        if type(node) is cst.Import:
             for alias in node.names:
                 full = attr_path(alias.name)
                 self.imports[alias.asname.name.value if alias.asname else full.split(".")[0]] = \
                     full if alias.asname else full.split(".")[0]
-        elif not node.relative and node.module is not None and not isinstance(node.names, cst.ImportStar):
+        elif not node.relative and node.module is not None and type(node.names) is not cst.ImportStar:
             module = attr_path(node.module)
             for alias in node.names:
                 name = attr_path(alias.name)
@@ -223,16 +223,16 @@ def path_template(node: cst.CSTNode) -> str:
     parts, stack = [], [node]
     while stack:
         current = stack.pop()
-        if isinstance(current, cst.SimpleString):
+        if type(current) is cst.SimpleString:
             parts.append(current.value.strip("'\"rbRBuUfF"))
-        elif isinstance(current, cst.FormattedStringText):
+        elif type(current) is cst.FormattedStringText:
             parts.append(current.value)
         else:
             stack.extend(reversed(children(current)))
     text = "|".join(parts)
     if not any(c.isalnum() for c in text):
         # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file
-        return f".{node.attr.value}" if isinstance(node, cst.Attribute) else ""
+        return f".{node.attr.value}" if type(node) is cst.Attribute else ""
     return text
 
 
@@ -250,7 +250,7 @@ def _device_move(call: cst.Call) -> bool:
     arg = call.args[0]
     if arg.keyword is not None:
         return arg.keyword.value == "device"
-    if isinstance(arg.value, cst.SimpleString):
+    if type(arg.value) is cst.SimpleString:
         return "cuda" in arg.value.value or "mps" in arg.value.value
     name = dotted(arg.value)
     return bool(name) and api.looks_like_device_name(name)
@@ -260,15 +260,15 @@ def _device_choice(call: cst.Call) -> Optional[str]:
     """"option" for `parser.add_argument("--no-cuda")`; "variable" for `.to(device)`,
     `zeros(..., device=args.device)`; None for anything else."""
     func = call.func
-    if isinstance(func, cst.Attribute) and func.attr.value == "add_argument":
+    if type(func) is cst.Attribute and func.attr.value == "add_argument":
         for arg in call.args:
-            if isinstance(arg.value, cst.SimpleString):
+            if type(arg.value) is cst.SimpleString:
                 flag = arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
                 if flag in api.DEVICE_OPTIONS:
                     return "option"
         return None
     candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
-    if isinstance(func, cst.Attribute) and func.attr.value == "to" and call.args:
+    if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
     return "variable" if any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates) else None
 

@@ -34,7 +34,7 @@ def exec_block(interp, body, state: State) -> State:
     for stmt in body:
         if state.dead:
             break
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
                 if state.dead:
                     break
@@ -55,7 +55,7 @@ def exec_block(interp, body, state: State) -> State:
 
 def exec_assign(interp, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state)
-    if isinstance(value, (Tensor, Module, DeviceValue, Located)) and not isinstance(small.value, cst.Name):
+    if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
         value = value.with_why((line, ""))
     for target in small.targets:
         assign(interp, target.target, value, state, line)
@@ -90,7 +90,7 @@ def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> N
     test = as_condition(interp.eval(small.test, state))
     if learns(test, True) is True:
         state.guarded = True
-    if isinstance(small.test, cst.Name) and small.test.value == "False":
+    if type(small.test) is cst.Name and small.test.value == "False":
         state.dead = True
 
 
@@ -108,7 +108,7 @@ def exec_continue(interp, small: cst.Continue, line: cst.CSTNode, state: State) 
 
 def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> None:
     """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound."""
-    if isinstance(node, cst.Import):
+    if type(node) is cst.Import:
         for alias in node.names:
             full = attr_path(alias.name)
             if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
@@ -123,7 +123,7 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
     module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
     if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
         state.guarded = True
-    if isinstance(node.names, cst.ImportStar):
+    if type(node.names) is cst.ImportStar:
         if not module.startswith(api.LIBRARY_PREFIXES):
             interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
         return
@@ -136,12 +136,12 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
 def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
     """An expression statement. `x.to(device)` alone: in place for a module, thrown away for a tensor."""
     expr = small.value
-    if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+    if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute
             and expr.func.attr.value in ("to", "cuda", "cpu")):
         interp.eval(expr, state)
         return
     receiver_node = expr.func.value
-    while isinstance(receiver_node, cst.Call) and isinstance(receiver_node.func, cst.Attribute) \
+    while type(receiver_node) is cst.Call and type(receiver_node.func) is cst.Attribute \
             and receiver_node.func.attr.value in api.SAME_DEVICE_METHODS_MODULE:
         receiver_node = receiver_node.func.value  # net.eval().cuda()
     receiver = interp.eval(receiver_node, state)
@@ -191,7 +191,7 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     interp.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
-        if isinstance(node.orelse, cst.If):
+        if type(node.orelse) is cst.If:
             else_state = exec_if(interp, node.orelse, else_state)
         else:
             else_state = interp.exec_suite(node.orelse.body, else_state)
@@ -201,7 +201,7 @@ def exec_if(interp, node: cst.If, state: State) -> State:
 
 
 def exec_else(interp, node: cst.If, state: State) -> State:
-    if isinstance(node.orelse, cst.If):
+    if type(node.orelse) is cst.If:
         return exec_if(interp, node.orelse, state)
     if node.orelse is not None:
         return interp.exec_suite(node.orelse.body, state)
@@ -210,7 +210,7 @@ def exec_else(interp, node: cst.If, state: State) -> State:
 
 def gpu_switch(test: cst.BaseExpression) -> bool:
     """`if use_cuda:`, `if not args.no_cuda:`: a switch the code sets for the GPU by hand."""
-    if isinstance(test, cst.UnaryOperation):
+    if type(test) is cst.UnaryOperation:
         test = test.expression
     name = (dotted(test) or "").rsplit(".", 1)[-1]
     return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
@@ -218,10 +218,10 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
 
 def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
     """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch."""
-    if not (isinstance(test, cst.Call) and test.args):
+    if not (type(test) is cst.Call and test.args):
         return
     callee = interp.eval(test.func, then_state)
-    path = callee.path if isinstance(callee, Ref) else (test.func.value if isinstance(test.func, cst.Name) else "")
+    path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
     subject = dotted(test.args[0].value)
     is_tensor = path == "torch.is_tensor" or (
         path == "isinstance" and len(test.args) > 1
@@ -375,7 +375,7 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     is_module = any(is_module_base(b) for b in bases) or any(
-        isinstance(s, cst.FunctionDef) and s.name.value == "forward" for s in class_body(node))
+        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases)
     cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset)
@@ -384,14 +384,14 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
         interp.guarded_classes.add(name)
     state.env[name] = cls
     for stmt in class_body(node):
-        if isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is cst.FunctionDef:
             exec_function_def(interp, stmt, state, owner=name)
     return state
 
 
 def class_body(node: cst.ClassDef) -> list:
     body = node.body
-    return list(body.body) if isinstance(body, cst.IndentedBlock) else []
+    return list(body.body) if type(body) is cst.IndentedBlock else []
 
 
 EXEC: dict[type, Callable] = {

@@ -29,9 +29,9 @@ def _statements(node) -> list:
     for name in _COMPOUND_BODIES:
         part = getattr(node, name, None)
         for item in part if isinstance(part, (list, tuple)) else (() if part is None else (part,)):
-            if isinstance(item, (cst.IndentedBlock, cst.SimpleStatementSuite)):
+            if type(item) in (cst.IndentedBlock, cst.SimpleStatementSuite):
                 out.extend(item.body)
-            elif isinstance(item, cst.If):
+            elif type(item) is cst.If:
                 out.append(item)
             else:  # else:, finally:, except ...:, case ...:
                 out.extend(_statements(item))
@@ -78,7 +78,7 @@ def function_of(file, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
         for statement in body:
             where = file.position(statement)
             if where is not None and _contains(where, target) and isinstance(statement, cst.BaseCompoundStatement):
-                if isinstance(statement, cst.FunctionDef):
+                if type(statement) is cst.FunctionDef:
                     found = statement
                 body = _statements(statement)
                 break
@@ -90,23 +90,23 @@ def function_of(file, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
 def torch_alias(module: cst.Module) -> Optional[str]:
     """The name `import torch` (or `import torch as th`) binds at the top of the module."""
     for statement in module.body:
-        if isinstance(statement, cst.SimpleStatementLine):
+        if type(statement) is cst.SimpleStatementLine:
             for small in statement.body:
-                if isinstance(small, cst.Import):
+                if type(small) is cst.Import:
                     for alias in small.names:
-                        if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
+                        if type(alias.name) is cst.Name and alias.name.value == "torch":
                             return alias.asname.name.value if alias.asname else "torch"
     return None
 
 
 def _is_import(statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and all(
-        isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    return type(statement) is cst.SimpleStatementLine and all(
+        type(s) in (cst.Import, cst.ImportFrom) for s in statement.body)
 
 
 def _is_docstring(statement) -> bool:
-    return isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1 and \
-        isinstance(statement.body[0], cst.Expr) and isinstance(statement.body[0].value, (cst.SimpleString,
+    return type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 and \
+        type(statement.body[0]) is cst.Expr and isinstance(statement.body[0].value, (cst.SimpleString,
                                                                                           cst.ConcatenatedString))
 
 
@@ -130,11 +130,11 @@ def free_name(file, *candidates: str) -> Optional[str]:
         names, stack = set(), [file.module]
         while stack:
             node = stack.pop()
-            if isinstance(node, cst.Name):
+            if type(node) is cst.Name:
                 names.add(node.value)
-            elif isinstance(node, cst.Attribute):
+            elif type(node) is cst.Attribute:
                 stack.append(node.value)
-            elif isinstance(node, cst.Arg):
+            elif type(node) is cst.Arg:
                 stack.append(node.value)
             else:
                 stack.extend(children(node))
@@ -143,7 +143,7 @@ def free_name(file, *candidates: str) -> Optional[str]:
 
 
 def simple_string_value(node: cst.CSTNode) -> Optional[str]:
-    if isinstance(node, cst.SimpleString) and not node.prefix.strip("rRuU"):
+    if type(node) is cst.SimpleString and not node.prefix.strip("rRuU"):
         try:
             value = string_value(node)
             return value if isinstance(value, str) else None

@@ -48,6 +48,11 @@ class Rule:
     def check(self, fact: object) -> Iterable[Verdict]:
         raise NotImplementedError
 
+    def release(self) -> None:
+        """The file is done: drop what points into its tree, so that it is freed now, not during the next file."""
+        self.file = None
+        self._state_file = self._state = None
+
     def file_state(self) -> dict:
         """Scratch space for the file being checked (a rule object checks many files)."""
         if getattr(self, "_state_file", None) is not self.file:

@@ -64,19 +64,19 @@ model.to(device)
 
     def autofix(self, fact: DiscardedMove) -> Optional[Fix]:
         target = fact.value.node
-        if not isinstance(target, (cst.Name, cst.Attribute, cst.Subscript)):
+        if type(target) not in (cst.Name, cst.Attribute, cst.Subscript):
             return None  # `torch.zeros(3).cuda()` alone: nothing to assign to
         name = code(self.file, target)
         if "\n" in name:
             return None  # a target written over several lines: not rewritten
         for small in getattr(fact.node, "body", ()):
-            if isinstance(small, cst.Expr) and _receiver(small.value) is target:
+            if type(small) is cst.Expr and _receiver(small.value) is target:
                 return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
         return None
 
 
 def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
     """`x` in `x.to(d)`, `x.float().cuda()`: the leftmost object of a call chain."""
-    while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+    while type(expr) is cst.Call and type(expr.func) is cst.Attribute:
         expr = expr.func.value
     return expr

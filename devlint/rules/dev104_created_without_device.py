@@ -108,13 +108,13 @@ class Cell(nn.Module):
 
     def autofix(self, factory: Optional[cst.CSTNode], other: Operand) -> Optional[Fix]:
         """`device=p.device` on the factory, p the parameter the other side follows, in p's function."""
-        if isinstance(factory, cst.SimpleStatementLine) and isinstance(factory.body[0], (cst.Assign, cst.AnnAssign)):
+        if type(factory) is cst.SimpleStatementLine and type(factory.body[0]) in (cst.Assign, cst.AnnAssign):
             factory = factory.body[0].value  # `h = torch.zeros(n)`, where it was created on some path
         value = other.value
         param = value.from_param or (value.where.param if value.where is not None else None)
-        if not isinstance(factory, cst.Call) or not param or param == "self" or not factory.args:
+        if type(factory) is not cst.Call or not param or param == "self" or not factory.args:
             return None
-        name = factory.func.attr.value if isinstance(factory.func, cst.Attribute) else None
+        name = factory.func.attr.value if type(factory.func) is cst.Attribute else None
         if name not in _FACTORIES or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
             return None
         function = function_of(self.file, factory)

@@ -100,9 +100,9 @@ if torch.cuda.is_available():
             )
 
     def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
-        if isinstance(node, cst.SimpleString):
+        if type(node) is cst.SimpleString:
             return self._fix_literal(node)
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "cuda":
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "cuda":
             if any(not a.keyword or a.keyword.value != "non_blocking" for a in node.args):
                 return None  # `.cuda(1)`: a chosen GPU is not the selected device
             # `.cuda()` -> `.to(device)`, `.cuda(non_blocking=True)` -> `.to(device, non_blocking=True)`:
@@ -111,7 +111,7 @@ if torch.cuda.is_available():
             if node.args:
                 return self._with_variable(node.args[0], lambda name: f"{name}, ", BEFORE, rename)
             return self._with_variable(node, lambda name: name, BEFORE_LAST, rename)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self._fix_legacy_type(node)
         return None
 
@@ -123,7 +123,7 @@ if torch.cuda.is_available():
         torch = torch_alias(self.file.module)
         if kind not in _LEGACY_DTYPES or torch is None or not call.args or any(a.keyword or a.star for a in call.args):
             return None
-        if len(call.args) == 1 and isinstance(call.args[0].value, (cst.List, cst.Tuple)):
+        if len(call.args) == 1 and type(call.args[0].value) in (cst.List, cst.Tuple):
             factory = "tensor"
         elif len(call.args) > 1:
             factory = "empty"
@@ -140,13 +140,13 @@ if torch.cuda.is_available():
         parent = parent_of(statement, node) if statement is not None else None
         torch = torch_alias(self.file.module)
         inline = f"{code(self.file, node)} if {torch or 'torch'}.cuda.is_available() else {node.quote}cpu{node.quote}"
-        if isinstance(parent, (cst.Assign, cst.AnnAssign, cst.Param)) or (
-                isinstance(parent, cst.Arg) and self._sole_device_argument(statement, parent)):
+        if type(parent) in (cst.Assign, cst.AnnAssign, cst.Param) or (
+                type(parent) is cst.Arg and self._sole_device_argument(statement, parent)):
             edits = [NodeEdit(node, inline)]  # `device = "cuda"`, `torch.device("cuda")`: select in place
             if torch is None:
                 edits.append(self._header_edit("import torch"))
             return None if None in edits else Fix.unsafe(*edits)
-        if isinstance(parent, cst.Arg) and self._device_argument(statement, parent):
+        if type(parent) is cst.Arg and self._device_argument(statement, parent):
             return self._with_variable(node, lambda name: name)  # `.to("cuda")`, `device="cuda"`
         return None
 
@@ -154,13 +154,13 @@ if torch.cuda.is_available():
         if arg.keyword is not None:
             return arg.keyword.value == "device"
         call = parent_of(statement, arg)
-        return isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and \
+        return type(call) is cst.Call and type(call.func) is cst.Attribute and \
             call.func.attr.value == "to" and call.args[0] is arg
 
     def _sole_device_argument(self, statement: cst.CSTNode, arg: cst.Arg) -> bool:
         call = parent_of(statement, arg)
-        return isinstance(call, cst.Call) and len(call.args) == 1 and not arg.keyword and \
-            isinstance(call.func, (cst.Attribute, cst.Name)) and code(self.file, call.func).endswith("device")
+        return type(call) is cst.Call and len(call.args) == 1 and not arg.keyword and \
+            type(call.func) in (cst.Attribute, cst.Name) and code(self.file, call.func).endswith("device")
 
     def _with_variable(self, node: cst.CSTNode, text, where: str = REPLACE, *more: NodeEdit) -> Optional[Fix]:
         """An edit that names the module's selected-device variable, defining it after the imports if
@@ -186,8 +186,8 @@ if torch.cuda.is_available():
         for statement in self.file.module.body:
             if self.file.line(statement) >= before:
                 break
-            small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) else None
-            if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+            small = statement.body[0] if type(statement) is cst.SimpleStatementLine else None
+            if type(small) is cst.Assign and len(small.targets) == 1 and isinstance(
                     small.targets[0].target, cst.Name) and code(self.file, small.value) == wanted:
                 return small.targets[0].target.value
         return None

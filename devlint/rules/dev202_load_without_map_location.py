@@ -84,7 +84,7 @@ state = torch.load("checkpoint.pt", map_location=device)
 
 def _autofix(fact: Load) -> Optional[Fix]:
     call = fact.node
-    if not isinstance(call, cst.Call) or not call.args:
+    if type(call) is not cst.Call or not call.args:
         return None
     location = fact.device_name or '"cpu"'
     return Fix.safe(NodeEdit(call.args[-1].value, ", map_location=" + location, AFTER))

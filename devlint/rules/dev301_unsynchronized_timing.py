@@ -93,7 +93,7 @@ elapsed = time.perf_counter() - start
     def autofix(self, fact: ClockRead) -> Optional[Fix]:
         torch = torch_alias(self.file.module)
         statement = statement_of(self.file, fact.node)
-        if torch is None or not isinstance(statement, cst.SimpleStatementLine):
+        if torch is None or type(statement) is not cst.SimpleStatementLine:
             return None  # a clock read in a loop or `if` header: before it is not before every read
         indent = self.file.module.default_indent
         sync = f"if {torch}.cuda.is_available():\n{indent}{torch}.cuda.synchronize()"

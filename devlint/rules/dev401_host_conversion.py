@@ -79,20 +79,20 @@ values = scores.detach().cpu().numpy()
 
 
 def _is_detach(node: cst.CSTNode) -> bool:
-    return isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "detach"
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "detach"
 
 
 def _holds_the_tensor(fact: HostConversion) -> bool:
     """`np.asarray(x)` with `x` last assigned a tensor (not a list of them, whose items share its why)."""
     node, why = fact.value.node, fact.value.value.why
-    if not isinstance(node, cst.Name) or not why:
+    if type(node) is not cst.Name or not why:
         return False
     last = why[-1][0]
-    if isinstance(last, cst.Param):
+    if type(last) is cst.Param:
         return last.name.value == node.value
     for small in getattr(last, "body", ()):
         targets = [t.target for t in getattr(small, "targets", ())] + [getattr(small, "target", None)]
-        if isinstance(small, (cst.Assign, cst.AnnAssign)) and any(
-                isinstance(t, cst.Name) and t.value == node.value for t in targets):
+        if type(small) in (cst.Assign, cst.AnnAssign) and any(
+                type(t) is cst.Name and t.value == node.value for t in targets):
             return True
     return False

@@ -89,17 +89,17 @@ def seq_store(container: Seq, key: object, value: Value) -> Seq:
 
 def const_key(node: cst.Subscript) -> object:
     """The constant in `x["key"]`, `x[0]`, `x[-1]`; None for anything else."""
-    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+    if len(node.slice) != 1 or type(node.slice[0].slice) is not cst.Index:
         return None
     expr = node.slice[0].slice.value
-    if isinstance(expr, cst.SimpleString):
+    if type(expr) is cst.SimpleString:
         try:
             return string_value(expr)
         except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is no key
             return None
-    if isinstance(expr, cst.Integer):
+    if type(expr) is cst.Integer:
         return int(expr.value, 0)
-    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus) and isinstance(
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus and isinstance(
             expr.expression, cst.Integer):
         return -int(expr.expression.value, 0)
     return None

@@ -85,7 +85,7 @@ def _written_here(site: CallSite, source) -> bool:
     owner = site.walk.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
     if owner is not None and owner.is_dataset:
         return True
-    if isinstance(source, cst.Call) and (dotted(source.func) or "").endswith("BytesIO"):
+    if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
     return source is not None and site.walk.saved_here(source)
 

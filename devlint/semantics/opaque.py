@@ -41,7 +41,7 @@ def _constructs_a_module(site: CallSite) -> bool:
                             for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
         return False
     consumer = site.walk.consumer(site.node)
-    if not isinstance(consumer, cst.Assign) or len(consumer.targets) != 1:
+    if type(consumer) is not cst.Assign or len(consumer.targets) != 1:
         return False
     target = dotted(consumer.targets[0].target)
     return target is not None and target in site.walk.module_names()

@@ -31,14 +31,14 @@ def optimizer(site: CallSite) -> Value:
 
 def _owner(node: cst.BaseExpression):
     """`model` in `model.parameters()`, `[{"params": model.parameters()}]`, `model.net.parameters()`."""
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) \
+    if type(node) is cst.Call and type(node.func) is cst.Attribute \
             and node.func.attr.value in ("parameters", "named_parameters"):
         return dotted(node.func.value)
-    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:
+    if type(node) in (cst.List, cst.Tuple) and node.elements:
         return _owner(node.elements[0].value)
-    if isinstance(node, cst.Dict):
+    if type(node) is cst.Dict:
         for element in node.elements:
-            if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString) \
+            if type(element) is cst.DictElement and type(element.key) is cst.SimpleString \
                     and element.key.value.strip("'\"") == "params":
                 return _owner(element.value)
     return None

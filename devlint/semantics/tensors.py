@@ -30,13 +30,13 @@ _TUPLE_METHODS = frozenset({"max", "min", "sort", "topk", "chunk", "split", "unb
 
 def is_number(node: cst.CSTNode, value: Value) -> bool:
     """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
-    if isinstance(value, Unknown) and not isinstance(node, (cst.List, cst.Tuple, cst.ListComp)):
+    if isinstance(value, Unknown) and type(node) not in (cst.List, cst.Tuple, cst.ListComp):
         return True  # `torch.tensor(y)`: 0-dim unless y is a sequence, which we do not know
     if isinstance(value, Const):
         return isinstance(value.value, (int, float, bool, complex))
-    if isinstance(node, cst.UnaryOperation):
-        return isinstance(node.expression, (cst.Integer, cst.Float))
-    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+    if type(node) is cst.UnaryOperation:
+        return type(node.expression) in (cst.Integer, cst.Float)
+    if type(node) is cst.Call and type(node.func) is cst.Name:
         return node.func.value in ("float", "int", "bool", "len", "round", "sum", "max", "min")
     return isinstance(value, Ref) and value.path.startswith("math.")
 
@@ -164,7 +164,7 @@ def _function_operands(site: CallSite) -> list:
             operands.append(site.operand(arg_node, value))
         elif isinstance(value, Seq) and site.path in api.SEQUENCE_OPS:
             items = value.items if value.items is not None else (value.elem,)
-            nodes = [e.value for e in arg_node.elements] if isinstance(arg_node, (cst.List, cst.Tuple)) else []
+            nodes = [e.value for e in arg_node.elements] if type(arg_node) in (cst.List, cst.Tuple) else []
             for i, member in enumerate(items):
                 if isinstance(member, Located):
                     member = Tensor(why=member.why, where=member.where)

@@ -27,9 +27,9 @@ def clock_read(site: CallSite) -> Value:
 
 def _ends_measurement(site: CallSite) -> bool:
     consumer = site.walk.consumer(site.node)
-    if isinstance(consumer, cst.BinaryOperation):
-        return isinstance(consumer.operator, cst.Subtract) and consumer.left is site.node
-    if isinstance(consumer, cst.Assign):
+    if type(consumer) is cst.BinaryOperation:
+        return type(consumer.operator) is cst.Subtract and consumer.left is site.node
+    if type(consumer) is cst.Assign:
         names = {dotted(t.target) for t in consumer.targets}
         return bool(names & site.walk.clock_ends())
     return False
