@@ -9,7 +9,7 @@ conflicts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Optional
 
 import libcst as cst
@@ -17,6 +17,32 @@ import libcst as cst
 # A step of a why-chain: the node that did something to the value, and what.
 Step = tuple[cst.CSTNode, str]
 Why = tuple[Step, ...]
+
+
+def record(cls: type) -> type:
+    """`@dataclass(frozen=True)`, with an `__init__` that fills the instance's dict in one call.
+
+    A frozen dataclass's own `__init__` goes through `object.__setattr__` once per field (1.7 us
+    for a Tensor); the walk makes hundreds of thousands of values. Equality, hashing and
+    immutability stay the dataclass's."""
+    cls = dataclass(frozen=True)(cls)
+    parameters, defaults = [], {}
+    for f in fields(cls):
+        if f.default_factory is not MISSING or not f.init:  # pragma: no cover - none here: keep dataclass's
+            return cls
+        if f.default is MISSING:
+            parameters.append(f.name)
+        else:
+            defaults[f"_default_{f.name}"] = f.default
+            parameters.append(f"{f.name}=_default_{f.name}")
+    names = ", ".join(f"{f.name}={f.name}" for f in fields(cls))
+    source = f"def __init__(self, {', '.join(parameters)}):\n    self.__dict__.update({names})\n"
+    namespace: dict = {}
+    exec(source, defaults, namespace)  # noqa: S102 - generated from the class's own field names, as dataclasses does
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init
+    return cls
 
 
 _FIELD_NAMES: dict[type, frozenset] = {}
@@ -38,7 +64,7 @@ def replace(value, **changes):
     return new
 
 
-@dataclass(frozen=True)
+@record
 class Device:
     """An abstract device.
 
@@ -138,7 +164,7 @@ def join_choice(a: Optional[Device], b: Optional[Device], availability_split: bo
 # ---------------------------------------------------------------- values
 
 
-@dataclass(frozen=True)
+@record
 class Value:
     why: Why = field(default=(), compare=False)
 
@@ -150,7 +176,7 @@ class Value:
         return None
 
 
-@dataclass(frozen=True)
+@record
 class Unknown(Value):
     pass
 
@@ -158,7 +184,7 @@ class Unknown(Value):
 UNKNOWN = Unknown()
 
 
-@dataclass(frozen=True)
+@record
 class Crashed(Unknown):
     """The result of an operation reported as crashing: what follows from it is not judged again."""
 
@@ -166,7 +192,7 @@ class Crashed(Unknown):
 CRASHED = Crashed()
 
 
-@dataclass(frozen=True)
+@record
 class Located(Value):
     """A value of unknown kind known to live on a device: `obj.to(device)`,
     `self.weight_v` in a module method. It never conflicts in an operator
@@ -179,7 +205,7 @@ class Located(Value):
         return self.where
 
 
-@dataclass(frozen=True)
+@record
 class Tensor(Value):
     where: Optional[Device] = None
     scalar: bool = False  # 0-dim: a cpu one combines with any device
@@ -203,7 +229,7 @@ class Tensor(Value):
         return self.where
 
 
-@dataclass(frozen=True)
+@record
 class Module(Value):
     where: Optional[Device] = None
     cls: Optional[str] = None  # a class defined in this file
@@ -230,7 +256,7 @@ class Module(Value):
         return replace(self, attrs=attrs)
 
 
-@dataclass(frozen=True)
+@record
 class Instance(Value):
     """An object of a plain class defined in this file (a Trainer)."""
 
@@ -248,7 +274,7 @@ class Instance(Value):
         return replace(self, attrs=attrs)
 
 
-@dataclass(frozen=True)
+@record
 class DeviceValue(Value):
     """A torch.device, or a string used as one."""
 
@@ -261,14 +287,14 @@ class DeviceValue(Value):
         return self.where
 
 
-@dataclass(frozen=True)
+@record
 class Const(Value):
     value: object = None
     node: Optional[cst.CSTNode] = field(default=None, compare=False)
     guarded: bool = False  # written where CUDA was known to be available
 
 
-@dataclass(frozen=True)
+@record
 class Availability(Value):
     """A boolean about an accelerator: True when it being true means the accelerator is there.
 
@@ -291,7 +317,7 @@ class Availability(Value):
         return None
 
 
-@dataclass(frozen=True)
+@record
 class Loader(Value):
     """A DataLoader (or an iterator over one): yields batches on `where`, the cpu unless its
     dataset is known to hold tensors elsewhere."""
@@ -300,7 +326,7 @@ class Loader(Value):
     where: Optional[Device] = Device("cpu")
 
 
-@dataclass(frozen=True)
+@record
 class Seq(Value):
     """A list, tuple or dict of values. `items` when known item by item."""
 
@@ -313,14 +339,14 @@ class Seq(Value):
     plain_attr: Optional[tuple] = field(default=None, compare=False)
 
 
-@dataclass(frozen=True)
+@record
 class Ref(Value):
     """A name bound to something imported: `torch.zeros`, `np.asarray`."""
 
     path: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Function(Value):
     node: Optional[cst.FunctionDef] = field(default=None, compare=False)
     qualname: str = ""
@@ -328,7 +354,7 @@ class Function(Value):
     bound: Optional[Value] = field(default=None, compare=False)  # `self` when accessed on an object
 
 
-@dataclass(frozen=True)
+@record
 class RandomGenerator(Value):
     """A `torch.Generator`: its random state lives on a device, and a factory given it must create there."""
 
@@ -339,7 +365,7 @@ class RandomGenerator(Value):
         return self.where
 
 
-@dataclass(frozen=True)
+@record
 class TensorType(Value):
     """A legacy tensor type chosen at run time: `torch.cuda.FloatTensor if cuda else torch.FloatTensor`.
     Calling it creates a tensor on `where`; `x.type(it)` moves x there."""
@@ -351,7 +377,7 @@ class TensorType(Value):
         return self.where
 
 
-@dataclass(frozen=True)
+@record
 class LambdaFunction(Value):
     """A `lambda`: calling it evaluates its body with the names it sees where it was written."""
 
@@ -359,7 +385,7 @@ class LambdaFunction(Value):
     env: Optional[dict] = field(default=None, compare=False, hash=False)
 
 
-@dataclass(frozen=True)
+@record
 class Class(Value):
     node: Optional[cst.ClassDef] = field(default=None, compare=False)
     name: str = ""
@@ -367,7 +393,7 @@ class Class(Value):
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
 
 
-@dataclass(frozen=True)
+@record
 class Optimizer(Value):
     """A torch.optim optimizer of a module's parameters."""
 
@@ -376,25 +402,25 @@ class Optimizer(Value):
     loaded_where: Optional[Device] = None  # where the module's parameters were then: its state is there
 
 
-@dataclass(frozen=True)
+@record
 class CudaEvent(Value):
     recorded: Optional[cst.CSTNode] = field(default=None, compare=False)
     synced: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class ArgsNamespace(Value):
     """What `parser.parse_args()` returns: options and their defaults."""
 
     options: tuple = ()  # ((dest, default Value), ...)
 
 
-@dataclass(frozen=True)
+@record
 class Parser(Value):
     options: tuple = ()
 
 
-@dataclass(frozen=True)
+@record
 class SkipMarker(Value):
     """A pytest/unittest skip decorator whose test runs only with CUDA."""
 
@@ -402,14 +428,14 @@ class SkipMarker(Value):
 # ---------------------------------------------------------------- what only the walk sees
 
 
-@dataclass(frozen=True)
+@record
 class Builtin(Value):
     """A Python builtin function (`len`, `zip`, `print`...)."""
 
     name: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class BoundMethod(Value):
     """`x.method` looked up but not yet called."""
 
@@ -417,19 +443,19 @@ class BoundMethod(Value):
     name: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Super(Value):
     receiver: Value = UNKNOWN
 
 
-@dataclass(frozen=True)
+@record
 class ParserGroup(Value):
     """`parser.add_argument_group()`: its options land on the named parser."""
 
     parser: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class DeviceContext(Value):
     """`torch.cuda.device(i)`: inside its `with`, plain 'cuda' means cuda:i."""
 
@@ -437,26 +463,26 @@ class DeviceContext(Value):
     unknown: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class DeviceType(Value):
     """`device.type`: comparing it with 'cuda' or 'cpu' is a guard."""
 
     device: Optional[Device] = None
 
 
-@dataclass(frozen=True)
+@record
 class Clock(Value):
     """What a wall-clock read returns."""
 
 
-@dataclass(frozen=True)
+@record
 class Dataset(Value):
     """A TensorDataset whose tensors' device is known."""
 
     where: Optional[Device] = None
 
 
-@dataclass(frozen=True)
+@record
 class DeviceCount(Value):
     """What torch.cuda.device_count() returns: comparing it is a guard."""
 

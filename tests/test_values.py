@@ -116,3 +116,24 @@ def test_join_remembers_the_path_where_a_tensor_stayed_on_the_cpu():
     verdict = classify(joined, Tensor(where=SELECTED))
     assert verdict is not None and verdict[0] == MIXED
     assert join(moved, stayed, availability_split=True).where == SELECTED
+
+
+def test_records_build_like_frozen_dataclasses() -> None:
+    """values.record's faster __init__: defaults, positional fields, equality, hashing and immutability."""
+    import dataclasses
+
+    from devlint.values import Device, Tensor, replace
+
+    assert Device("cuda", 0) == Device(kind="cuda", index=0) and Device("cuda").index is None
+    made = Tensor(where=Device("cpu"), fresh=True)
+    assert made == Tensor(where=Device("cpu"), fresh=True, why=((None, "ignored by equality"),))
+    assert hash(made) == hash(Tensor(where=Device("cpu"), fresh=True))
+    assert made.scalar is False and made.why == ()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.fresh = False  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        Tensor(no_such_field=1)  # type: ignore[call-arg]
+    moved = replace(made, fresh=False)
+    assert moved.fresh is False and made.fresh is True and moved.where == made.where
+    with pytest.raises(TypeError):
+        replace(made, no_such_field=1)
