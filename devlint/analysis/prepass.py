@@ -100,28 +100,41 @@ class PrePass:
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
         func = node.func
-        if type(func) is cst.Name:
-            self.called_names.add(func.value)
-        elif type(func) is cst.Attribute:
-            self.called_names.add(func.attr.value)
-            if func.attr.value == "numpy" and dotted(func.value):
-                scope.host_names.add(dotted(func.value))
-            elif func.attr.value in api.MODULE_ONLY_METHODS and dotted(func.value):
-                scope.module_names.add(dotted(func.value))
-            elif _device_move(node) and dotted(func.value):
-                scope.moved_names.add(dotted(func.value))
-        self.passed_names.update(a.value.value for a in node.args if type(a.value) is cst.Name)
+        kind = type(func)
+        callee: Optional[str] = None
+        if kind is cst.Name:
+            callee = func.value
+            self.called_names.add(callee)
+        elif kind is cst.Attribute:
+            attr = func.attr.value
+            self.called_names.add(attr)
+            base = dotted(func.value)
+            if base:
+                callee = f"{base}.{attr}"
+                if attr == "numpy":
+                    scope.host_names.add(base)
+                elif attr in api.MODULE_ONLY_METHODS:
+                    scope.module_names.add(base)
+                elif _device_move(node):
+                    scope.moved_names.add(base)
+        names: list = []  # the dotted names among the positional arguments, and in lists or tuples there
+        for arg in node.args:  # one pass: every call in the file comes here
+            value = arg.value
+            value_kind = type(value)
+            if value_kind is cst.Name:
+                self.passed_names.add(value.value)
+            if callee is None or arg.keyword is not None or arg.star:
+                continue
+            if value_kind is cst.Name or value_kind is cst.Attribute:
+                names.append(dotted(value))
+            elif value_kind is cst.List or value_kind is cst.Tuple:
+                names.extend(dotted(element.value) for element in value.elements)
         choice = _device_choice(node)
         if choice == "option":
             self.strong_evidence = True
         elif choice == "variable":
             self.weak_evidence = True
-        callee = dotted(func)
         if callee:
-            positional = [a.value for a in node.args if a.keyword is None and not a.star]
-            names = [dotted(v) for v in positional]
-            names += [dotted(e.value) for v in positional if type(v) in (cst.List, cst.Tuple)
-                      for e in v.elements]
             scope.library_calls.append((callee, [n for n in names if n]))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
                 self._note_save(node, scope)
