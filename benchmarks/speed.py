@@ -12,6 +12,8 @@ For each configuration, the median of --runs runs (default 3), in CPU seconds
 - the floors: `libcst.parse_module` of every file in one process (as a bare
   libcst tool would; and with the garbage collector off, as devlint parses), and
   CPython's `ast.parse`;
+- devlint's analysis alone: in this process, each file devlint does not skip
+  parsed as devlint parses it, and only the analysis after the parse timed;
 - devlint as a user runs it (`python -m devlint`, a fresh process: startup
   included), cold (empty cache) and warm (cache filled by the cold run), for each
   --jobs value.
@@ -80,6 +82,42 @@ def parse_all(sources: list[bytes], parse: Callable[[bytes], object], collect: b
     return failed
 
 
+def analysis_alone(sources: list[bytes], files: list[str]) -> tuple[float, float, object]:
+    """CPU and wall seconds of devlint's analysis of the files it does not skip, parse excluded:
+    each file parsed as devlint parses it, then only `check_module` timed (on the deep-stack thread)."""
+    from devlint.deep_stack import DEEP_STACK
+    from devlint.engine import check_module
+    from devlint.relevance import may_hold_device_bug
+    from devlint.rules import ALL_RULES
+    from devlint.syntax import parse_module
+
+    def job() -> tuple[float, float, object]:
+        rules = [rule() for rule in ALL_RULES if rule.default_enabled]
+        cpu = wall = 0.0
+        gc.disable()
+        try:
+            for source, path in zip(sources, files):
+                if not may_hold_device_bug(source):
+                    continue
+                try:
+                    module = parse_module(source)
+                except Exception:  # noqa: BLE001 - counted with the parse floor's failures
+                    continue
+                text = source.decode("utf-8", "replace")
+                c0, w0 = time.thread_time(), time.perf_counter()
+                try:
+                    check_module(module, text, path, rules)
+                except RecursionError:
+                    pass
+                cpu, wall = cpu + time.thread_time() - c0, wall + time.perf_counter() - w0
+                del module
+        finally:
+            gc.enable()
+        return cpu, wall, None
+
+    return DEEP_STACK.run(job)
+
+
 def devlint(paths: list[str], jobs: int, cache_dir: Path, workdir: Path) -> tuple[list, int, str]:
     command = [sys.executable, "-m", "devlint", "--format", "json", "--jobs", str(jobs), *paths]
     env = dict(os.environ, PYTHONPATH=str(ROOT), DEVLINT_CACHE_DIR=str(cache_dir))
@@ -119,6 +157,9 @@ def main() -> None:
     rows.append(("libcst.parse_module, gc off", cpu, wall))
     cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: parse_all(sources, ast.parse)))
     rows.append(("ast.parse, 1 process", cpu, wall))
+
+    cpu, wall, _ = median_of(args.runs, lambda: analysis_alone(sources, files))
+    rows.append(("devlint's analysis alone", cpu, wall))
 
     workdir = Path(tempfile.mkdtemp(prefix="devlint-speed-"))
     findings, code, stderr = [], 0, ""
