@@ -108,19 +108,22 @@ class CallSite:
     def args(self) -> Args:
         if self._args is None:
             args = Args()
+            evaluate, state = self.walk.eval, self.state
             for arg in self.node.args:
-                value = self.walk.eval(arg.value, self.state)
-                if arg.star == "*" and isinstance(value, Seq) and value.items is not None and not args.star:
+                value = evaluate(arg.value, state)
+                star = arg.star
+                if not star:  # the common case first
+                    if arg.keyword is None:
+                        args.positional.append((arg.value, value))
+                    else:
+                        args.keywords[arg.keyword.value] = (arg.value, value)
+                elif star == "*" and isinstance(value, Seq) and value.items is not None and not args.star:
                     # `train(*make_example())` of a known tuple: its items are the positions
                     args.positional.extend((arg.value, item) for item in value.items)
-                elif arg.star == "*":
+                elif star == "*":
                     args.star.append((arg.value, value))
-                elif arg.star == "**":
-                    args.starstar.append((arg.value, value))
-                elif arg.keyword is not None:
-                    args.keywords[arg.keyword.value] = (arg.value, value)
                 else:
-                    args.positional.append((arg.value, value))
+                    args.starstar.append((arg.value, value))
             self._args = args
         return self._args
 
