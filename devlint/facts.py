@@ -6,15 +6,14 @@ findings, so a rule never needs to remember what it already said.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
 
 import libcst as cst
 
-from devlint.values import Step, Value
+from devlint.values import Step, Value, record
 
 
-@dataclass(frozen=True)
+@record
 class FileIntent:
     """Whether the file means to run without a GPU too: emitted once per file, after the walk."""
 
@@ -25,14 +24,14 @@ class FileIntent:
     xla: bool = False  # imports torch_xla: a TPU program, whose checkpoints XLA writes from the cpu
 
 
-@dataclass(frozen=True)
+@record
 class Operand:
     node: cst.CSTNode
     value: Value
     label: str  # how the source names it: `x`, `torch.zeros(3)`
 
 
-@dataclass(frozen=True)
+@record
 class Context:
     """Where the analysis is: which function, called from which lines."""
 
@@ -44,7 +43,7 @@ class Context:
     params_on_device: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class Operation:
     """An operation on several tensors that must share a device."""
 
@@ -55,7 +54,7 @@ class Operation:
     indexing: bool = False  # operands[0] indexed by operands[1]
 
 
-@dataclass(frozen=True)
+@record
 class ModuleCall:
     node: cst.CSTNode
     module: Operand
@@ -63,7 +62,7 @@ class ModuleCall:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class UnregisteredModule:
     """A module held only by a plain list/dict attribute of a module, called."""
 
@@ -74,7 +73,7 @@ class UnregisteredModule:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class OptimizerStateLeftBehind:
     """An optimizer's state loaded while its module was on one device, the module then moved."""
 
@@ -85,7 +84,7 @@ class OptimizerStateLeftBehind:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class GpuAssumption:
     """Code that needs a GPU: a 'cuda' literal, .cuda(), a torch.cuda type or call."""
 
@@ -97,7 +96,7 @@ class GpuAssumption:
     switched: bool = False  # under a GPU switch (`if use_cuda:`): the file means to run without one too
 
 
-@dataclass(frozen=True)
+@record
 class Load:
     node: cst.CSTNode
     has_map_location: bool
@@ -108,7 +107,7 @@ class Load:
     saved_here: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class DiscardedMove:
     node: cst.CSTNode  # the expression statement
     value: Operand  # what was to be moved
@@ -116,7 +115,7 @@ class DiscardedMove:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class HostConversion:
     node: cst.CSTNode
     how: str  # `.numpy()`, `np.asarray`
@@ -124,7 +123,7 @@ class HostConversion:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class CpuOnlyArgument:
     node: cst.CSTNode
     function: str
@@ -133,7 +132,7 @@ class CpuOnlyArgument:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class ClockRead:
     """A wall-clock read that ends a measurement started by an earlier read."""
 
@@ -146,7 +145,7 @@ class ClockRead:
     spans_training: bool = False  # a whole training loop ran in between
 
 
-@dataclass(frozen=True)
+@record
 class EventElapsed:
     node: cst.CSTNode
     end_label: str
@@ -155,7 +154,7 @@ class EventElapsed:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class FreshMove:
     """A tensor created on cpu and moved at once: `torch.zeros(n).cuda()`."""
 
@@ -165,7 +164,7 @@ class FreshMove:
     context: Context
 
 
-@dataclass(frozen=True)
+@record
 class HostSync:
     node: cst.CSTNode
     how: str

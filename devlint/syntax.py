@@ -25,6 +25,21 @@ def parse_module(source: bytes | str) -> cst.Module:
         CSTNode.__post_init__ = _validated
 
 
+def _plain_string(raw: str) -> Optional[str]:
+    """The value of a str literal with no escapes and no carriage return (most of them), without a
+    compile; None for anything else (bytes, escapes, odd prefixes), which `ast.literal_eval` answers."""
+    prefix_length = 0
+    while prefix_length < len(raw) and raw[prefix_length] not in "'\"":
+        prefix_length += 1
+    if raw[:prefix_length] not in ("", "r", "R", "u", "U") or "\\" in raw or "\r" in raw:
+        return None
+    body = raw[prefix_length:]
+    quote = body[:3] if body[:3] in ('"""', "'''") else body[:1]
+    if len(body) < 2 * len(quote) or not body.endswith(quote):
+        return None
+    return body[len(quote):len(body) - len(quote)]
+
+
 def _trusted(node: cst.CSTNode) -> None:
     return None
 
@@ -56,7 +71,9 @@ def string_value(node: cst.SimpleString) -> Any:
     value = _STRINGS.get(raw, _NOT_A_VALUE)
     if value is _NOT_A_VALUE:
         try:
-            value = ast.literal_eval(raw)
+            value = _plain_string(raw)
+            if value is None:
+                value = ast.literal_eval(raw)
         except (SyntaxError, ValueError, MemoryError, RecursionError):
             value = None
         if len(_STRINGS) > 20_000:  # many distinct literals: keep memory bounded

@@ -30,7 +30,8 @@ def test_validation_is_back_after_the_parse_even_a_failed_one() -> None:
 
 @pytest.mark.parametrize("literal, value", [
     ('"cuda"', "cuda"), ("'cuda:0'", "cuda:0"), ('r"\\d"', "\\d"), ("b'x'", b"x"), ('"""a\nb"""', "a\nb"),
-    ('"\\t"', "\t"), ("u'é'", "é"),
+    ('"\\t"', "\t"), ("u'é'", "é"), ('""', ""), ("\'\'\'\'\'\'", ""), ("'a\"'", 'a"'), ('"""a\r\nb"""', "a\nb"),
+    ("R'x'", "x"), ("rb'\\d'", b"\\d"),
 ])
 def test_string_value(literal: str, value: object) -> None:
     node = cst.parse_expression(literal)

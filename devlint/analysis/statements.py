@@ -136,6 +136,8 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
 def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
     """An expression statement. `x.to(device)` alone: in place for a module, thrown away for a tensor."""
     expr = small.value
+    if type(expr) is cst.SimpleString:
+        return  # a docstring: evaluating it (a compile) would change nothing
     if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute
             and expr.func.attr.value in ("to", "cuda", "cpu")):
         interp.eval(expr, state)
