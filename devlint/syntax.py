@@ -1,4 +1,5 @@
-"""Small helpers over libcst nodes, shared by the walk and the semantics handlers."""
+"""Small helpers over libcst, shared by the engine, the walk and the semantics handlers: the trusted
+parse, a node's children, dotted names, the values of string literals."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ def parse_module(source: bytes | str) -> cst.Module:
     """`libcst.parse_module`, without each node re-validating what the parser already guarantees.
 
     Every libcst node checks its fields in `__post_init__`; on a tree the parser built that
-    is a tenth of the parse (libcst's own comment on `__post_init__` suggests skipping it for
+    is a tenth to a fifth of the parse (libcst's own comment on `__post_init__` suggests skipping it for
     parsed trees). Nodes built while this runs are not checked: parsing runs one file at a
     time per process (on the deep-stack thread), and nothing else builds nodes meanwhile."""
     CSTNode.__post_init__ = _trusted
