@@ -231,10 +231,10 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
         return None
     if isinstance(right, Const) and isinstance(right.value, str):
         if type(op) in (cst.Equal, cst.NotEqual):
-            return Const(value=(left.value == right.value) == type(op) is cst.Equal)
+            return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
     elif isinstance(right, Seq) and right.items is not None and type(op) in (cst.In, cst.NotIn) \
             and all(isinstance(v, Const) and isinstance(v.value, str) for v in right.items):
-        return Const(value=any(v.value == left.value for v in right.items) == type(op) is cst.In)
+        return Const(value=any(v.value == left.value for v in right.items) == (type(op) is cst.In))
     return None
 
 

@@ -90,3 +90,27 @@ elapsed = time.perf_counter() - start
 def test_case(name):
     source = CASES[name]
     assert found(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("comparison, expected", [
+    ('"cuda" == "cuda"', True), ('"cuda" == "cpu"', False), ('"cuda" != "cuda"', False), ('"cuda" != "cpu"', True),
+    ('"cpu" in ["cpu", "mps"]', True), ('"cuda" in ["cpu"]', False), ('"cpu" not in ["cpu"]', False),
+    ('"cuda" not in ["cpu"]', True),
+])
+def test_string_comparisons_of_constants_are_decided(comparison: str, expected: bool) -> None:
+    """`_fold`: a comparison of string constants has one answer, both ways round."""
+    import libcst as cst
+
+    from devlint.analysis.expressions import _fold
+    from devlint.values import Const, Seq
+
+    node = cst.parse_expression(comparison)
+    target = node.comparisons[0]
+
+    def constant(expr: cst.BaseExpression):
+        if isinstance(expr, cst.List):
+            return Seq(kind="list", items=tuple(Const(value=e.value.evaluated_value) for e in expr.elements))
+        return Const(value=expr.evaluated_value)
+
+    folded = _fold(constant(node.left), target.operator, constant(target.comparator))
+    assert isinstance(folded, Const) and folded.value is expected
