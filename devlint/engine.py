@@ -31,7 +31,6 @@ from devlint.syntax import parse_module
 _SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
 
 
-
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
     file = FileContext(module)
     for rule in rules:

@@ -17,6 +17,7 @@ from devlint.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Seq, SkipMarker, Unknown, Value,
 )
 
+
 def as_condition(value: Value) -> Value:
     """A value tested for truth: `if torch.cuda.device_count():` is an availability check."""
     return Availability(positive=True) if isinstance(value, DeviceCount) else value

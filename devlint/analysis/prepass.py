@@ -16,6 +16,7 @@ import libcst as cst
 from devlint.semantics import torch_api as api
 from devlint.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter
 
+
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
