@@ -372,8 +372,11 @@ class DeviceChecker(TorchFunctionMode):
         if not self.devices.simulated:
             return False  # a real tensor's device is always known
         record = self.records.get(tensor)
-        if record is not None and (record.key in self.records.unknown or record.device is not None):
-            return record.key in self.records.unknown
+        if record is not None:
+            if record.key in self.records.unknown:
+                return True
+            if record.device is not None or record.origin is not None:
+                return False  # its device was decided in our sight (a factory, a move), even inside backward
         if torch._C._current_graph_task_id() != -1:  # inside backward: tensors made in C++ reach us untagged
             self.mark_autograd(tensor)
             return True

@@ -39,9 +39,20 @@ class RealDevices:
         self.records = records
         self.gpus = gpus
         self.default_device: Optional[torch.device] = None  # torch keeps the real one
+        self._accelerator: Optional[str] = None  # which kind this machine has, asked once
 
     def current_index(self) -> int:
         return torch.cuda.current_device() if torch.cuda.is_available() else 0
+
+    def gpu_in_use(self) -> bool:
+        """Whether a tensor may live off the cpu yet: until then, no two devices can differ."""
+        if self._accelerator is None:
+            accelerator = getattr(torch, "accelerator", None)  # torch 2.6 and later
+            self._accelerator = "cuda" if torch.cuda.is_available() else \
+                "other" if accelerator is not None and accelerator.is_available() else ""
+        if self._accelerator == "cuda":
+            return torch.cuda.is_initialized()
+        return self._accelerator == "other"  # mps, xpu...: no cheap question, so always
 
     def set_current_index(self, index: int) -> None:
         torch.cuda.set_device(index)
@@ -103,6 +114,10 @@ class SimulatedDevices(RealDevices):
     def __init__(self, records: Records, gpus: int = 1) -> None:
         super().__init__(records, gpus)
         self._thread = threading.local()  # as in CUDA, each thread has its own current device
+        self._gpu_used = False  # set when the first tensor is tagged with a GPU
+
+    def gpu_in_use(self) -> bool:
+        return self._gpu_used
 
     def current_index(self) -> int:
         return getattr(self._thread, "index", 0)
@@ -148,6 +163,7 @@ class SimulatedDevices(RealDevices):
                 record.device = None
         else:
             self.records.of(tensor).device = device
+            self._gpu_used = True
 
     def factory_kwargs(self, kwargs: dict, target: torch.device) -> dict:
         return dict(kwargs, device="cpu") if target.type != "cpu" else kwargs
