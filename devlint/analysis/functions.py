@@ -398,7 +398,29 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
     final_self = summarise(interp, fn, params, state, node).final_self
     if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
         return replace(final_self, where=None, stateless=True)
+    if isinstance(final_self, Module) and final_self.where is obj.where and not final_self.moved:
+        final_self = placed_by_members(final_self)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+
+def placed_by_members(module: Module) -> Module:
+    """A module lives where its parameters do: built from members all created on one device
+    (`nn.Linear(..., device=device)` in `__init__`), it is on that device, not where modules start."""
+    members = []
+    for _, value in module.attrs:
+        if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+            members.append(value)
+        elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
+            members.append(value.elem)
+    if not members or any(member.device is None for member in members):
+        return module  # a member we cannot place: no answer
+    first = members[0]
+    if all(member.device == first.device for member in members):
+        return module if first.device == module.where else replace(module, where=first.device, why=first.why)
+    for member in members:  # split across devices: the member left where modules start says why
+        if member.device == module.where and member.why:
+            return replace(module, why=member.why)
+    return module
 
 
 def has_state(interp, cls: Class, module: Module) -> bool:
