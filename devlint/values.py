@@ -220,6 +220,9 @@ class Tensor(Value):
     # model may well want it there (packed-sequence lengths), so module inputs are not judged on it
     host_batch: bool = False
     collated: bool = False  # a DataLoader's batch: maybe a tuple of tensors, so `batch[0]` is a member, not 0-dim
+    # maybe an object of a class we cannot see (a custom collate_fn's batch, a guess from a move), whose
+    # `.to()` may move it in place and return it, as a BatchEncoding's or a PyG Data's does
+    maybe_object: bool = False
     # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
     # other path moved it to a GPU (`if fast: x = x.to(device)`)
     cpu_path: Optional[tuple] = field(default=None, compare=False)
@@ -324,6 +327,7 @@ class Loader(Value):
 
     iterator: bool = False
     where: Optional[Device] = Device("cpu")
+    custom_collate: bool = False  # its batches are whatever its collate_fn makes
 
 
 @record

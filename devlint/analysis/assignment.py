@@ -48,7 +48,7 @@ def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode
         return value
     shown = ", ".join(f"`{n}`" for n in names if n in moved)
     host = Tensor(why=((line, f"a batch: the code moves {shown} to the device, so it is on the host"),),
-                  where=IMPLICIT_HOST, host_batch=True)
+                  where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
     return Seq(kind="tuple", items=tuple(host if n else UNKNOWN for n in names), elem=host)
 
 

@@ -284,7 +284,8 @@ class Interpreter:
             if iterable.where is None:
                 return UNKNOWN
             note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
-            return Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True)
+            return Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True,
+                          maybe_object=iterable.custom_collate)
         if isinstance(iterable, Seq):
             if iterable.items is not None and iterable.kind != "dict":
                 return join_all(list(iterable.items))

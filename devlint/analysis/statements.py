@@ -22,7 +22,7 @@ from devlint.semantics.containers import loader_like
 from devlint.semantics.modules import is_module_base
 from devlint.syntax import attr_path, dotted, op_text
 from devlint.values import (
-    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
+    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, replace,
 )
 
 MAX_LOOP_ITERATIONS = 3
@@ -148,7 +148,7 @@ def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) ->
         receiver_node = receiver_node.func.value  # net.eval().cuda()
     receiver = interp.eval(receiver_node, state)
     name = dotted(receiver_node)
-    tensor = isinstance(receiver, Tensor) or (
+    tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
         isinstance(receiver, (Unknown, Located)) and name is not None and name in interp.tensor_names())
     if tensor:
         interp.eval(expr, state)
@@ -156,7 +156,9 @@ def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) ->
                                   interp.context))
         return
     moved = interp.eval(expr, state)
-    if name is not None and isinstance(receiver, (Unknown, Located, Module)):
+    if name is not None and isinstance(receiver, Tensor) and isinstance(moved, Tensor):
+        interp.assign_name(name, replace(moved, maybe_object=True), state, line)  # it may have moved itself
+    elif name is not None and isinstance(receiver, (Unknown, Located, Module)):
         if isinstance(moved, Located):
             moved = Module(why=moved.why, where=moved.where, moved=True)
         if isinstance(moved, Module):

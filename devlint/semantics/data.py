@@ -17,13 +17,16 @@ from devlint.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, In
 
 def data_loader(site: CallSite) -> Value:
     dataset = site.args.first("dataset")
+    collate = site.args.find(6, "collate_fn")
+    custom = collate is not None and not (isinstance(collate[1], Const) and collate[1].value is None)
     if isinstance(dataset, Dataset):
-        return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where)
+        return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where, custom_collate=custom)
     if isinstance(dataset, Instance):
         where = _item_device(site, dataset)
         if where is not None:
-            return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where)
-    return Loader(why=((site.node, "a DataLoader yields cpu batches"),))
+            return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
+                          custom_collate=custom)
+    return Loader(why=((site.node, "a DataLoader yields cpu batches"),), custom_collate=custom)
 
 
 def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
