@@ -179,7 +179,7 @@ class DeviceChecker(TorchFunctionMode):
         outputs = _outputs(result)
         if outputs:
             origin = Origin(user_where(3), f"torch.{name}(device={target})" if target is not None
-                            else f"torch.{name} without device=")
+                            else f"torch.{name} without device=", default=target is None)
             for out in outputs:
                 self.records.of(out).origin = origin
                 if target is not None:
@@ -375,8 +375,10 @@ class DeviceChecker(TorchFunctionMode):
         if record is not None:
             if record.key in self.records.unknown:
                 return True
-            if record.device is not None or record.origin is not None:
-                return False  # its device was decided in our sight (a factory, a move), even inside backward
+            if record.device is not None or record.origin is not None and record.origin.default:
+                # tagged, or made on the default device: known even inside backward (an explicit cpu there
+                # may be the `.device` of a gradient, whose own device is unknown)
+                return False
         if torch._C._current_graph_task_id() != -1:  # inside backward: tensors made in C++ reach us untagged
             self.mark_autograd(tensor)
             return True

@@ -35,6 +35,7 @@ class Origin:
 
     where: Optional[tuple]  # (code, line) of the user's frame, made into a Site on demand
     how: str  # "torch.zeros without device=", ".to(cuda:0)", "a module parameter, created on the cpu"
+    default: bool = False  # made on the default device, no device asked for: known even inside backward
 
     @property
     def site(self) -> Optional[Site]:
