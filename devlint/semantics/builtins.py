@@ -9,8 +9,8 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
 from devlint.values import (
-    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Seq, Super, Tensor, Value, const_device, join,
-    replace,
+    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Ref, Seq, Super, Tensor, Value, const_device,
+    join, replace,
 )
 
 
@@ -59,9 +59,9 @@ def builtin_print(site: CallSite) -> Value:
 
 
 def builtin_number(site: CallSite) -> Value:
-    """`float(loss)` of a GPU tensor waits for the GPU."""
+    """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
-    if _on_gpu(first):
+    if isinstance(first, Tensor) and (first.where is None or first.where.kind != "cpu"):
         site.walk.host_sync(site.node, f"{site.name}()", Operand(site.args.positional[0][0], first, ""), site.state)
     return UNKNOWN
 
@@ -101,6 +101,18 @@ def builtin_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def builtin_getattr(site: CallSite) -> Value:
+    """`getattr(torch, device_type)`: the backend module of the chosen device, whichever it is;
+    `torch.accelerator` stands for it (`synchronize`, `device_count`, `is_available` mean the same)."""
+    first = site.args.first()
+    if isinstance(first, Ref) and first.path == "torch" and len(site.args.positional) > 1:
+        name = site.args.positional[1][1]
+        if isinstance(name, Const) and isinstance(name.value, str):
+            return Ref(path=f"torch.{name.value}") if name.value in api.BACKEND_MODULES else UNKNOWN
+        return Ref(path="torch.accelerator")
+    return UNKNOWN
+
+
 def builtin_exec(site: CallSite) -> Value:
     """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
     configurator sets globals from the command line), so a device named by a string is the user's choice."""
@@ -124,7 +136,8 @@ BUILTINS = {
     **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
     "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
     "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
-    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "getattr", "len", "min",
+    "getattr": builtin_getattr,
+    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "len", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }

@@ -90,6 +90,13 @@ def synchronize(site: CallSite) -> None:
             state.env[name] = map_members(value, complete)
 
 
+def backend_synchronize(site: CallSite) -> Value:
+    """`torch.accelerator.synchronize()`: a wait, on whichever accelerator runs."""
+    site.args
+    synchronize(site)
+    return UNKNOWN
+
+
 # ---------------------------------------------------------------- CUDA events
 
 
@@ -124,5 +131,6 @@ FUNCTIONS = {
     **{path: device_count for path in api.DEVICE_COUNT_CALLS},
     **{path: skip_marker for path in api.SKIP_DECORATORS | api.SKIP_UNLESS_DECORATORS},
     **{path: init_process_group for path in api.INIT_PROCESS_GROUP},
+    **{path: backend_synchronize for path in api.BACKEND_SYNCHRONIZE},
 }
 EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}

@@ -201,6 +201,11 @@ CUDA_NEEDS_GPU = frozenset(
     "set_per_process_memory_fraction".split()
 )
 SYNCHRONIZE = frozenset({"torch.cuda.synchronize", "torch.cuda.current_stream().synchronize"})
+# The same wait on whichever accelerator runs, with no GPU assumed (torch.mps.synchronize() waits for
+# mps alone: it leaves CUDA's queue running).
+BACKEND_SYNCHRONIZE = frozenset({"torch.accelerator.synchronize"})
+# The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
+BACKEND_MODULES = frozenset({"cuda", "mps", "xpu", "cpu", "npu", "hpu", "mtia"})
 CUDA_EVENT = frozenset({"torch.cuda.Event", "torch.cuda.event.Event"})
 DEVICE_CONTEXTS = frozenset({"torch.cuda.device", "torch.cuda.device_of"})
 SET_DEVICE = frozenset({"torch.cuda.set_device"})
