@@ -44,9 +44,22 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
             if dest == attr:
                 return default
         return guess_flag(attr)
+    if isinstance(base, Located) and attr == "device" and _configuration(interp, base):
+        # `args.device` of a parameter used as no tensor or module is: the device a configuration chose
+        param = base.where.param
+        return DeviceValue(why=((node, ""),) if node is not None else (), where=replace(SELECTED, name=f"{param}.device"))
     if isinstance(base, (Unknown, Located)):
         return _unknown_attribute(base, attr, node)
     return BoundMethod(receiver=base, name=attr)
+
+
+def _configuration(interp, base: Located) -> bool:
+    """Is `base` a parameter of the current function that it never uses as a tensor or a module?"""
+    where = base.where
+    if where is None or where.kind != "param" or where.param in (None, "self"):
+        return False
+    name = where.param
+    return name not in interp.tensor_names() and name not in interp.module_names() and name not in interp.moved_names()
 
 
 def _tensor_attribute(base: Tensor, attr: str) -> Value:

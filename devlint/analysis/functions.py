@@ -430,6 +430,8 @@ def has_state(interp, cls: Class, module: Module) -> bool:
             return True
         if isinstance(value, Seq) and isinstance(value.elem, Module):
             return True
+    if _holds_imported_layer(interp, cls):
+        return True
     for base in cls.node.bases if cls.node is not None else ():
         value = interp.eval(base.value, State())
         if isinstance(value, Ref) and value.path.startswith("torch.nn."):
@@ -442,6 +444,27 @@ def has_state(interp, cls: Class, module: Module) -> bool:
                 return True
             continue
         return True  # a base we cannot see may create parameters
+    return False
+
+
+def _holds_imported_layer(interp, cls: Class) -> bool:
+    """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
+    we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
+    init = find_method(cls, "__init__", interp.classes)
+    if init is None:
+        return False
+    stack: list = [init.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign and type(node.value) is cst.Call:
+            targets = [dotted(t.target) or "" for t in node.targets]
+            name = (dotted(node.value.func) or "").rsplit(".", 1)[-1]
+            if any(t.startswith("self.") for t in targets) and name[:1].isupper() and not name.isupper():
+                value = interp.eval(node.value.func, State())
+                if isinstance(value, Ref) and not value.path.startswith("torch."):
+                    return True
+        elif type(node) not in (cst.FunctionDef, cst.ClassDef):
+            stack.extend(children(node))
     return False
 
 

@@ -8,9 +8,10 @@ from devlint.facts import Operand
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
+from devlint.syntax import dotted
 from devlint.values import (
-    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Ref, Seq, Super, Tensor, Value, const_device,
-    join, replace,
+    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Ref, Seq, Super, Tensor, Unknown, Value,
+    const_device, join, replace,
 )
 
 
@@ -61,8 +62,11 @@ def builtin_print(site: CallSite) -> Value:
 def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
-    if isinstance(first, Tensor) and (first.where is None or first.where.kind != "cpu"):
+    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != "cpu"):
         site.walk.host_sync(site.node, f"{site.name}()", Operand(site.args.positional[0][0], first, ""), site.state)
+    elif isinstance(first, Unknown) and site.args.positional \
+            and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():
+        site.walk.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
     return UNKNOWN
 
 

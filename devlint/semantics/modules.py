@@ -11,7 +11,7 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
 from devlint.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Value, replace,
+    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 
@@ -109,7 +109,11 @@ def call_module(site: CallSite, module: Value) -> Value:
     site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
     if forward is not None:
         fn = replace(site.walk.functions[id(forward)], bound=module)
-        return site.walk.invoke(fn, args, site.node, site.state, None)
+        result = site.walk.invoke(fn, args, site.node, site.state, None)
+        if type(result) is Unknown and module.device is not None and module.device.concrete:
+            # a forward we could not follow to the end: its output still lives where the module computes
+            return Located(why=module.why + ((site.node, "the module's output"),), where=module.device)
+        return result
     operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
     if isinstance(module, Module) and module.stateless and len(operands) >= 2:
         # a loss or an activation computes on its inputs as they are: they must share a device

@@ -141,6 +141,8 @@ def torch_function(site: CallSite) -> Value:
         where = device_argument(site.walk, args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
     if not operands:
+        if path.startswith("torch.nn.functional.") and any(isinstance(v, Unknown) for _, v in args.positional[:1]):
+            return Tensor(why=((site.node, ""),), where=None, derived=True)  # a loss, an activation: a tensor
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
     reduce = path.rsplit(".", 1)[-1] in REDUCTIONS and len(args.positional) <= 1 and not args.keywords

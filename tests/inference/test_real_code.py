@@ -95,6 +95,87 @@ y = x @ x
 torch.mps.synchronize()
 print(time.time() - start)  # expect: DEV301
 """,
+    # a device read from a configuration parameter (`args.device`, `cfg.device`) is the chosen device
+    "device_of_a_configuration_parameter": """
+import torch
+def main(args):
+    device = torch.device(args.device)
+    model = torch.nn.Linear(16, 4).to(device)
+    x = torch.randn(8, 16)
+    return model(x)  # expect: DEV102
+""",
+    "device_of_a_configuration_parameter_used_right": """
+import torch
+def main(args):
+    device = torch.device(args.device)
+    model = torch.nn.Linear(16, 4).to(device)
+    x = torch.randn(8, 16, device=device)
+    return model(x)
+""",
+    "device_of_a_tensor_parameter_is_its_own": """
+import torch
+def scale(x):
+    layer = torch.nn.Linear(3, 3).to(x.device)
+    return layer(x) + torch.zeros(3, device=x.device)
+""",
+    # the output of a module whose forward cannot be followed to the end still lives on its device
+    "timing_ends_in_int_of_a_module_output": """
+import time
+import torch
+from torch_geometric.nn import GINConv, global_add_pool
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+class GIN(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = GINConv(torch.nn.Linear(4, 4))
+    def forward(self, x, edge_index, batch):
+        return global_add_pool(self.conv(x, edge_index), batch)
+model = GIN().to(device)
+@torch.no_grad()
+def test(loader):
+    correct = 0
+    for data in loader:
+        data = data.to(device)
+        pred = model(data.x, data.edge_index, data.batch).argmax(dim=-1)
+        correct += int((pred == data.y).sum())
+    return correct
+start = time.time()
+acc = test(test_loader)
+print(time.time() - start)
+""",
+    "timing_ends_in_float_of_a_functional_loss": """
+import time
+import torch
+import torch.nn.functional as F
+from torch_geometric.nn import GINConv
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = GINConv(torch.nn.Linear(4, 4)).to(device)
+def train(loader):
+    total = 0
+    for data in loader:
+        data = data.to(device)
+        loss = F.cross_entropy(data.out, data.y)
+        total += float(loss)
+    return total
+start = time.time()
+loss = train(train_loader)
+print(time.time() - start)
+""",
+    # a layer of an imported class, held by a module of this file, may own parameters: the module has a device
+    "module_holding_an_imported_layer_left_on_the_cpu": """
+import torch
+from torch_geometric.nn import GINConv
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = GINConv(torch.nn.Linear(4, 4))
+    def forward(self, x, edge_index):
+        return self.conv(x, edge_index)
+model = Net()
+x = torch.randn(3, 4, device=device)
+out = model(x, edge_index)  # expect: DEV102
+""",
 }
 
 
