@@ -64,6 +64,7 @@ class Interpreter:
         self.prepass: Optional[PrePass] = None
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
+        self.dotted_bases: set = set()  # names whose attributes have entries of their own (`data.x`)
         self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
         self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
@@ -159,6 +160,10 @@ class Interpreter:
             base, _, attr = name.rpartition(".")
             self.store_attribute(base, attr, value, state, line)
             return
+        if name in self.dotted_bases:  # a new object: what was known of the old one's attributes is not
+            prefix = name + "."
+            for key in [k for k in state.env if k.startswith(prefix)]:
+                del state.env[key]
         state.env[name] = value
 
     def store(self, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> bool:
@@ -176,6 +181,7 @@ class Interpreter:
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
             state.env[f"{base}.{attr}"] = value
+            self.dotted_bases.add(base.split(".", 1)[0])
 
     def module_member(self, value: Value, attr: str, line: cst.CSTNode) -> Value:
         """What storing `value` as a module's attribute makes of it: a module is registered; a plain

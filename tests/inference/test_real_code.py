@@ -176,6 +176,27 @@ model = Net()
 x = torch.randn(3, 4, device=device)
 out = model(x, edge_index)  # expect: DEV102
 """,
+    # rebinding a name makes a new object: what was known of the old one's attributes goes
+    "attribute_facts_go_with_a_rebound_name": """
+import torch
+from torch_geometric.datasets import Entities
+data = Entities("data", "AIFB")[0]
+data.x = torch.randn(data.num_nodes, 16)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = data.to(device)
+model = torch.nn.Linear(16, 4).to(device)
+out = model(data.x)
+""",
+    "attribute_set_after_the_move_stays_on_the_cpu": """
+import torch
+from torch_geometric.datasets import Entities
+data = Entities("data", "AIFB")[0]
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+data = data.to(device)
+data.x = torch.randn(data.num_nodes, 16)
+model = torch.nn.Linear(16, 4).to(device)
+out = model(data.x)  # expect: DEV102
+""",
 }
 
 
