@@ -506,14 +506,15 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
         why = a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why
         if where is None and branch is not None:
             for side, other, outcome in ((a, b, "true"), (b, a, "false")):
-                if _on_cpu(side.where) and other.where is not None and other.where.concrete and \
+                if _on_cpu(side.where) and not side.scalar and other.where is not None and other.where.concrete and \
                         other.where.kind != "cpu":
                     cpu_path, why = (branch, outcome), side.why
         if where is None:
-            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu
+            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu (a 0-dim
+            # cpu tensor combines with any device: that one may stay there)
             for side, other in ((a, b), (b, a)):
-                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and \
-                        other.where is not None and other.where.kind == "param" and other.where.param != "self":
+                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
+                        and other.where is not None and other.where.kind == "param" and other.where.param != "self":
                     maybe = maybe or (side.why[-1] if side.why else None)
         return Tensor(
             why=why,

@@ -197,6 +197,27 @@ data.x = torch.randn(data.num_nodes, 16)
 model = torch.nn.Linear(16, 4).to(device)
 out = model(data.x)  # expect: DEV102
 """,
+    # a 0-dim cpu tensor combines with any device, on one path of a branch as anywhere
+    "zero_dim_cpu_tensor_on_one_path": """
+import torch
+def loss_fn(nll_loss, logits_fake, use_disc):
+    g_loss = -torch.mean(logits_fake)
+    if use_disc:
+        d_weight = torch.norm(g_loss) / (torch.norm(nll_loss) + 1e-4)
+    else:
+        d_weight = torch.tensor(0.0)
+    return nll_loss + d_weight * g_loss
+""",
+    "vector_cpu_tensor_on_one_path": """
+import torch
+def loss_fn(nll_loss, logits_fake, use_disc):
+    g_loss = -torch.mean(logits_fake)
+    if use_disc:
+        d_weight = torch.norm(g_loss) / (torch.norm(nll_loss) + 1e-4)
+    else:
+        d_weight = torch.zeros(3)
+    return nll_loss + d_weight * g_loss  # expect: DEV104
+""",
 }
 
 
