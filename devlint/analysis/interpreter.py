@@ -223,6 +223,10 @@ class Interpreter:
         if any(o.value is CRASHED for o in operands):
             return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
+        if state.unavailable:
+            # `if use_cuda: ... else: <here>`: without CUDA the selected device is the cpu
+            tensors = [Operand(o.node, replace(o.value, where=CPU), o.label) if o.value.where is not None
+                       and o.value.where.kind == "selected" else o for o in tensors]
         if len(tensors) >= 2:
             self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
             if any(classify(a.value, b.value, indexing, self.context.params_on_device)

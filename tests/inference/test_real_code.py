@@ -218,6 +218,41 @@ def loss_fn(nll_loss, logits_fake, use_disc):
         d_weight = torch.zeros(3)
     return nll_loss + d_weight * g_loss  # expect: DEV104
 """,
+    # where a flag says CUDA is off, the selected device is the cpu
+    "selected_device_is_the_cpu_where_the_flag_is_off": """
+import torch
+def extract(model, loader, use_cuda=True):
+    features = None
+    for samples, index in loader:
+        samples, index = samples.cuda(non_blocking=True), index.cuda(non_blocking=True)  # expect: DEV201
+        feats = model(samples)
+        if features is None:
+            features = torch.zeros(len(loader.dataset), feats.shape[-1])
+            if use_cuda:
+                features = features.cuda(non_blocking=True)
+        if use_cuda:
+            features.index_copy_(0, index, feats)
+        else:
+            features.index_copy_(0, index.cpu(), feats.cpu())
+    return features
+""",
+    "cpu_operand_where_the_flag_is_on": """
+import torch
+def extract(model, loader, use_cuda=True):
+    features = None
+    for samples, index in loader:
+        samples, index = samples.cuda(non_blocking=True), index.cuda(non_blocking=True)  # expect: DEV201
+        feats = model(samples)
+        if features is None:
+            features = torch.zeros(len(loader.dataset), feats.shape[-1])
+            if use_cuda:
+                features = features.cuda(non_blocking=True)
+        if use_cuda:
+            features.index_copy_(0, index, feats.cpu())  # expect: DEV101
+        else:
+            features.index_copy_(0, index.cpu(), feats.cpu())
+    return features
+""",
 }
 
 
