@@ -253,6 +253,27 @@ def extract(model, loader, use_cuda=True):
             features.index_copy_(0, index.cpu(), feats.cpu())
     return features
 """,
+    # a value the code uses as only a module can be (`.eval()`, `.parameters()`) is no host batch
+    "unpacked_loader_result_used_as_a_module": """
+import numpy as np
+import torch
+import clip
+model, preprocess = clip.load("ViT-B/32")
+model.cuda().eval()  # expect: DEV204
+print(sum(p.numel() for p in model.parameters()))
+image_input = torch.tensor(np.zeros((1, 3, 224, 224), dtype=np.float32)).cuda()
+with torch.no_grad():
+    image_features = model.encode_image(image_input).float()
+""",
+    "unpacked_batch_half_moved": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+for batch in loader:
+    x, y = batch
+    x = x.to(device)
+    loss = torch.nn.functional.cross_entropy(model(x), y)  # expect: DEV101
+""",
 }
 
 
