@@ -14,7 +14,8 @@ import libcst as cst
 
 from devlint.semantics import torch_api as api
 from devlint.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Seq, SkipMarker, Unknown, Value,
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
+    Value,
 )
 
 
@@ -108,10 +109,11 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
         return None
     text = right.value if isinstance(right, Const) else None
     subject = left
-    if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown)):
+    if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown, Located)):
         text, subject = left.value, right
-    if isinstance(subject, Unknown) and isinstance(text, str) and text.startswith("cuda"):
-        # `args.device == "cuda"`, `x.device.type == "cuda"`, `"cuda" in device`: checked by hand
+    if isinstance(subject, (Unknown, Located)) and isinstance(text, str) and text.startswith("cuda"):
+        # `args.device == "cuda"`, `x.device.type == "cuda"`, `device_type == "cuda"` (a parameter),
+        # `"cuda" in device`: checked by hand
         if type(op) in (cst.Equal, cst.Is, cst.In):
             return True
     if isinstance(subject, (DeviceType, DeviceValue)) and isinstance(text, str):

@@ -274,6 +274,22 @@ for batch in loader:
     x = x.to(device)
     loss = torch.nn.functional.cross_entropy(model(x), y)  # expect: DEV101
 """,
+    # a device-kind parameter compared with "cuda" is a check made by hand, as `args.device == "cuda"` is
+    "device_type_parameter_compared_with_cuda_guards": """
+import torch
+def compute_init(device_type="cuda"):
+    if device_type == "cuda":
+        torch.cuda.set_device(0)
+        return torch.device("cuda", 0)
+    return torch.device(device_type)
+""",
+    "device_type_parameter_compared_with_cpu_does_not": """
+import torch
+def compute_init(device_type="cuda"):
+    if device_type != "mps":
+        torch.cuda.set_device(0)  # expect: DEV204
+    return torch.device(device_type)
+""",
 }
 
 
