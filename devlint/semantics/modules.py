@@ -212,6 +212,14 @@ def module_other(site: CallSite) -> Value:
     tensors = [t for v in values for t in tensors_in(v)]
     if not tensors or module.stateless or module.cls is not None:
         return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
+    data = site.args.positional[0] if site.args.positional else None
+    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None and data[1].where.kind == "cpu" \
+            and module.moved and module.where is not None and module.where.concrete and module.where.kind != "cpu":
+        # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
+        # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
+        # the other way round is not judged)
+        if site.walk.module_call_fact(site.node, site.receiver_node, module, [data]):
+            return CRASHED
     where = module.where if module.where is not None and module.where.concrete else next(
         (t.where for t in tensors if t.where is not None), None)
     if where is not None:

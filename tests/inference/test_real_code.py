@@ -290,6 +290,25 @@ def compute_init(device_type="cuda"):
         torch.cuda.set_device(0)  # expect: DEV204
     return torch.device(device_type)
 """,
+    # a method of a module sent to a device, given data left on the cpu, computes as a call of it does
+    "method_of_a_moved_module_given_cpu_data": """
+import torch
+from models import VAE
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+vae = VAE(latent_dim=8)
+vae.to(device)
+vae.eval()
+x = torch.randn(8, 3, 64, 64)
+z = vae.encode(x)  # expect: DEV102
+""",
+    "method_of_a_module_left_on_the_cpu_is_not_judged": """
+import torch
+from models import Wrapper
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+wrapper = Wrapper()
+wrapper.eval()
+schema = wrapper.outputs_schema(torch.randn(3, device=device))
+""",
 }
 
 
