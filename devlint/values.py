@@ -546,6 +546,11 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
             return DeviceValue(why=a.why + b.why, where=join_choice(da, db, availability_split))
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
+    for number, other in ((a, b), (b, a)):
+        if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(other, (Tensor, Located)):
+            # `total = 0; for ...: total += loss`: a running sum is the tensor it accumulates (a Python
+            # number combines with a tensor on any device), so its device is that tensor's
+            return other
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:

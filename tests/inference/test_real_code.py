@@ -309,6 +309,33 @@ wrapper = Wrapper()
 wrapper.eval()
 schema = wrapper.outputs_schema(torch.randn(3, device=device))
 """,
+    # a running sum started as a Python number is the tensor it accumulates
+    "running_sum_of_gpu_errors_plotted": """
+import torch
+import matplotlib.pyplot as plt
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+history = []
+for epoch in range(3):
+    total_error = 0
+    for features, labels in loader:
+        features, labels = features.to(device), labels.to(device)
+        total_error += (features.argmax(1) != labels).sum()
+    history.append(100.0 * total_error / 10)
+plt.plot(history)  # expect: DEV401
+""",
+    "running_sum_of_python_numbers_plotted": """
+import torch
+import matplotlib.pyplot as plt
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+history = []
+for epoch in range(3):
+    total_error = 0
+    for features, labels in loader:
+        features, labels = features.to(device), labels.to(device)
+        total_error += (features.argmax(1) != labels).sum().item()
+    history.append(100.0 * total_error / 10)
+plt.plot(history)
+""",
 }
 
 
