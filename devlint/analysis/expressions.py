@@ -10,6 +10,7 @@ from devlint.analysis.assignment import assign, eval_slices
 from devlint.analysis.attributes import attribute
 from devlint.analysis.calls import eval_call
 from devlint.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
+from devlint.analysis.state import Returned
 from devlint.semantics import torch_api as api
 from devlint.semantics.builtins import GPU_RANGE
 from devlint.semantics.containers import const_key, element, join_all, make_seq
@@ -143,6 +144,17 @@ def eval_lambda(interp, node: cst.Lambda, state) -> Value:
 
 def eval_await(interp, node: cst.Await, state) -> Value:
     return interp.eval(node.expression, state)
+
+
+def eval_yield(interp, node: cst.Yield, state) -> Value:
+    """`yield x`: a value the generator hands out (what iterating a call of it binds)."""
+    if type(node.value) is cst.From:
+        value = interp.iterate(interp.eval(node.value.item, state), node)
+    else:
+        value = interp.eval(node.value, state) if node.value is not None else Const(value=None)
+    if interp.returns:
+        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
+    return UNKNOWN  # what `send()` gives back
 
 
 def eval_named_expr(interp, node: cst.NamedExpr, state) -> Value:
@@ -316,5 +328,5 @@ EVAL: dict[type, Callable] = {
     cst.GeneratorExp: eval_list_comp, cst.DictComp: eval_dict_comp, cst.Lambda: eval_lambda,
     cst.Await: eval_await, cst.NamedExpr: eval_named_expr, cst.IfExp: eval_if_exp, cst.UnaryOperation: eval_unary,
     cst.BooleanOperation: eval_boolean, cst.Comparison: eval_comparison, cst.BinaryOperation: eval_binary,
-    cst.Subscript: eval_subscript, cst.Call: eval_call,
+    cst.Subscript: eval_subscript, cst.Call: eval_call, cst.Yield: eval_yield,
 }

@@ -25,7 +25,7 @@ from devlint.syntax import dotted
 from devlint.values import (
     CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, LambdaFunction, Loader,
     Located, Module,
-    Ref, Seq, SkipMarker, Step, Tensor, Value, replace,
+    Ref, Seq, SkipMarker, Step, Tensor, Unknown, Value, replace,
 )
 
 MAX_CALL_DEPTH = 6
@@ -248,8 +248,9 @@ def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
 
 def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:
     if interp.scope_of(fdef).generator:
-        return Seq(kind="generator", elem=UNKNOWN)
-    values = [r.value for r in returned]
+        yielded = [r.value for r in returned if r.yielded]
+        return Seq(kind="generator", elem=join_all(yielded) if yielded else UNKNOWN)
+    values = [r.value for r in returned if not r.yielded]
     if not values:
         return UNKNOWN
     if len(values) > 1 and all(isinstance(v, Const) and v.value is None for v in values[1:]) \
@@ -406,15 +407,19 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
 def placed_by_members(module: Module) -> Module:
     """A module lives where its parameters do: built from members all created on one device
     (`nn.Linear(..., device=device)` in `__init__`), it is on that device, not where modules start."""
-    members = []
+    members, unplaced = [], False
     for _, value in module.attrs:
-        if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+        if isinstance(value, (Unknown, Located)):
+            unplaced = True  # a member of unknown kind (a module handed in?) may live anywhere
+        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
             members.append(value)
         elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
             members.append(value.elem)
     if not members or any(member.device is None for member in members):
         return module  # a member we cannot place: no answer
     first = members[0]
+    if unplaced:  # members elsewhere than where modules start, beside one we cannot place: unknown
+        return module if all(m.device == module.where for m in members) else replace(module, where=None)
     if all(member.device == first.device for member in members):
         return module if first.device == module.where else replace(module, where=first.device, why=first.why)
     for member in members:  # split across devices: the member left where modules start says why

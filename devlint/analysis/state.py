@@ -138,8 +138,9 @@ class LoopFrame:
 
 @dataclass(frozen=True)
 class Returned:
-    """One `return` of a function being analysed."""
+    """One `return` (or `yield`) of a function being analysed."""
 
     value: Value
     self_value: Optional[Value]  # `self` as it was at that return (methods change their object)
     guarded: bool  # CUDA was known to be available there
+    yielded: bool = False  # a value a generator yields

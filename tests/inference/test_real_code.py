@@ -336,6 +336,45 @@ for epoch in range(3):
     history.append(100.0 * total_error / 10)
 plt.plot(history)
 """,
+    # iterating a generator of this file binds what it yields
+    "generator_yields_gpu_features": """
+import torch
+import torch.nn as nn
+def features(model, loader, device):
+    for batch in loader:
+        yield model(batch.to(device))
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(3, 3).to(device)
+feats = torch.cat([f for f in features(model, [torch.zeros(3)], device)], dim=0)
+array = feats.numpy()  # expect: DEV401
+""",
+    "generator_yields_host_features": """
+import torch
+import torch.nn as nn
+def features(model, loader, device):
+    for batch in loader:
+        yield model(batch.to(device)).cpu()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(3, 3).to(device)
+feats = torch.cat([f for f in features(model, [torch.zeros(3)], device)], dim=0)
+array = feats.numpy()
+""",
+    # a module holding a member of unknown kind (a module handed in) is not placed by its other members
+    "module_with_a_member_handed_in_is_not_placed": """
+import torch
+def run(remote, rank):
+    class Hybrid(torch.nn.Module):
+        def __init__(self, remote, device):
+            super().__init__()
+            self.remote = remote
+            self.fc = torch.nn.Linear(16, 8).cuda(device)  # expect: DEV201
+            self.device = device
+        def forward(self, indices):
+            return self.fc(self.remote(indices).cuda(self.device))  # expect: DEV201
+    model = Hybrid(remote, rank)
+    indices = torch.LongTensor(10).random_(0, 100)
+    return model(indices)
+""",
 }
 
 
