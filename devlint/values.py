@@ -531,7 +531,8 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     if isinstance(a, Module) and isinstance(b, Module):
         where = join_device(a.where, b.where, availability_split)
         return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
-                      attrs=a.attrs if a.cls == b.cls else (), moved=a.moved or b.moved)
+                      attrs=_join_attrs(a.attrs, b.attrs) if a.cls == b.cls else (), moved=a.moved or b.moved,
+                      plain_container=next((m.plain_container for m in (a, b) if _unregistered(m)), None))
     if isinstance(a, Instance) and isinstance(b, Instance) and a.cls == b.cls:
         # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
         return Instance(why=a.why, cls=a.cls, attrs=_join_attrs(a.attrs, b.attrs))
@@ -560,12 +561,18 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     if isinstance(a, Seq) and isinstance(b, Seq):
         # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
         elem = b.elem if a.items == () else a.elem if b.items == () else join(a.elem, b.elem)
-        return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:])
+        return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:],
+                   plain_attr=a.plain_attr or b.plain_attr)  # (a list attribute filled in a loop)
     if isinstance(a, Ref) and isinstance(b, Ref) and availability_split and _cuda_and_cpu_types(a.path, b.path):
         return TensorType(why=a.why or b.why, where=SELECTED)
     if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
+
+
+def _unregistered(module: Module) -> bool:
+    """Held only by a plain container, with parameters of its own: what DEV107 is about."""
+    return module.plain_container is not None and not module.registered and not module.stateless
 
 
 def _join_attrs(a: tuple, b: tuple) -> tuple:

@@ -10,8 +10,8 @@ from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
 from devlint.syntax import dotted
 from devlint.values import (
-    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Ref, Seq, Super, Tensor, Unknown, Value,
-    const_device, join, replace,
+    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor, Unknown,
+    Value, const_device, join, replace,
 )
 
 
@@ -117,6 +117,18 @@ def builtin_getattr(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def builtin_setattr(site: CallSite) -> Value:
+    """`setattr(self, "fc%i" % i, fc)` on a module: `self.add_module` by another name."""
+    from devlint.semantics.modules import register_by_hand  # (modules needs nothing from here)
+
+    positional = site.args.positional
+    if len(positional) == 3 and isinstance(positional[0][1], Module) and isinstance(positional[2][1], Module):
+        owner = dotted(positional[0][0])
+        if owner is not None:
+            register_by_hand(site, owner, positional[0][1], positional[2][0], positional[2][1])
+    return Const(value=None)
+
+
 def builtin_exec(site: CallSite) -> Value:
     """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
     configurator sets globals from the command line), so a device named by a string is the user's choice."""
@@ -140,7 +152,7 @@ BUILTINS = {
     **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
     "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
     "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
-    "getattr": builtin_getattr,
+    "getattr": builtin_getattr, "setattr": builtin_setattr,
     **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "len", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},

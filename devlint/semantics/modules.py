@@ -3,6 +3,7 @@ follow the module, wrappers, and calling a module on inputs that must be on its 
 
 from __future__ import annotations
 
+import libcst as cst
 
 from devlint.facts import UnregisteredModule
 from devlint.semantics import optim
@@ -10,6 +11,7 @@ from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import tensors_in
 from devlint.semantics.devices import device_argument, keeps_device, move_target, target_why
+from devlint.syntax import dotted
 from devlint.values import (
     CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
@@ -177,16 +179,37 @@ def module_register(site: CallSite) -> Value:
     args = site.args
     if len(args.positional) < 2 or not site.receiver_name:
         return UNKNOWN
-    key = args.positional[0][1]
+    key, value = args.positional[0][1], args.positional[1][1]
+    if site.name == "add_module" and isinstance(value, Module):
+        module, value = register_by_hand(site, site.receiver_name, module, args.positional[1][0], value)
     if not (isinstance(key, Const) and isinstance(key.value, str)):
         return UNKNOWN
-    value = args.positional[1][1]
     if site.name == "register_buffer" and isinstance(value, Tensor):
         value = replace(value, parameter=True, attr_node=None)
     elif site.name == "register_parameter":
         value = Tensor(where=module.where, parameter=True)
     site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)
     return UNKNOWN
+
+
+def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.CSTNode, value: Module) -> tuple:
+    """`self.add_module(name, fc)`, `setattr(self, name, fc)` for what a plain list also holds
+    (`self.fcs.append(fc)`): the module registers its members by hand, so the list's are registered.
+    Returns the owner and the member as they are now."""
+    value = replace(value, registered=True, plain_container=None)
+    module = replace(module, attrs=tuple((name, _registered_members(member)) for name, member in module.attrs))
+    site.walk.assign_name(owner_name, module, site.state, site.node)
+    name = dotted(node)
+    if name is not None and "." not in name:
+        site.walk.assign_name(name, value, site.state, site.node)
+    return module, value
+
+
+def _registered_members(member: Value) -> Value:
+    if isinstance(member, Seq) and member.plain_attr is not None and isinstance(member.elem, Module):
+        return replace(member, plain_attr=None, elem=replace(member.elem, registered=True, plain_container=None),
+                       items=None)
+    return member
 
 
 def module_forward(site: CallSite) -> Value:

@@ -375,6 +375,51 @@ def run(remote, rank):
     indices = torch.LongTensor(10).random_(0, 100)
     return model(indices)
 """,
+    # what a loop in __init__ sets on the module survives the loop
+    "modules_appended_to_a_plain_list_in_a_loop": """
+import torch
+from torch import nn
+class Model(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.net = nn.Linear(128, 94)
+        self.criterions = []
+        for w in weights:
+            self.criterions.append(nn.CrossEntropyLoss(weight=torch.ones(94)))
+    def forward(self, x, y):
+        return self.criterions[0](self.net(x), y)  # expect: DEV107
+""",
+    # ... unless the module registers them by hand
+    "modules_in_a_plain_list_registered_with_add_module": """
+from torch import nn
+class Head(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fcs = []
+        for k in range(n):
+            fc = nn.Conv1d(8, 8, kernel_size=1)
+            self.add_module("fc{}".format(k + 1), fc)
+            self.fcs.append(fc)
+    def forward(self, x):
+        for layer in self.fcs:
+            x = layer(x)
+        return x
+""",
+    "modules_in_a_plain_list_registered_with_setattr": """
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fcs = []
+        for i in range(n):
+            fc = nn.Linear(10, 10)
+            setattr(self, "fc%i" % i, fc)
+            self.fcs.append(fc)
+    def forward(self, x):
+        for i in range(len(self.fcs)):
+            x = self.fcs[i](x)
+        return x
+""",
 }
 
 
