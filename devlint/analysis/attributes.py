@@ -10,7 +10,7 @@ from devlint.analysis import functions
 from devlint.analysis.guards import guess_flag
 from devlint.semantics import torch_api as api
 from devlint.values import (
-    SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
     Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
@@ -27,7 +27,7 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
     if isinstance(base, DeviceValue):
         return DeviceType(device=base.where) if attr == "type" else UNKNOWN
     if isinstance(base, Module):
-        return _module_attribute(interp, base, attr)
+        return _module_attribute(interp, base, attr, node)
     if isinstance(base, Instance):
         value = base.attr(attr)
         if value is not None:
@@ -74,7 +74,7 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
     return BoundMethod(receiver=base, name=attr)
 
 
-def _module_attribute(interp, base: Module, attr: str) -> Value:
+def _module_attribute(interp, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
     value = base.attr(attr)
     if value is not None:
         return as_member(base, value)
@@ -83,6 +83,9 @@ def _module_attribute(interp, base: Module, attr: str) -> Value:
     if method is not None:
         return _method_value(interp, method, base)
     if attr == "device":
+        if interp.constructing and base.where is not None and base.where.kind == "param" and base.where.param == "self":
+            # `self.device` in `__init__`: nothing has moved the module yet, it is where modules start
+            return DeviceValue(why=((node, "a module being built is on cpu"),) if node is not None else (), where=CPU)
         return DeviceValue(why=base.why, where=base.where)
     if attr in ("weight", "bias"):
         return Tensor(why=base.why, where=base.where, parameter=True)

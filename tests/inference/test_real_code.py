@@ -420,6 +420,31 @@ class Net(nn.Module):
             x = self.fcs[i](x)
         return x
 """,
+    # in __init__ nothing has moved the module yet: `self.device` is where modules start
+    "tensor_moved_to_self_device_in_init_stays_behind": """
+import torch
+import torch.nn as nn
+import pytorch_lightning as pl
+class Model(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.priors = torch.zeros(8).to(self.device)  # expect: DEV105
+    def training_step(self, batch, i):
+        return self.lin(batch) + self.priors
+""",
+    "tensor_registered_in_init_moves": """
+import torch
+import torch.nn as nn
+import pytorch_lightning as pl
+class Model(pl.LightningModule):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.register_buffer("priors", torch.zeros(8))
+    def training_step(self, batch, i):
+        return self.lin(batch) + self.priors.to(self.device)
+""",
 }
 
 
