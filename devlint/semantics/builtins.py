@@ -4,7 +4,6 @@ and the calls that never return (`sys.exit`)."""
 from __future__ import annotations
 
 
-from devlint.facts import Operand
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
@@ -63,7 +62,7 @@ def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
     if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != "cpu"):
-        site.walk.host_sync(site.node, f"{site.name}()", Operand(site.args.positional[0][0], first, ""), site.state)
+        site.walk.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
     elif isinstance(first, Unknown) and site.args.positional \
             and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():
         site.walk.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it

@@ -452,3 +452,23 @@ class Model(pl.LightningModule):
 def test_case(name):
     source = CASES[name]
     assert found(source) == expected_findings(source)
+
+
+def test_a_python_number_from_a_tensor_names_the_tensor():
+    """DEV502's message names what `float()` was given (it printed an empty expression)."""
+    from tests.lint_helpers import lint
+
+    source = """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(16, 4).to(device)
+optimizer = torch.optim.Adam(model.parameters())
+for x, y in loader:
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x.to(device)), y.to(device))
+    loss.backward()
+    optimizer.step()
+    total = float(loss)
+"""
+    messages = [f.message for f in lint(source, {"DEV502"}) if f.code == "DEV502"]
+    assert messages and "`float()` on `loss`" in messages[0]
