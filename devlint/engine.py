@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import defaultdict
 from typing import Iterable, Optional, Sequence
 
@@ -178,6 +179,10 @@ def _parse(source: bytes, text: str, path: str):
         line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
     except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
         return file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])
+    if sys.version_info < (3, 10) and "unterminated" in message:
+        # CPython 3.9's tokenizer can crash the process on a huge unterminated string (whether it does
+        # depends on the heap's state): libcst's message will do
+        return file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")
     try:  # Python's own parser names the line a reader expects
         tree = ast.parse(text, filename=path)
     except SyntaxError as py_error:
