@@ -455,6 +455,13 @@ def has_state(interp, cls: Class, module: Module) -> bool:
 def _holds_imported_layer(interp, cls: Class) -> bool:
     """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
     we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
+    known = interp.imported_layers.get(cls.name)
+    if known is None:
+        known = interp.imported_layers[cls.name] = _scan_for_imported_layer(interp, cls)
+    return known
+
+
+def _scan_for_imported_layer(interp, cls: Class) -> bool:
     init = find_method(cls, "__init__", interp.classes)
     if init is None:
         return False

@@ -65,6 +65,7 @@ class Interpreter:
         self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
         self.dotted_bases: set = set()  # names whose attributes have entries of their own (`data.x`)
+        self.imported_layers: dict = {}  # class name -> its __init__ builds a layer of an imported class
         self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
         self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)

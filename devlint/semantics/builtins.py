@@ -7,6 +7,7 @@ from __future__ import annotations
 from devlint.semantics import torch_api as api
 from devlint.semantics.callsite import CallSite
 from devlint.semantics.containers import element, join_all
+from devlint.semantics.modules import register_by_hand
 from devlint.syntax import dotted
 from devlint.values import (
     SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor, Unknown,
@@ -118,8 +119,6 @@ def builtin_getattr(site: CallSite) -> Value:
 
 def builtin_setattr(site: CallSite) -> Value:
     """`setattr(self, "fc%i" % i, fc)` on a module: `self.add_module` by another name."""
-    from devlint.semantics.modules import register_by_hand  # (modules needs nothing from here)
-
     positional = site.args.positional
     if len(positional) == 3 and isinstance(positional[0][1], Module) and isinstance(positional[2][1], Module):
         owner = dotted(positional[0][0])

@@ -71,20 +71,8 @@ w = w @ w
 count = float(steps)
 print(time.time() - start)  # expect: DEV301
 """,
-    # `getattr(torch, device_type)` is the chosen device's backend module
-    "synchronize_through_the_backend_module": """
-import time
-import torch
-device_type = "cuda" if torch.cuda.is_available() else "cpu"
-synchronize = getattr(torch, device_type, torch.cuda).synchronize
-model = torch.nn.Linear(16, 4).to(device_type)
-x = torch.randn(8, 16, device=device_type)
-synchronize()
-start = time.time()
-out = model(x)
-synchronize()
-print(time.time() - start)
-""",
+    # (`getattr(torch, device_type)` as the backend module: fixtures/timing/ok_synchronize_through_backend_module.py)
+    # torch.mps.synchronize() waits for mps alone
     "mps_synchronize_leaves_cuda_running": """
 import time
 import torch
