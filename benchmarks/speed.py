@@ -44,7 +44,7 @@ import libcst
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from devlint.discovery import discover  # noqa: E402
+from devlint.cli.discovery import discover  # noqa: E402
 
 
 def default_paths(whole_torch: bool) -> list[str]:
@@ -85,11 +85,11 @@ def parse_all(sources: list[bytes], parse: Callable[[bytes], object], collect: b
 def analysis_alone(sources: list[bytes], files: list[str]) -> tuple[float, float, object]:
     """CPU and wall seconds of devlint's analysis of the files it does not skip, parse excluded:
     each file parsed as devlint parses it, then only `check_module` timed (on the deep-stack thread)."""
-    from devlint.deep_stack import DEEP_STACK
-    from devlint.engine import check_module
-    from devlint.relevance import may_hold_device_bug
-    from devlint.rules import ALL_RULES
-    from devlint.syntax import parse_module
+    from devlint.core.deep_stack import DEEP_STACK
+    from devlint.static.engine import check_module
+    from devlint.static.relevance import may_hold_device_bug
+    from devlint.static.rules import ALL_RULES
+    from devlint.static.syntax import parse_module
 
     def job() -> tuple[float, float, object]:
         rules = [rule() for rule in ALL_RULES if rule.default_enabled]

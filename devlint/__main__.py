@@ -1,3 +1,3 @@
-from devlint.cli import main
+from devlint.cli.command import main
 
 main()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Iterable, Optional
 
-from devlint.engine import check_source
-from devlint.findings import Finding
-from devlint.rules import ALL_RULES
+from devlint.static.engine import check_source
+from devlint.core.findings import Finding
+from devlint.static.rules import ALL_RULES
 
 
 def lint(source: str, codes: Optional[Iterable[str]] = None, path: str = "example.py") -> list[Finding]:
@@ -28,7 +28,7 @@ def infer(source: str) -> tuple[dict, list]:
 
     import libcst as cst
 
-    from devlint.analysis import Interpreter
+    from devlint.static.analysis import Interpreter
 
     facts: list = []
     interp = Interpreter(cst.parse_module(textwrap.dedent(source)), facts.append)

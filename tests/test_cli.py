@@ -38,7 +38,7 @@ def run(*args: str, cwd: Path | None = None, env: dict | None = None, input: str
     """`devlint ARGS` in this process (a new interpreter per call would cost half a second each)."""
     from click.testing import CliRunner
 
-    from devlint.cli import main
+    from devlint.cli.command import main
 
     try:
         runner = CliRunner(mix_stderr=False)
@@ -55,7 +55,7 @@ def run(*args: str, cwd: Path | None = None, env: dict | None = None, input: str
 
 
 class _Main:
-    """`devlint.cli.main` as CliRunner wants a command: something with `.main(args, ...)`."""
+    """`devlint.cli.command.main` as CliRunner wants a command: something with `.main(args, ...)`."""
 
     def __init__(self, main) -> None:
         self.entry = main
@@ -290,7 +290,7 @@ def test_no_paths_is_a_usage_error():
 
 def test_static_mode_never_imports_torch(project):
     code = ("import sys; sys.modules['torch'] = None\n"
-            "from devlint.cli import main\n"
+            "from devlint.cli.command import main\n"
             "main(['--no-cache', 'buggy.py'])\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=project, env=env)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from devlint.config import ConfigError, Selection, load_config, select_rules
-from devlint.discovery import DEFAULT_EXCLUDES, FileFilter, discover
+from devlint.cli.config import ConfigError, Selection, load_config, select_rules
+from devlint.cli.discovery import DEFAULT_EXCLUDES, FileFilter, discover
 from tests.test_cli import BUGGY, CLEAN, ROOT, run
 
 

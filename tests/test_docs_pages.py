@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from devlint.docs import CATALOGUE, stale_pages
-from devlint.rules import ALL_RULES
+from devlint.cli.docs import CATALOGUE, stale_pages
+from devlint.static.rules import ALL_RULES
 from tests.conftest import ROOT
 
 

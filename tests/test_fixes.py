@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from devlint.engine import check_source
-from devlint.findings import SAFE, Edit, Finding
-from devlint.fixes.apply import applicable, apply_fixes
-from devlint.fixes.run import fix_file
-from devlint.rules import ALL_RULES
+from devlint.static.engine import check_source
+from devlint.core.findings import SAFE, Edit, Finding
+from devlint.static.fixes.apply import applicable, apply_fixes
+from devlint.static.fixes.run import fix_file
+from devlint.static.rules import ALL_RULES
 from tests.conftest import ROOT
 from tests.test_cli import run
 

@@ -18,7 +18,7 @@ def flake8(*args: str, cwd: Path) -> subprocess.CompletedProcess:
 def test_the_entry_point_is_installed():
     every = entry_points()
     found = every.select(group="flake8.extension") if hasattr(every, "select") else every["flake8.extension"]
-    assert any(ep.name == "DEV" and ep.value == "devlint.flake8_plugin:DevlintChecker" for ep in found)
+    assert any(ep.name == "DEV" and ep.value == "devlint.cli.flake8_plugin:DevlintChecker" for ep in found)
 
 
 def test_flake8_reports_devlint_findings(tmp_path: Path):

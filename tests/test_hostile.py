@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from devlint import engine
-from devlint.batch import RunStats, check_files
-from devlint.deep_stack import DEEP_STACK
-from devlint.engine import check_source
-from devlint.limits import MAX_NESTING, AnalysisBudgetExceeded
-from devlint.rules import ALL_RULES
-from devlint.workers import run_jobs
+from devlint.static import engine
+from devlint.cli.batch import RunStats, check_files
+from devlint.core.deep_stack import DEEP_STACK
+from devlint.static.engine import check_source
+from devlint.core.limits import MAX_NESTING, AnalysisBudgetExceeded
+from devlint.static.rules import ALL_RULES
+from devlint.cli.workers import run_jobs
 from tests.conftest import ROOT
 
 CODES = [r.code for r in ALL_RULES if r.default_enabled]
@@ -47,7 +47,7 @@ def nested_loops(depth: int) -> str:
     return "\n".join(lines) + "\n" + " " * 4 * depth + "x = i0\n"
 
 
-NEAR_LIMIT = MAX_NESTING - 100  # 2,900 levels; 600 on Python 3.12 (see devlint.limits)
+NEAR_LIMIT = MAX_NESTING - 100  # 2,900 levels; 600 on Python 3.12 (see devlint.core.limits)
 # Valid code that Python compiles: analysed, not reported as a syntax error or as too deep.
 VALID_DEEP = {
     "plus-500": "x = " + " + ".join(["a"] * 500),
@@ -132,7 +132,7 @@ def test_declared_latin1_and_old_mac_line_ends_are_analysed():
 
 
 def test_a_stopped_analysis_keeps_its_findings(monkeypatch):
-    from devlint.facts import Operation
+    from devlint.core.facts import Operation
 
     source = "import torch\na = torch.ones(3) + torch.ones(3).to('cuda')\nb = torch.ones(3) + torch.ones(3).to('cuda')\n"
     complete = {(f.code, f.line) for f in lint(source)}

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from devlint.batch import check_files
-from devlint.config import ConfigError, load_config
-from devlint.engine import check_source
-from devlint.limits import parse_size
-from devlint.relevance import may_hold_device_bug
-from devlint.rules import ALL_RULES
+from devlint.cli.batch import check_files
+from devlint.cli.config import ConfigError, load_config
+from devlint.static.engine import check_source
+from devlint.core.limits import parse_size
+from devlint.static.relevance import may_hold_device_bug
+from devlint.static.rules import ALL_RULES
 from tests.conftest import ROOT
 
 CODES = [r.code for r in ALL_RULES if r.default_enabled]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from devlint.engine import check_source
-from devlint.notebooks import Notebook, dump, python_lines
-from devlint.rules import ALL_RULES
+from devlint.static.engine import check_source
+from devlint.static.notebooks import Notebook, dump, python_lines
+from devlint.static.rules import ALL_RULES
 from tests.test_cli import run
 
 DEFAULT_RULES = [r() for r in ALL_RULES if r.default_enabled]

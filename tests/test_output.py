@@ -8,12 +8,12 @@ import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from devlint.docs import CATALOGUE
-from devlint.findings import SAFE, UNSAFE, Edit, Finding
-from devlint.lint_run import use_color
-from devlint.output import FORMATS, Report, render_statistics
-from devlint.progress import Progress, wanted
-from devlint.rules import ALL_RULES
+from devlint.cli.docs import CATALOGUE
+from devlint.core.findings import SAFE, UNSAFE, Edit, Finding
+from devlint.cli.lint_run import use_color
+from devlint.cli.output import FORMATS, Report, render_statistics
+from devlint.cli.progress import Progress, wanted
+from devlint.static.rules import ALL_RULES
 from tests.test_cli import BUGGY, run
 
 FINDINGS = [

@@ -38,6 +38,6 @@ def test_a_script_runs_the_suite_on_the_oldest_python():
 
 
 def test_entry_points():
-    assert PROJECT["scripts"] == {"devlint": "devlint.cli:main"}
-    assert PROJECT["entry-points"]["flake8.extension"] == {"DEV": "devlint.flake8_plugin:DevlintChecker"}
+    assert PROJECT["scripts"] == {"devlint": "devlint.cli.command:main"}
+    assert PROJECT["entry-points"]["flake8.extension"] == {"DEV": "devlint.cli.flake8_plugin:DevlintChecker"}
     assert PROJECT["entry-points"]["pytest11"] == {"devlint": "devlint.runtime.pytest_plugin"}

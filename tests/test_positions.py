@@ -1,4 +1,4 @@
-"""devlint.positions gives exactly what libcst's PositionProvider gives, for every node."""
+"""devlint.core.positions gives exactly what libcst's PositionProvider gives, for every node."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from devlint.positions import Positions
+from devlint.core.positions import Positions
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from devlint.cli import lint
-from devlint.config import parse_table
+from devlint.cli.command import lint
+from devlint.cli.config import parse_table
 from tests.conftest import ROOT
 
 if sys.version_info >= (3, 11):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from devlint.rules import ALL_RULES
+from devlint.static.rules import ALL_RULES
 from tests.conftest import expected_findings
 from tests.lint_helpers import found
 

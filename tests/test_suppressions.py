@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from devlint.engine import check_source
-from devlint.rules import ALL_RULES
-from devlint.suppressions import suppressed
+from devlint.static.engine import check_source
+from devlint.static.rules import ALL_RULES
+from devlint.static.suppressions import suppressed
 from tests.test_cli import BUGGY, CLEAN, run
 
 WITH_DEV004 = [r() for r in ALL_RULES if r.default_enabled or r.code == "DEV004"]

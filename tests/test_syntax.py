@@ -1,4 +1,4 @@
-"""devlint.syntax: the trusted parse and the cached string literals."""
+"""devlint.static.syntax: the trusted parse and the cached string literals."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from devlint.syntax import children, parse_module, string_value
+from devlint.static.syntax import children, parse_module, string_value
 
 ROOT = Path(__file__).resolve().parents[1]
 

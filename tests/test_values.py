@@ -5,8 +5,8 @@ from __future__ import annotations
 import libcst as cst
 import pytest
 
-from devlint.mixing import CREATED_WITHOUT_DEVICE, MIXED, PLAIN_ATTRIBUTE, classify
-from devlint.values import (
+from devlint.core.mixing import CREATED_WITHOUT_DEVICE, MIXED, PLAIN_ATTRIBUTE, classify
+from devlint.core.values import (
     CPU, IMPLICIT_CPU, SELECTED, UNKNOWN, Const, Device, DeviceValue, Located, Module, Seq, Tensor, conflict, cuda,
     join, join_device, parse_device_string,
 )
@@ -122,7 +122,7 @@ def test_records_build_like_frozen_dataclasses() -> None:
     """values.record's faster __init__: defaults, positional fields, equality, hashing and immutability."""
     import dataclasses
 
-    from devlint.values import Device, Tensor, replace
+    from devlint.core.values import Device, Tensor, replace
 
     assert Device("cuda", 0) == Device(kind="cuda", index=0) and Device("cuda").index is None
     made = Tensor(where=Device("cpu"), fresh=True)

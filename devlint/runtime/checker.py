@@ -24,7 +24,7 @@ from devlint.runtime.origins import (Origin, _library_files, _sites, describe_st
                                      story_sites, user_stack, user_where, where_of)
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Record
-from devlint.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
+from devlint.static.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
                                          RUNTIME_PACKED_RNNS, RUNTIME_SYNCS)
 
 _CROSS_DEVICE = RUNTIME_CROSS_DEVICE

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence
 
 from devlint.runtime.report import Report, Site
 
@@ -90,12 +90,10 @@ def files_of(report: Report, programs: Iterable[str]) -> list:
                    for p in paths if p.endswith(".py") and os.path.isfile(p)})
 
 
-def confirm(report: Report, programs: Iterable[str]) -> Confirmation:
-    from devlint.batch import check_files
-    from devlint.rules import ALL_RULES
-
+def confirm(report: Report, programs: Iterable[str], lint: Callable[[Sequence[str]], list]) -> Confirmation:
+    """Hold the static findings of `lint(files)` against what the run saw."""
     files = files_of(report, programs)
-    findings = check_files(files, [rule.code for rule in ALL_RULES], use_cache=False) if files else []
+    findings = lint(files) if files else []
     seen_events = events(report)
     result = Confirmation(files=files)
     predicted: set = set()

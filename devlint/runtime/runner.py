@@ -17,7 +17,7 @@ import sys
 import traceback
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Iterator, Optional, Sequence
+from typing import Callable, Iterator, Optional, Sequence
 
 _HIDDEN = (os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), ""), f"{os.sep}click{os.sep}",
            f"{os.sep}runpy.py", f"{os.sep}pluggy{os.sep}", "<frozen runpy>")
@@ -35,7 +35,8 @@ class Options:
     output_format: str = "text"  # text or json
     output_file: Optional[str] = None
     keep_going: bool = False
-    confirm: bool = False
+    # Lints the files the run went through (given by the command line, so runtime needs no static layer).
+    confirm: Optional[Callable[[Sequence[str]], list]] = None
 
     @property
     def json_to_stdout(self) -> bool:
@@ -43,7 +44,8 @@ class Options:
 
 
 def main(argv: Sequence[str], simulate_gpu: Optional[bool] = None, gpus: int = 1, output_format: str = "text",
-         keep_going: bool = False, confirm: bool = False, output_file: Optional[str] = None) -> int:
+         keep_going: bool = False, confirm: Optional[Callable[[Sequence[str]], list]] = None,
+         output_file: Optional[str] = None) -> int:
     """Run the program under the checker; KeyboardInterrupt is re-raised after the report (the CLI dies of it)."""
     argv = list(argv)
     if not argv:
@@ -147,7 +149,7 @@ def finish(report, options: Options, programs: list, error: Optional[BaseExcepti
     if options.confirm:
         from devlint.runtime.confirm import confirm
 
-        confirmation = confirm(report, programs)
+        confirmation = confirm(report, programs, options.confirm)
     if options.output_format == "json":
         import json
 

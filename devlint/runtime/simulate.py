@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import torch
 
-from devlint.semantics.torch_api import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_NAMES,
+from devlint.static.semantics.torch_api import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_NAMES,
                                          TENSOR_TYPE_DTYPES)
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from devlint.values import Module, Tensor
+from devlint.core.values import Module, Tensor
 from tests.conftest import expected_findings
 from tests.lint_helpers import found, infer, lint
 

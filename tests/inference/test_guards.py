@@ -101,8 +101,8 @@ def test_string_comparisons_of_constants_are_decided(comparison: str, expected: 
     """`_fold`: a comparison of string constants has one answer, both ways round."""
     import libcst as cst
 
-    from devlint.analysis.expressions import _fold
-    from devlint.values import Const, Seq
+    from devlint.static.analysis.expressions import _fold
+    from devlint.core.values import Const, Seq
 
     node = cst.parse_expression(comparison)
     target = node.comparisons[0]

@@ -1,6 +1,6 @@
 """semantics/builtins.py and argparse_options.py: Python builtins, containers, argparse."""
 
-from devlint.values import SELECTED, Availability, DeviceValue, Seq, Tensor
+from devlint.core.values import SELECTED, Availability, DeviceValue, Seq, Tensor
 from tests.lint_helpers import infer
 
 SELECT = 'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'

@@ -1,7 +1,7 @@
 """semantics/cuda.py: availability, calls that need a GPU, events, skip markers."""
 
-from devlint.facts import EventElapsed, GpuAssumption
-from devlint.values import Availability, SkipMarker
+from devlint.core.facts import EventElapsed, GpuAssumption
+from devlint.core.values import Availability, SkipMarker
 from tests.lint_helpers import infer
 
 

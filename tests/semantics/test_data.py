@@ -1,7 +1,7 @@
 """semantics/data.py: DataLoaders, TensorDatasets and torch.load."""
 
-from devlint.facts import Load
-from devlint.values import CPU, SELECTED, Loader, Tensor
+from devlint.core.facts import Load
+from devlint.core.values import CPU, SELECTED, Loader, Tensor
 from tests.lint_helpers import infer
 
 SELECT = 'import torch\nfrom torch.utils.data import DataLoader, TensorDataset\n' \

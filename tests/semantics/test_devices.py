@@ -1,7 +1,7 @@
 """semantics/devices.py: torch.device, device= arguments, and moves."""
 
-from devlint.facts import FreshMove, GpuAssumption
-from devlint.values import CPU, SELECTED, DeviceValue, Located, Tensor, cuda
+from devlint.core.facts import FreshMove, GpuAssumption
+from devlint.core.values import CPU, SELECTED, DeviceValue, Located, Tensor, cuda
 from tests.lint_helpers import infer
 
 

@@ -1,6 +1,6 @@
 """semantics/host.py: numpy and friends, cpu-only arguments, host synchronisations."""
 
-from devlint.facts import CpuOnlyArgument, HostConversion, HostSync
+from devlint.core.facts import CpuOnlyArgument, HostConversion, HostSync
 from tests.lint_helpers import infer
 
 GPU = 'import torch\nimport numpy as np\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n' \

@@ -1,7 +1,7 @@
 """semantics/modules.py: nn.Module construction, moves, members, wrappers and calls."""
 
-from devlint.facts import ModuleCall
-from devlint.values import CPU, SELECTED, Module, Tensor
+from devlint.core.facts import ModuleCall
+from devlint.core.values import CPU, SELECTED, Module, Tensor
 from tests.lint_helpers import infer
 
 SELECT = 'import torch\nfrom torch import nn\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'

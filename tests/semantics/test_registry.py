@@ -2,8 +2,8 @@
 
 import pytest
 
-from devlint.semantics import registry, tensors
-from devlint.semantics import torch_api as api
+from devlint.static.semantics import registry, tensors
+from devlint.static.semantics import torch_api as api
 
 
 def test_every_table_entry_has_one_handler():

@@ -1,7 +1,7 @@
 """semantics/tensors.py: factories, torch functions and tensor methods."""
 
-from devlint.facts import Operation
-from devlint.values import CPU, SELECTED, Seq, Tensor
+from devlint.core.facts import Operation
+from devlint.core.values import CPU, SELECTED, Seq, Tensor
 from tests.lint_helpers import infer
 
 SELECT = 'import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'

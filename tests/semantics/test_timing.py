@@ -1,6 +1,6 @@
 """semantics/timing.py: clock reads that end a measurement, and what happened since the start."""
 
-from devlint.facts import ClockRead
+from devlint.core.facts import ClockRead
 from tests.lint_helpers import infer
 
 GPU = 'import time, torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n' \

@@ -1,0 +1,162 @@
+"""Many files: skip those that cannot hold a device bug, reuse cached findings, analyse the rest.
+
+Large trees are analysed in worker processes (devlint.cli.workers), biggest files
+first; a file that crashes or hangs its worker costs only its own findings.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional, Sequence, Union
+
+from devlint.cli.cache import Cache, cache_key
+from devlint.core.deep_stack import DEEP_STACK
+from devlint.static.engine import check_source, file_too_big
+from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error
+from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
+from devlint.static.relevance import may_hold_device_bug
+from devlint.static.rules import RULES_BY_CODE
+from devlint.cli.workers import chunks_biggest_first, run_jobs
+
+_PARALLEL_FROM = 24  # below this many files, starting processes costs more than it saves
+_SCAN_BLOCK = 1 << 20
+
+
+@dataclass
+class RunStats:
+    """What a run did with the files it was given."""
+
+    analysed: int = 0
+    cached: int = 0
+    skipped: int = 0  # no mention of torch, CUDA or a device: not parsed
+
+
+def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
+                cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None,
+                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None) -> list[Finding]:
+    """Findings for `files`, in the order given. Never raises for a bad file.
+
+    `progress(n)` is told each time n more files are done; `stats` counts what was analysed, cached, skipped.
+    """
+    progress = progress or (lambda done: None)
+    stats = stats if stats is not None else RunStats()
+    cache = Cache(cache_root or Path.cwd(), codes) if use_cache else None
+    results: dict[str, list[Finding]] = {}
+    live_keys: set[str] = set()
+    todo: list[str] = []
+    sizes: list[int] = []
+    for path in files:
+        source = _read(path, max_file_size)
+        if isinstance(source, Finding):
+            results[path] = [source]
+        elif source is None:
+            stats.skipped += 1
+        elif cache is not None and (hit := cache.get(_remember(live_keys, cache.key(path, source)), path)) is not None:
+            results[path] = hit
+            stats.cached += 1
+        else:
+            todo.append(path)
+            sizes.append(len(source))
+    stats.analysed = len(todo)
+    progress(len(files) - len(todo))
+    salt = cache.salt if cache is not None else None
+
+    def store(path: str, key: Optional[str], findings: list[Finding]) -> None:
+        results[path] = findings
+        progress(1)
+        if cache is not None and key is not None:
+            cache.put(_remember(live_keys, key), findings)
+
+    if jobs <= 0:
+        jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1
+    if jobs > 1 and len(todo) > 1:
+        _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size), store)
+    else:
+        check = _file_checker(list(codes), salt, max_file_size)
+        for path in todo:
+            store(path, *check(path))
+    if cache is not None:
+        cache.save(live_keys)
+    return [f for path in files if path in results for f in results[path]]
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    if hasattr(os, "process_cpu_count"):
+        return os.process_cpu_count() or 1
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0)) or 1
+    return os.cpu_count() or 1
+
+
+def _remember(keys: set[str], key: str) -> str:
+    keys.add(key)
+    return key
+
+
+def _check_in_workers(todo: list[str], sizes: list[int], jobs: int, setup_args: tuple,
+                      store: Callable[[str, Optional[str], list[Finding]], None]) -> None:
+    done: set[int] = set()
+
+    def found(index: int, result: tuple) -> None:
+        done.add(index)
+        store(todo[index], *result)
+
+    def lost(index: int, why: str, timed_out: bool) -> None:
+        done.add(index)
+        path = todo[index]
+        code = TOO_COMPLEX if timed_out else INTERNAL_ERROR
+        store(path, None, [file_error(code, path, 1, 1, f"not analysed: {why} (every other file was checked)")])
+
+    DEEP_STACK.stop()  # no thread of ours in a process that forks its workers
+    chunks = chunks_biggest_first([(i, path) for i, path in enumerate(todo)], sizes, jobs)
+    try:
+        run_jobs(chunks, jobs, _file_checker, setup_args, found, lost, file_timeout=MAX_FILE_SECONDS)
+    except OSError:  # no process could be started (a process limit): the rest in this one
+        check = _file_checker(*setup_args)
+        for index in [i for i in range(len(todo)) if i not in done]:
+            found(index, check(todo[index]))
+
+
+def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int):
+    """path -> (cache key of what was read, findings): the same in a worker and in this process."""
+    rules = [RULES_BY_CODE[code]() for code in codes]
+
+    def check(path: str) -> tuple[Optional[str], list[Finding]]:
+        source = _read(path, max_file_size)
+        if isinstance(source, Finding):
+            return None, [source]
+        if source is None:
+            return None, []
+        key = cache_key(salt, path, source) if salt is not None else None
+        # libcst's trees hold no cycles: a collection during the parse only rescans them (30% of the time).
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return key, check_source(source, path, rules, max_file_size=max_file_size)
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return check
+
+
+def _read(path: str, max_file_size: int) -> Union[bytes, Finding, None]:
+    """The file's bytes; a finding if it cannot be read or is too big to parse; None if it cannot hold a device bug."""
+    limit = max_file_size * (NOTEBOOK_SIZE_FACTOR if path.endswith(".ipynb") else 1)
+    try:
+        with open(path, "rb") as stream:
+            source = stream.read(limit + 1)
+            if len(source) <= limit:
+                return source if may_hold_device_bug(source) else None
+            size = len(source)
+            relevant = may_hold_device_bug(source)
+            while block := stream.read(_SCAN_BLOCK):  # bounded memory: look for a device mention block by block
+                relevant = relevant or may_hold_device_bug(source[-16:] + block)
+                source, size = block, size + len(block)
+            return file_too_big(path, size, limit) if relevant else None
+    except OSError as exc:
+        return file_error(DECODE_ERROR, path, 1, 1, f"cannot read file: {exc.strerror or exc}")

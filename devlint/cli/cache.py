@@ -1,0 +1,185 @@
+"""Findings of unchanged files, kept between runs, in a place the linted code cannot reach.
+
+Where: the user's cache folder (`$XDG_CACHE_HOME/devlint`, `~/.cache/devlint`,
+`~/Library/Caches/devlint`, `%LOCALAPPDATA%\\devlint\\Cache`; `DEVLINT_CACHE_DIR`
+overrides it), one file per project root (the nearest folder above the working
+directory with a pyproject.toml, setup.py, setup.cfg or .git). devlint writes
+nothing inside the tree it lints, so a repository cannot plant a symlink where
+the cache writes, and a read-only checkout is linted the same.
+
+How, in that folder too: folders made with mode 0700 and refused when they are
+symlinks or belong to another user; the cache file read without following a
+symlink and only if it is a regular file of sane size; written to a fresh
+private temporary file in the checked folder, then renamed over the old one
+(atomic: a concurrent run or a crash never leaves half a file; the last writer
+wins, after merging what the other wrote). Anything unexpected inside (not JSON,
+not an object, entries of the wrong shape) is a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional, Sequence
+
+from devlint import __version__
+from devlint.core.findings import Finding
+
+_FORMAT = 1
+_MAX_CACHE_BYTES = 256 * 1024 * 1024
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+
+
+def user_cache_dir() -> Path:
+    override = os.environ.get("DEVLINT_CACHE_DIR")
+    if override:
+        return Path(override)
+    if sys.platform == "win32":
+        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "devlint" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "devlint"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "devlint"
+
+
+def project_root(start: Path) -> Path:
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in _ROOT_MARKERS):
+            return folder
+    return start
+
+
+def code_fingerprint() -> str:
+    """devlint's own files (sizes and times): an edited checkout never reads stale results."""
+    package = Path(__file__).resolve().parent.parent
+    stats = []
+    for path in sorted(package.rglob("*.py")):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        stats.append(f"{path.relative_to(package)}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.blake2b("|".join(stats).encode(), digest_size=8).hexdigest()
+
+
+def cache_key(salt: str, path: str, source: bytes) -> str:
+    digest = hashlib.blake2b(source, digest_size=16)
+    digest.update(salt.encode())
+    digest.update(path.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+class Cache:
+    """Findings by file content, path and rule set: an unchanged file is not analysed again."""
+
+    def __init__(self, root: Path, codes: Sequence[str], folder: Optional[Path] = None) -> None:
+        root = project_root(root)
+        tag = hashlib.blake2b(str(root).encode("utf-8", "surrogateescape"), digest_size=6).hexdigest()
+        self.folder = (folder or user_cache_dir()) / f"{root.name or 'root'}-{tag}"
+        self.file = self.folder / f"v{__version__}.json"
+        self.salt = ",".join(codes) + "|" + code_fingerprint()
+        self.entries: dict[str, list] = _read_entries(self.file)
+        self.new: dict[str, list] = {}
+
+    def key(self, path: str, source: bytes) -> str:
+        return cache_key(self.salt, path, source)
+
+    def get(self, key: str, path: str) -> Optional[list[Finding]]:
+        """The findings stored for `key`, or None: a miss for anything not exactly as this version writes it."""
+        entry = self.entries.get(key)
+        if not isinstance(entry, list):
+            return None
+        try:
+            findings = [Finding.from_dict(item) for item in entry]
+        except (TypeError, KeyError, ValueError, AttributeError):
+            return None
+        if not all(_well_formed(f, path) for f in findings):
+            return None
+        return findings
+
+    def put(self, key: str, findings: list[Finding]) -> None:
+        self.new[key] = [f.to_dict() for f in findings]
+
+    def save(self, live_keys: set[str]) -> None:
+        if not self.new:
+            return
+        if not _private_folder(self.folder):
+            return  # no safe place to write: no cache, no complaint
+        entries = {**_read_entries(self.file), **self.entries, **self.new}  # a concurrent run's entries survive
+        if len(entries) > 4 * len(live_keys) + 1000:
+            entries = {k: v for k, v in entries.items() if k in live_keys}
+        data = json.dumps({"format": _FORMAT, "entries": entries}).encode("utf-8")
+        try:
+            handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temporary, self.file)  # replaces a symlink itself, never writes through it
+        except OSError:
+            try:
+                os.unlink(temporary)
+            except OSError:
+                pass
+
+
+def _well_formed(finding: Finding, path: str) -> bool:
+    return (finding.path == path and isinstance(finding.code, str) and isinstance(finding.message, str)
+            and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
+                    for n in (finding.line, finding.column, finding.end_line, finding.end_column))
+            and finding.severity in ("error", "warning", "info") and isinstance(finding.name, str)
+            and (finding.fix is None or isinstance(finding.fix, str))
+            and all(isinstance(step, str) for step in finding.why))
+
+
+def _read_entries(file: Path) -> dict[str, list]:
+    """The cache's entries, or {} for a missing, foreign, oversized or malformed file."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        if not _private_folder(file.parent, create=False):
+            return {}
+        handle = os.open(file, flags)
+    except OSError:
+        return {}
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_CACHE_BYTES:
+            return {}
+        with os.fdopen(handle, "rb") as stream:
+            handle = -1
+            data = json.loads(stream.read(_MAX_CACHE_BYTES + 1))
+    except (OSError, ValueError, RecursionError, MemoryError):
+        return {}
+    finally:
+        if handle >= 0:
+            os.close(handle)
+    if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("entries"), dict):
+        return {}
+    return data["entries"]
+
+
+def _private_folder(folder: Path, create: bool = True) -> bool:
+    """True when `folder` is a real folder of this user (made with mode 0700 if missing and `create`)."""
+    if create:
+        for part in reversed([folder, *folder.parents]):
+            if part.exists() or part.is_symlink():
+                continue
+            try:
+                part.mkdir(mode=0o700)
+            except FileExistsError:
+                pass
+            except OSError:
+                return False
+    try:
+        info = os.lstat(folder)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode):
+        return False  # a symlink (or a file) where the cache folder should be
+    return not hasattr(os, "getuid") or info.st_uid == os.getuid()

@@ -1,0 +1,209 @@
+"""Rule selection and the `[tool.devlint]` table of pyproject.toml (or of any TOML file).
+
+Selection is layered as Ruff layers it: the file's `select` (or the defaults), plus its
+`extend-select`, minus its `ignore`/`extend-ignore`; then the command line's the same way. A
+`--select` on the command line starts over: it replaces everything the file selected or ignored.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional, Sequence
+
+from devlint.core.limits import parse_size
+from devlint.static.rules import ALL_RULES, Rule
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on older Pythons only
+    import tomli as tomllib
+
+LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude")
+BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu")
+# `assume-gpu = true`: a GPU-only project, where GPU assumptions are the design.
+GPU_ASSUMPTION_RULES = ("DEV201", "DEV202", "DEV203", "DEV204")
+KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores", "max-file-size"))
+
+
+class ConfigError(Exception):
+    """Bad user input: printed as one line, exit code 2."""
+
+
+@dataclass
+class Selection:
+    """One layer of rule selection (the config file, or the command line)."""
+
+    select: Optional[list[str]] = None  # None: keep what the layer below chose
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Config:
+    select: Optional[list[str]] = None
+    extend_select: list[str] = field(default_factory=list)
+    ignore: list[str] = field(default_factory=list)  # with extend-ignore
+    exclude: Optional[list[str]] = None  # None: the default folders (see discovery.DEFAULT_EXCLUDES)
+    extend_exclude: list[str] = field(default_factory=list)
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    assume_gpu: bool = False
+    max_file_size: Optional[int] = None  # bytes; None: devlint.core.limits.DEFAULT_MAX_FILE_SIZE
+    source: Optional[str] = None
+    root: Path = field(default_factory=Path.cwd)  # patterns are relative to the config file's folder
+    warnings: list[str] = field(default_factory=list)
+
+    def selection(self) -> Selection:
+        ignore = list(self.ignore) + (list(GPU_ASSUMPTION_RULES) if self.assume_gpu else [])
+        return Selection(self.select, list(self.extend_select), ignore)
+
+
+def split_codes(values: Sequence[str]) -> list[str]:
+    codes = []
+    for value in values:
+        for part in value.replace(" ", ",").split(","):
+            if part.strip():
+                codes.append(part.strip().upper())
+    return codes
+
+
+def validate_codes(codes: Sequence[str], where: str) -> None:
+    for code in codes:
+        if code == "ALL":
+            continue
+        if not any(rule.code.startswith(code) for rule in ALL_RULES):
+            raise ConfigError(f"{where}: unknown rule code or prefix '{code}' (see `devlint rules`)")
+
+
+def _specificity(rule: type[Rule], codes: Sequence[str]) -> int:
+    """How precisely `codes` name the rule: the longest matching code (ALL: 0), -1 if none does."""
+    return max((0 if code == "ALL" else len(code) for code in codes
+                if code == "ALL" or rule.code.startswith(code)), default=-1)
+
+
+def select_rules(*layers: Selection) -> list[type[Rule]]:
+    """The rules the layers select. Within the layers since the last `select`, the more precise
+    code wins: `ignore = ["DEV101"]` holds against a later `--extend-select DEV1`, not against
+    `--extend-select DEV101`."""
+    chosen = {r for r in ALL_RULES if r.default_enabled}
+    carried: list[str] = []  # ignores still in force
+    for layer in layers:
+        picked: dict = {}
+        if layer.select is not None:
+            chosen, carried = set(), []
+            picked = {r: _specificity(r, layer.select) for r in ALL_RULES if _specificity(r, layer.select) >= 0}
+        for rule in ALL_RULES:
+            level = _specificity(rule, layer.extend_select)
+            if level >= 0:
+                picked[rule] = max(picked.get(rule, -1), level)
+        chosen |= {r for r, level in picked.items() if _specificity(r, carried) <= level}
+        chosen -= {r for r in chosen if 0 <= picked.get(r, -1) <= _specificity(r, layer.ignore)
+                   or (r not in picked and _specificity(r, layer.ignore) >= 0)}
+        carried += layer.ignore
+    return sorted(chosen, key=lambda r: r.code)
+
+
+def find_pyproject(start: Path) -> Optional[Path]:
+    for folder in [start, *start.parents]:
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{path}: is a folder, not a config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read config: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply") from None
+
+
+def _devlint_table(data: dict, path: Path, explicit: bool) -> Optional[dict]:
+    """[tool.devlint]; in a file that is not a pyproject.toml also [devlint] or the top level."""
+    tool = data.get("tool")
+    if tool is not None and not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table, not {_type_name(tool)}")
+    table = tool.get("devlint") if tool is not None else None
+    if table is None and path.name != "pyproject.toml" and explicit:  # a devlint.toml: [devlint] or top level
+        rest = {k: v for k, v in data.items() if k != "tool"}
+        table = data.get("devlint", rest or None)
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.devlint] must be a table, not {_type_name(table)}")
+    return table
+
+
+def _type_name(value: object) -> str:
+    return {str: "a string", int: "a number", float: "a number", bool: "a boolean", list: "an array"}.get(
+        type(value), type(value).__name__)
+
+
+def load_config(path: Optional[Path]) -> Config:
+    """The [tool.devlint] table of `path` (or of the nearest pyproject.toml)."""
+    explicit = path is not None
+    if path is None:
+        path = find_pyproject(Path.cwd())
+        if path is None:
+            return Config()
+    table = _devlint_table(_read_toml(path), path, explicit)
+    if table is None:
+        if explicit:
+            raise ConfigError(f"{path}: no [tool.devlint] table")
+        return Config(root=path.resolve().parent)
+    return parse_table(table, path)
+
+
+def parse_table(table: dict, path: Path) -> Config:
+    where = f"{path}: [tool.devlint]"
+    unknown = set(table) - KNOWN_KEYS
+    if unknown:
+        raise ConfigError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} "
+                          f"(known: {', '.join(sorted(KNOWN_KEYS))})")
+    for key in LIST_KEYS:
+        if key in table and not _strings(table[key]):
+            raise ConfigError(f"{where} {key} must be a list of strings")
+    for key in BOOL_KEYS:
+        if key in table and not isinstance(table[key], bool):
+            raise ConfigError(f"{where} {key} must be true or false")
+    config = Config(source=str(path), root=path.resolve().parent)
+    if "select" in table:
+        config.select = split_codes(table["select"])
+        if not config.select:
+            config.warnings.append(f"{where} select is empty: no rule is enabled")
+    config.extend_select = split_codes(table.get("extend-select", []))
+    config.ignore = split_codes(table.get("ignore", [])) + split_codes(table.get("extend-ignore", []))
+    if "exclude" in table:
+        config.exclude = list(table["exclude"])
+    config.extend_exclude = list(table.get("extend-exclude", []))
+    config.force_exclude = table.get("force-exclude", False)
+    config.respect_gitignore = table.get("respect-gitignore", True)
+    config.assume_gpu = table.get("assume-gpu", False)
+    if "max-file-size" in table:
+        try:
+            config.max_file_size = parse_size(table["max-file-size"])
+        except ValueError as exc:
+            raise ConfigError(f"{where} max-file-size {exc}") from None
+    for key, codes in (("select", config.select or []), ("extend-select", config.extend_select),
+                       ("ignore", config.ignore)):
+        validate_codes(codes, f"{where} {key}")
+    ignores = table.get("per-file-ignores", {})
+    if not isinstance(ignores, dict) or not all(_strings(v) for v in ignores.values()):
+        raise ConfigError(f"{where} per-file-ignores must be a table of pattern = [codes]")
+    for pattern, codes in ignores.items():
+        config.per_file_ignores[pattern] = split_codes(codes)
+        validate_codes(config.per_file_ignores[pattern], f"{where} per-file-ignores '{pattern}'")
+    return config
+
+
+def _strings(value: object) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)

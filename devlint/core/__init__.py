@@ -1,0 +1,1 @@
+"""The vocabulary every layer shares: abstract values, facts, findings, positions, limits."""

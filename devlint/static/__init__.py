@@ -1,0 +1,1 @@
+"""Static analysis: parse, interpret (analysis, semantics), rules, fixes, suppressions."""

@@ -1,0 +1,21 @@
+"""The walk: a flow-sensitive abstract interpreter that infers on which device every value lives.
+
+It knows Python (statements, expressions, scopes, functions, classes, guards);
+what library calls do to devices it asks of devlint.static.semantics.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import libcst as cst
+
+from devlint.static.analysis.interpreter import Interpreter
+
+
+def analyse(module: cst.Module, emit: Callable[[object], None]) -> None:
+    """Interpret `module`, sending each fact it observes to `emit`."""
+    Interpreter(module, emit).run()
+
+
+__all__ = ["Interpreter", "analyse"]

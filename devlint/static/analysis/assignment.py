@@ -1,0 +1,73 @@
+"""Binding values to assignment targets: names, tuples, attributes, subscripts."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.static.semantics.containers import const_key, element, item, seq_store
+from devlint.static.syntax import dotted
+from devlint.core.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value, join
+
+IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
+
+
+def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) -> None:
+    if type(target) is cst.Name:
+        interp.assign_name(target.value, value, state, line)
+    elif type(target) in (cst.Tuple, cst.List):
+        value = _batch_evidence(interp, target, value, line)
+        for i, target_element in enumerate(e.value for e in target.elements):
+            if type(target_element) is cst.StarredElement:
+                assign(interp, target_element.value, Seq(elem=element(value)), state, line)
+                continue
+            assign(interp, target_element, item(value, i), state, line)
+    elif type(target) is cst.Attribute:
+        base = dotted(target.value)
+        if base is None:
+            interp.eval(target.value, state)
+            return
+        interp.store_attribute(base, target.attr.value, value, state, line)
+    elif type(target) is cst.Subscript:
+        container = interp.eval(target.value, state)
+        eval_slices(interp, target, state)
+        if isinstance(container, Seq) and storable(target.value):
+            assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
+        elif isinstance(container, Tensor) and container.collated and storable(target.value):
+            # `batch[k] = batch[k].to(device)`: a collated batch is a dict here; its members may have moved
+            assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
+
+
+def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode) -> Value:
+    """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
+    is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does."""
+    if not isinstance(value, (Unknown, Located)):
+        return value
+    names = [dotted(e.value) for e in target.elements]
+    modules = interp.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
+    moved = {name for name in interp.moved_names() if name not in modules}
+    if not any(n in moved for n in names if n) or all(n in moved for n in names if n):
+        return value
+    shown = ", ".join(f"`{n}`" for n in names if n in moved)
+    host = Tensor(why=((line, f"a batch: the code moves {shown} to the device, so it is on the host"),),
+                  where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
+    return Seq(kind="tuple", items=tuple(host if n else UNKNOWN for n in names), elem=host)
+
+
+def storable(node: cst.CSTNode) -> bool:
+    """Can a new value be bound to this expression: a name, `a.b`, `a["k"]`, `a.b[0]["k"]`?"""
+    while type(node) is cst.Subscript:
+        node = node.value
+    return dotted(node) is not None
+
+
+def eval_slices(interp, node: cst.Subscript, state) -> list:
+    """Evaluate the indices of `x[...]`: (node, value) for each plain index."""
+    out = []
+    for element_ in node.slice:
+        if type(element_.slice) is cst.Index:
+            out.append((element_.slice.value, interp.eval(element_.slice.value, state)))
+        else:
+            for part in (element_.slice.lower, element_.slice.upper, element_.slice.step):
+                if part is not None:
+                    interp.eval(part, state)
+    return out

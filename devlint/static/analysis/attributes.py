@@ -1,0 +1,125 @@
+"""`value.attr`: what an attribute of each kind of value is."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.static.analysis import functions
+from devlint.static.analysis.guards import guess_flag
+from devlint.static.semantics import torch_api as api
+from devlint.core.values import (
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
+    Module, Ref, Seq, Tensor, Unknown, Value, replace,
+)
+
+# Attributes that are the tensor itself, for device purposes.
+_SAME_TENSOR = ("data", "T", "mT", "real", "imag", "grad")
+
+
+def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
+              node: Optional[cst.CSTNode] = None) -> Value:
+    if isinstance(base, Ref):
+        return Ref(path=api.ALIASES.get(f"{base.path}.{attr}", f"{base.path}.{attr}"))
+    if isinstance(base, Tensor):
+        return _tensor_attribute(base, attr)
+    if isinstance(base, DeviceValue):
+        return DeviceType(device=base.where) if attr == "type" else UNKNOWN
+    if isinstance(base, Module):
+        return _module_attribute(interp, base, attr, node)
+    if isinstance(base, Instance):
+        value = base.attr(attr)
+        if value is not None:
+            return value
+        method = functions.find_method(interp.classes.get(base.cls), attr, interp.classes)
+        if method is not None:
+            return _method_value(interp, method, base)
+        return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
+    if isinstance(base, Class):
+        method = functions.find_method(base, attr, interp.classes)
+        return _method_value(interp, method, None) if method is not None else UNKNOWN
+    if isinstance(base, ArgsNamespace):
+        for dest, default in base.options:
+            if dest == attr:
+                return default
+        return guess_flag(attr)
+    if isinstance(base, Located) and attr == "device" and _configuration(interp, base):
+        # `args.device` of a parameter used as no tensor or module is: the device a configuration chose
+        param = base.where.param
+        return DeviceValue(why=((node, ""),) if node is not None else (), where=replace(SELECTED, name=f"{param}.device"))
+    if isinstance(base, (Unknown, Located)):
+        return _unknown_attribute(base, attr, node)
+    return BoundMethod(receiver=base, name=attr)
+
+
+def _configuration(interp, base: Located) -> bool:
+    """Is `base` a parameter of the current function that it never uses as a tensor or a module?"""
+    where = base.where
+    if where is None or where.kind != "param" or where.param in (None, "self"):
+        return False
+    name = where.param
+    return name not in interp.tensor_names() and name not in interp.module_names() and name not in interp.moved_names()
+
+
+def _tensor_attribute(base: Tensor, attr: str) -> Value:
+    if attr == "device":
+        return DeviceValue(why=base.why, where=base.where)
+    if attr in _SAME_TENSOR:
+        return base
+    if attr == "is_cuda":
+        return Availability(positive=True, choice=False)  # `if x.is_cuda:` guards GPU code
+    if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
+        return UNKNOWN
+    return BoundMethod(receiver=base, name=attr)
+
+
+def _module_attribute(interp, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
+    value = base.attr(attr)
+    if value is not None:
+        return as_member(base, value)
+    cls = interp.classes.get(base.cls or "")
+    method = functions.find_method(cls, attr, interp.classes) if cls else None
+    if method is not None:
+        return _method_value(interp, method, base)
+    if attr == "device":
+        if interp.constructing and base.where is not None and base.where.kind == "param" and base.where.param == "self":
+            # `self.device` in `__init__`: nothing has moved the module yet, it is where modules start
+            return DeviceValue(why=((node, "a module being built is on cpu"),) if node is not None else (), where=CPU)
+        return DeviceValue(why=base.why, where=base.where)
+    if attr in ("weight", "bias"):
+        return Tensor(why=base.why, where=base.where, parameter=True)
+    if cls is not None and not attr.startswith("__"):
+        return Located(why=base.why, where=base.where)
+    return BoundMethod(receiver=base, name=attr)
+
+
+def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> Value:
+    if attr in api.FLAG_NAMES:
+        return Availability(positive=True)
+    if attr in api.NEGATIVE_FLAG_NAMES:
+        return Availability(positive=False)
+    if isinstance(base, Located) and attr == "device":
+        return DeviceValue(where=base.where)
+    if isinstance(base, Located) and attr in _SAME_TENSOR:
+        return base
+    if api.looks_like_device_name(attr):
+        return DeviceValue(why=((node, ""),) if node is not None else (), where=SELECTED)
+    return UNKNOWN
+
+
+def _method_value(interp, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
+    fn = interp.functions.get(id(method))
+    return UNKNOWN if fn is None else replace(fn, bound=bound)
+
+
+def as_member(module: Module, value: Value) -> Value:
+    """A module's attribute as seen through the module: registered members move with it."""
+    if isinstance(value, Module):
+        return replace(value, where=module.where)
+    if isinstance(value, Tensor) and value.parameter:
+        return replace(value, where=module.where, why=module.why or value.why,
+                       from_param="self" if module.where is not None and module.where.kind == "param" else None)
+    if isinstance(value, Seq) and isinstance(value.elem, Module) and value.plain_attr is None:
+        return Seq(kind=value.kind, elem=replace(value.elem, where=module.where))
+    return value

@@ -1,0 +1,70 @@
+"""`f(...)`: find out what is called, then hand the call to the right place.
+
+Imported functions and methods of known kinds go to devlint.static.semantics (tables
+of handlers); functions and classes of this file to devlint.static.analysis.functions
+(analysed with the caller's arguments); modules are called like `forward`.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.static.analysis import functions
+from devlint.static.analysis.attributes import attribute
+from devlint.static.semantics import modules, opaque, registry, tensors
+from devlint.static.semantics.callsite import CallSite
+from devlint.core.values import (
+    BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType, Value,
+)
+
+
+def eval_call(interp, node: cst.Call, state) -> Value:
+    func = node.func
+    if type(func) is cst.Attribute:
+        receiver = interp.eval(func.value, state)
+        name = func.attr.value
+        if isinstance(receiver, (Module, Instance, Class)):
+            callee = attribute(interp, receiver, name, state)
+            if isinstance(callee, Function):
+                site = CallSite(interp, node, state)
+                return interp.invoke(callee, site.args, node, state, func.value)
+            if isinstance(callee, BoundMethod) or isinstance(receiver, Module) and not isinstance(callee, Module):
+                return _method(interp, node, state, receiver, name, func.value)
+        elif isinstance(receiver, Ref):
+            callee = attribute(interp, receiver, name, state)
+        else:
+            return _method(interp, node, state, receiver, name, func.value)
+    else:
+        callee = interp.eval(func, state)
+    return _call_value(interp, node, state, callee)
+
+
+def _call_value(interp, node: cst.Call, state, callee: Value) -> Value:
+    site = CallSite(interp, node, state)
+    if isinstance(callee, Ref):
+        site.path = callee.path
+        return registry.call_function(site)
+    if isinstance(callee, Function):
+        return interp.invoke(callee, site.args, node, state, None)
+    if isinstance(callee, Class):
+        return functions.instantiate(interp, callee, site)
+    if isinstance(callee, LambdaFunction):
+        return functions.call_lambda(interp, callee, site)
+    if isinstance(callee, TensorType):
+        return tensors.typed_factory(site, callee)
+    if isinstance(callee, Builtin):
+        site.name = callee.name
+        return registry.call_builtin(site)
+    if isinstance(callee, (Module, Located)):
+        return modules.call_module(site, callee)
+    if isinstance(callee, BoundMethod):
+        return _method(interp, node, state, callee.receiver, callee.name, node.func)
+    return opaque.unknown_callee(site)
+
+
+def _method(interp, node: cst.Call, state, receiver: Value, name: str,
+            receiver_node: Optional[cst.CSTNode]) -> Value:
+    site = CallSite(interp, node, state, name=name, receiver=receiver, receiver_node=receiver_node)
+    return registry.call_method(site)

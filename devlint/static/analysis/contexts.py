@@ -1,0 +1,137 @@
+"""`with` blocks: the device contexts of torch, and context managers written in the file.
+
+`with torch.cuda.device(1):` changes what plain 'cuda' means inside; `with
+torch.device("cuda"):` sets the default device. A context manager of the file
+(a class with `__enter__`/`__exit__`, or a `@contextmanager` generator) runs
+its entry before the block and its exit after it: a timer helper's clock
+reads bracket the block's GPU work.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from devlint.static.analysis import functions
+from devlint.static.analysis.assignment import assign
+from devlint.static.analysis.state import State
+from devlint.static.semantics.callsite import Args, CallSite
+from devlint.static.syntax import dotted
+from devlint.core.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value, replace
+
+Exit = Callable[[State], None]
+
+
+def exec_with(interp, node: cst.With, state: State) -> State:
+    saved_index, saved_default = state.cuda_index, state.default_device
+    exits: list[Exit] = []
+    for with_item in node.items:
+        value, on_exit = _enter(interp, with_item.item, state)
+        if on_exit is not None:
+            exits.append(on_exit)
+        if isinstance(value, DeviceContext):
+            if value.index is not None or value.unknown:
+                state.cuda_index = value.index
+        elif isinstance(value, DeviceValue) and type(with_item.item) is cst.Call:
+            state.default_device = value.where  # `with torch.device('cuda'):`
+        if with_item.asname is not None:
+            assign(interp, with_item.asname.name, UNKNOWN if isinstance(value, DeviceContext) else value, state,
+                   node)
+    state = interp.exec_suite(node.body, state)
+    for on_exit in reversed(exits):
+        if not state.dead:
+            on_exit(state)
+    state.cuda_index, state.default_device = saved_index, saved_default
+    return state
+
+
+def _enter(interp, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:
+    """Evaluate a with-item; for a context manager of this file, run its entry and say how to exit."""
+    generator = _generator_context(interp, item, state)
+    if generator is not None:
+        return _enter_generator(interp, generator, item, state)
+    value = interp.eval(item, state)
+    if isinstance(value, Instance):
+        cls = interp.classes.get(value.cls)
+        enter, leave = (functions.find_method(cls, name, interp.classes) for name in ("__enter__", "__exit__"))
+        if enter is not None and leave is not None:
+            entered = _call_method(interp, enter, value, item, state)
+            return (value if entered is UNKNOWN else entered), (
+                lambda after: _call_method(interp, leave, value, item, after))
+    return value, None
+
+
+def _call_method(interp, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode, state: State) -> Value:
+    fn = interp.functions.get(id(method))
+    if fn is None:
+        return UNKNOWN
+    return interp.invoke(replace(fn, bound=receiver), Args(), node, state, None)
+
+
+def _generator_context(interp, item: cst.BaseExpression, state: State) -> Optional[Function]:
+    """`timer.stage("x")` where `stage` is a `@contextmanager` generator of this file."""
+    if not (type(item) is cst.Call and dotted(item.func)):
+        return None
+    callee = interp.eval(item.func, state)
+    if isinstance(callee, Function) and callee.node is not None and any(
+            (dotted(d.decorator) or "").endswith("contextmanager") for d in callee.node.decorators) \
+            and _split_at_yield(callee.node) is not None:
+        return callee
+    return None
+
+
+def _enter_generator(interp, fn: Function, item: cst.Call, state: State) -> tuple[Value, Exit]:
+    """Run the generator up to its `yield` now; the rest runs at the end of the block."""
+    before, after = _split_at_yield(fn.node)
+    site = CallSite(interp, item, state)
+    bound = fn.bound if fn.bound is not None and not functions.is_static(fn.node) else None
+    params = functions.bind_arguments(interp, fn.node, bound, state, args=site.args) or {}
+    inner, saved = functions.open_frame(interp, fn, params, state, item)
+    inner = interp.exec_block(before, inner)
+    functions.close_frame(interp, saved)
+    state.timing = _handed_back(interp, inner, state)
+
+    def leave(after_block: State) -> None:
+        resumed = inner.copy()
+        resumed.timing = after_block.timing.copy()
+        frame_saved = functions.open_frame(interp, fn, {}, after_block, item)[1]
+        end = interp.exec_block(after, resumed)
+        functions.close_frame(interp, frame_saved)
+        after_block.timing = _handed_back(interp, end, after_block)
+
+    return UNKNOWN, leave
+
+
+def _handed_back(interp, inner: State, outer: State):
+    """The outer path's measurement after the generator ran: the generator's clock reads count."""
+    timing = inner.timing.copy()
+    if timing.clocks > outer.timing.clocks:
+        timing.depth, timing.lap = len(interp.loops), False
+    else:
+        timing.depth, timing.lap = outer.timing.depth, outer.timing.lap
+    return timing
+
+
+def _split_at_yield(fdef: cst.FunctionDef) -> Optional[tuple[list, list]]:
+    """The statements before the generator's one top-level `yield`, and those after it
+    (a `try: yield` / `finally:` around it counts as top level)."""
+    body = list(fdef.body.body) if type(fdef.body) is cst.IndentedBlock else []
+    for i, stmt in enumerate(body):
+        if _is_yield(stmt):
+            return body[:i], body[i + 1:]
+        if type(stmt) is cst.Try and type(stmt.body) is cst.IndentedBlock:
+            inner = list(stmt.body.body)
+            for j, sub in enumerate(inner):
+                if _is_yield(sub):
+                    tail = list(stmt.finalbody.body.body) if stmt.finalbody is not None else []
+                    return body[:i] + inner[:j], inner[j + 1:] + tail + body[i + 1:]
+    return None
+
+
+def _is_yield(stmt: cst.CSTNode) -> bool:
+    if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
+        return False
+    small = stmt.body[0]
+    value = small.value if type(small) in (cst.Expr, cst.Assign) else None
+    return type(value) is cst.Yield

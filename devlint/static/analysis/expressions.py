@@ -1,0 +1,332 @@
+"""The walk over expressions: one function per expression type, each `(interp, node, state) -> Value`."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from devlint.static.analysis.assignment import assign, eval_slices
+from devlint.static.analysis.attributes import attribute
+from devlint.static.analysis.calls import eval_call
+from devlint.static.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
+from devlint.static.analysis.state import Returned
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.builtins import GPU_RANGE
+from devlint.static.semantics.containers import const_key, element, join_all, make_seq
+from devlint.static.semantics.devices import as_device
+from devlint.static.syntax import dotted, op_text, string_value
+from devlint.core.values import (
+    CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
+    cuda, join, join_choice, replace,
+)
+
+# ---------------------------------------------------------------- names and literals
+
+
+def eval_name(interp, node: cst.Name, state) -> Value:
+    if node.value in ("True", "False", "None"):
+        return Const(value={"True": True, "False": False, "None": None}[node.value], node=node,
+                     guarded=state.guarded)
+    return interp.lookup(node.value, state)
+
+
+def eval_attribute(interp, node: cst.Attribute, state) -> Value:
+    name = dotted(node)
+    if name is not None and name in state.env:
+        return state.env[name]
+    base = interp.eval(node.value, state)
+    return attribute(interp, base, node.attr.value, state, name, node)
+
+
+def eval_string(interp, node: cst.SimpleString, state) -> Value:
+    try:
+        return Const(value=string_value(node), node=node, guarded=state.guarded)
+    except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is just a string
+        return UNKNOWN
+
+
+def eval_unknown(interp, node: cst.CSTNode, state) -> Value:
+    return UNKNOWN
+
+
+def eval_formatted_string(interp, node: cst.FormattedString, state) -> Value:
+    for part in node.parts:
+        if type(part) is cst.FormattedStringExpression:
+            interp.eval(part.expression, state)
+    first = node.parts[0] if node.parts else None
+    if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
+        # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here
+        return DeviceValue(why=((node, ""),), where=cuda(None))
+    return UNKNOWN
+
+
+def eval_integer(interp, node: cst.Integer, state) -> Value:
+    try:
+        return Const(value=int(node.value, 0), node=node)
+    except ValueError:  # `0777`-style literals Python 3 rejects
+        return Const(value=0, node=node)
+
+
+def eval_float(interp, node: cst.Float, state) -> Value:
+    try:
+        return Const(value=float(node.value.replace("_", "")), node=node)
+    except ValueError:
+        return Const(value=0.0, node=node)
+
+
+def eval_imaginary(interp, node: cst.Imaginary, state) -> Value:
+    return Const(value=1j, node=node)
+
+
+# ---------------------------------------------------------------- containers
+
+
+def eval_sequence(interp, node: cst.CSTNode, state) -> Value:
+    """A tuple, list or set display."""
+    kind = {cst.Tuple: "tuple", cst.List: "list", cst.Set: "set"}[type(node)]
+    items: list[Value] = []
+    known = True
+    for member in node.elements:
+        value = interp.eval(member.value, state)
+        if type(member) is cst.StarredElement:
+            known = False
+            value = element(value)
+        items.append(value)
+    return make_seq(kind, items if known else None, items)
+
+
+def eval_dict(interp, node: cst.Dict, state) -> Value:
+    keys, items = [], []
+    for member in node.elements:
+        if type(member) is cst.DictElement:
+            key = interp.eval(member.key, state)
+            keys.append(key.value if isinstance(key, Const) else None)
+            items.append(interp.eval(member.value, state))
+        else:
+            items.append(element(interp.eval(member.value, state)))
+            keys.append(None)
+    return Seq(kind="dict", items=tuple(items), keys=tuple(keys), elem=join_all(items))
+
+
+def _comprehension_state(interp, node: cst.CSTNode, state):
+    inner = state.copy()
+    comp = node.for_in
+    while comp is not None:
+        iterable = interp.eval(comp.iter, inner)
+        assign(interp, comp.target, interp.iterate(iterable, comp), inner, comp)
+        if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
+            inner.guarded = True
+        for cond in comp.ifs:
+            interp.eval(cond.test, inner)
+        comp = comp.inner_for_in
+    return inner
+
+
+def eval_list_comp(interp, node: cst.CSTNode, state) -> Value:
+    inner = _comprehension_state(interp, node, state)
+    kind = "generator" if type(node) is cst.GeneratorExp else "list"
+    return Seq(kind=kind, elem=interp.eval(node.elt, inner))
+
+
+def eval_dict_comp(interp, node: cst.DictComp, state) -> Value:
+    inner = _comprehension_state(interp, node, state)
+    interp.eval(node.key, inner)
+    return Seq(kind="dict", elem=interp.eval(node.value, inner))
+
+
+# ---------------------------------------------------------------- operators
+
+
+def eval_lambda(interp, node: cst.Lambda, state) -> Value:
+    return LambdaFunction(node=node, env=state.env)
+
+
+def eval_await(interp, node: cst.Await, state) -> Value:
+    return interp.eval(node.expression, state)
+
+
+def eval_yield(interp, node: cst.Yield, state) -> Value:
+    """`yield x`: a value the generator hands out (what iterating a call of it binds)."""
+    if type(node.value) is cst.From:
+        value = interp.iterate(interp.eval(node.value.item, state), node)
+    else:
+        value = interp.eval(node.value, state) if node.value is not None else Const(value=None)
+    if interp.returns:
+        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
+    return UNKNOWN  # what `send()` gives back
+
+
+def eval_named_expr(interp, node: cst.NamedExpr, state) -> Value:
+    value = interp.eval(node.value, state)
+    assign(interp, node.target, value, state, node)
+    return value
+
+
+def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
+    test = as_condition(interp.eval(node.test, state))
+    direction = polarity(test)
+    then_state, else_state = state.copy(), state.copy()
+    then_state.guarded = then_state.guarded or learns(test, True) is True
+    else_state.guarded = else_state.guarded or learns(test, False) is True
+    body = interp.eval(node.body, then_state)
+    orelse = interp.eval(node.orelse, else_state)
+    if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
+            and isinstance(body.value, bool) and isinstance(orelse.value, bool) and body.value != orelse.value:
+        # `True if avail else False`
+        return Availability(positive=direction if body.value else not direction, backend=test.backend)
+    if direction is not None:
+        device_body, device_else = as_device(body), as_device(orelse)
+        if device_body is not None and device_else is not None:
+            return DeviceValue(why=((node, ""),), where=join_choice(device_body, device_else, True))
+    return join(body, orelse, availability_split=direction is not None)
+
+
+def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
+    value = interp.eval(node.expression, state)
+    if type(node.operator) is cst.Not:
+        value = as_condition(value)
+        if isinstance(value, Availability):
+            return negate(value)
+        if isinstance(value, Const):
+            return Const(value=not value.value, node=node)
+        return UNKNOWN
+    if isinstance(value, (Tensor, Located)):
+        return value
+    return UNKNOWN
+
+
+def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
+    left = as_condition(interp.eval(node.left, state))
+    right_state = state.copy()
+    conjunction = type(node.operator) is cst.And
+    if conjunction and learns(left, True) is True:
+        right_state.guarded = True
+    if not conjunction and learns(left, False) is True:
+        right_state.guarded = True  # `not avail or x`: x runs where CUDA is
+    right = interp.eval(node.right, right_state)
+    check = boolean(left, right, conjunction)
+    if check is not None:
+        return check
+    if not conjunction:
+        if isinstance(left, Const) and not left.value:
+            return right
+        if isinstance(left, (Tensor, Module, DeviceValue)):
+            return join(left, right)
+    if isinstance(left, Const) and isinstance(right, Const):
+        return Const(value=None)
+    return UNKNOWN if conjunction else join(left, right)
+
+
+def eval_comparison(interp, node: cst.Comparison, state) -> Value:
+    left = interp.eval(node.left, state)
+    result: Value = UNKNOWN
+    for target in node.comparisons:
+        right = interp.eval(target.comparator, state)
+        op = target.operator
+        guard = comparison_guard(left, op, right)
+        folded = _fold(left, op, right)
+        if folded is not None and len(node.comparisons) == 1:
+            result = folded  # `"cpu" not in ["cpu"]`: a parameter's known value decides the branch
+        elif guard is not None:
+            result = Availability(positive=guard)
+        elif isinstance(left, (Tensor, Located)) or isinstance(right, (Tensor, Located)):
+            if type(op) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
+                result = binary(interp, node, op_text(op), left, right, node.left, target.comparator, state)
+        left = right
+    return result
+
+
+def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
+    """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"."""
+    if not (isinstance(left, Const) and isinstance(left.value, str)):
+        return None
+    if isinstance(right, Const) and isinstance(right.value, str):
+        if type(op) in (cst.Equal, cst.NotEqual):
+            return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
+    elif isinstance(right, Seq) and right.items is not None and type(op) in (cst.In, cst.NotIn) \
+            and all(isinstance(v, Const) and isinstance(v.value, str) for v in right.items):
+        return Const(value=any(v.value == left.value for v in right.items) == (type(op) is cst.In))
+    return None
+
+
+def eval_binary(interp, node: cst.BinaryOperation, state) -> Value:
+    left = interp.eval(node.left, state)
+    right = interp.eval(node.right, state)
+    return binary(interp, node, op_text(node.operator), left, right, node.left, node.right, state)
+
+
+def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
+           right_node: cst.CSTNode, state) -> Value:
+    """`left op right`: list concatenation, string building, or an operation on tensors."""
+    if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
+        items = (left.items + right.items) if left.items is not None and right.items is not None else None
+        return make_seq(left.kind, list(items) if items is not None else None, [left.elem, right.elem])
+    if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
+            and isinstance(left.value, str) and isinstance(right.value, str):
+        return Const(value=left.value + right.value, node=node, guarded=state.guarded)
+    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith("cuda") and op == "+":
+        return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
+    if left is CRASHED or right is CRASHED:
+        return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
+    operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
+    if not operands:
+        if isinstance(left, Located) or isinstance(right, Located):
+            return Located(where=(left.device or right.device))
+        return UNKNOWN
+    return interp.operation(node, op, operands, state)
+
+
+def eval_subscript(interp, node: cst.Subscript, state) -> Value:
+    container = interp.eval(node.value, state)
+    indices = eval_slices(interp, node, state)
+    if isinstance(container, Seq):
+        return _seq_subscript(container, node)
+    if isinstance(container, Tensor):
+        tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
+        if tensor_indices:
+            operands = [interp.operand(node.value, container)] + [interp.operand(s, v) for s, v in tensor_indices]
+            result = interp.operation(node, "[]", operands, state, indexing=True)
+            if isinstance(result, Tensor):
+                return replace(result, where=container.where, scalar=False)
+            return result
+        # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
+        integer = all(isinstance(v, Const) and isinstance(v.value, int) for _, v in indices) and indices
+        return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
+                       and container.where.kind == "cpu", fresh=False, derived=True)
+    if isinstance(container, Located):
+        return Located(where=container.where)
+    if isinstance(container, Module):
+        return container  # nn.Sequential / ModuleList indexing
+    key = const_key(node)
+    if isinstance(container, Unknown) and isinstance(key, str) and api.looks_like_device_name(key):
+        # `cfg["device"]`: the device a configuration chose
+        return DeviceValue(why=((node, ""),), where=SELECTED)
+    return UNKNOWN
+
+
+def _seq_subscript(container: Seq, node: cst.Subscript) -> Value:
+    key = const_key(node)
+    if container.items is not None and key is not None:
+        if container.keys is not None:
+            for k, v in zip(container.keys, container.items):
+                if k == key:
+                    return v
+            return container.elem
+        if isinstance(key, int) and -len(container.items) <= key < len(container.items):
+            return container.items[key]
+    if type(node.slice[0].slice) is cst.Slice:
+        return container
+    return container.elem
+
+
+EVAL: dict[type, Callable] = {
+    cst.Name: eval_name, cst.Attribute: eval_attribute, cst.SimpleString: eval_string,
+    cst.ConcatenatedString: eval_unknown, cst.FormattedString: eval_formatted_string, cst.Integer: eval_integer,
+    cst.Float: eval_float, cst.Imaginary: eval_imaginary, cst.Tuple: eval_sequence, cst.List: eval_sequence,
+    cst.Set: eval_sequence, cst.Dict: eval_dict, cst.ListComp: eval_list_comp, cst.SetComp: eval_list_comp,
+    cst.GeneratorExp: eval_list_comp, cst.DictComp: eval_dict_comp, cst.Lambda: eval_lambda,
+    cst.Await: eval_await, cst.NamedExpr: eval_named_expr, cst.IfExp: eval_if_exp, cst.UnaryOperation: eval_unary,
+    cst.BooleanOperation: eval_boolean, cst.Comparison: eval_comparison, cst.BinaryOperation: eval_binary,
+    cst.Subscript: eval_subscript, cst.Call: eval_call, cst.Yield: eval_yield,
+}

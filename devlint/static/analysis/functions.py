@@ -1,0 +1,512 @@
+"""Functions and classes of the file being checked.
+
+A function is analysed at each call site with the caller's argument values
+(memoised on them), and once on its own with symbolic parameters when nobody
+in the file calls it (and always for `forward`). A class's `__init__` gives
+its instances their attributes; `self` in other methods is that summary.
+Parameters are bound in one place, `bind_arguments`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+import libcst as cst
+
+from devlint.static.analysis.guards import is_skip_marker
+from devlint.static.analysis.prepass import Scope, children
+from devlint.static.analysis.state import Returned, State
+from devlint.core.facts import Context
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import Args, CallSite
+from devlint.static.semantics.containers import join_all
+from devlint.static.syntax import dotted
+from devlint.core.values import (
+    CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, LambdaFunction, Loader,
+    Located, Module,
+    Ref, Seq, SkipMarker, Step, Tensor, Unknown, Value, replace,
+)
+
+MAX_CALL_DEPTH = 6
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What analysing a function's body with some arguments gives its caller."""
+
+    result: Value
+    final_self: Optional[Value]  # `self` at the end (a method changes its object)
+    clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
+    synced: bool  # it waited for the GPU (after that read, if any)
+    work: Optional[Step]  # GPU work it queued and left running
+
+    def apply_timing(self, state: State, depth: int) -> None:
+        """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
+        if self.clock is not None:
+            state.timing.start(self.clock, depth)
+        if self.synced:
+            state.timing.note_sync()
+        if self.work is not None:
+            state.timing.note_work(self.work)
+
+
+# ---------------------------------------------------------------- calls
+
+
+def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
+           receiver_node: Optional[cst.CSTNode]) -> Value:
+    """Call a function of this file: its body, analysed with these arguments (memoised)."""
+    fdef = fn.node
+    interp.note_gpu_work(node, [v for _, v in args.all()], state)
+    if fdef is None or id(fdef) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+        return UNKNOWN
+    if any(_decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
+        return UNKNOWN
+    bound = fn.bound if not is_static(fdef) else None
+    params = bind_arguments(interp, fdef, bound, state, args=args)
+    if params is None:
+        return UNKNOWN
+    summary = summarise(interp, fn, params, state, node)
+    summary.apply_timing(state, len(interp.loops))
+    # Methods change their object: the caller sees the new attributes.
+    if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
+        name = dotted(receiver_node)
+        if name and isinstance(summary.final_self, (Module, Instance)):
+            interp.assign_name(name, summary.final_self, state, node)
+    return summary.result
+
+
+def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNode) -> Summary:
+    """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
+    key: Optional[tuple] = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted),
+                            state.timing.key())
+    try:
+        cached = interp.memo.get(key)
+    except TypeError:  # an unhashable argument value: no memo
+        cached, key = None, None
+    if cached is None:
+        result, final_self, end = analyse_body(interp, fn, params, state, node)
+        cached = _summary(result, final_self, state.timing, end.timing)
+        if key is not None:
+            interp.memo[key] = cached
+    return cached
+
+
+def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
+    """`(lambda: a @ b)()`: the body, evaluated where the lambda was written, on the caller's path."""
+    if len(interp.stack) >= MAX_CALL_DEPTH or id(fn.node) in interp.stack:
+        return UNKNOWN
+    params = bind_arguments(interp, fn.node, None, site.state, args=site.args)
+    if params is None:
+        return UNKNOWN
+    state = site.state.copy()
+    state.env = dict(fn.env if fn.env is not None else interp.globals)
+    state.env.update(params)
+    interp.stack.append(id(fn.node))
+    try:
+        result = interp.eval(fn.node.body, state)
+    finally:
+        interp.stack.pop()
+    site.state.timing = state.timing
+    return result
+
+
+def _summary(result: Value, final_self: Optional[Value], before, after) -> Summary:
+    clock = after.clock if after.clocks > before.clocks else None
+    synced = after.syncs > before.syncs and after.synced
+    work = after.work if after.works > before.works and after.work is not None else None
+    return Summary(result, final_self, clock, synced, work)
+
+
+def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state: Optional[State],
+                   args: Optional[Args] = None,
+                   symbolic: Optional[Callable[[cst.Param], Value]] = None) -> Optional[dict]:
+    """Parameter name -> value: `bound` for the first (self), then the call's arguments and the defaults,
+    or, without a call (`args` None), `symbolic(param)` for each. None when positions are unknown."""
+    params: dict[str, Value] = {}
+    plist = list(fdef.params.posonly_params) + list(fdef.params.params)
+    if bound is not None and plist:
+        params[plist[0].name.value] = bound
+        plist = plist[1:]
+    star, starstar = fdef.params.star_arg, fdef.params.star_kwarg
+    if args is None:
+        for param in plist + list(fdef.params.kwonly_params):
+            params[param.name.value] = symbolic(param)
+        extra_positional: Value = UNKNOWN
+    else:
+        if args.star:
+            return None  # *args at the call: positions unknown
+        positional = [v for _, v in args.positional]
+        for i, param in enumerate(plist):
+            params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
+                interp, param, args, state)
+        for param in fdef.params.kwonly_params:
+            params[param.name.value] = _keyword_or_default(interp, param, args, state)
+        extra_positional = join_all(positional[len(plist):])
+    if type(star) is cst.Param:
+        params[star.name.value] = Seq(kind="tuple", elem=extra_positional)
+    if starstar is not None:
+        params[starstar.name.value] = Seq(kind="dict", elem=UNKNOWN)
+    if args is None:
+        return params
+    # A value passed in keeps its device; inside, it comes from the caller.
+    return {k: (replace(v, from_param=k) if isinstance(v, Tensor) and k != "self" else v)
+            for k, v in params.items()}
+
+
+def _keyword_or_default(interp, param: cst.Param, args: Args, state: State) -> Value:
+    name = param.name.value
+    if name in args.keywords:
+        return args.keywords[name][1]
+    if param.default is not None:
+        return interp.eval(param.default, state)
+    return UNKNOWN
+
+
+def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+    """Walk fn's body with `params` bound: (result, final self, end state)."""
+    state, saved = open_frame(interp, fn, params, caller, call_node)
+    try:
+        end = interp.exec_suite(fn.node.body, state)
+    except RecursionError:
+        end = state
+    returned = close_frame(interp, saved)
+    if not end.dead:
+        returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
+    return _result(interp, fn.node, returned), _final_self(returned), end
+
+
+def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+    """Enter fn: its state (the caller's path conditions and measurement, `params` bound) and the
+    walk's context, saved to be restored by `close_frame`."""
+    fdef = fn.node
+    interp.analysed.add(id(fdef))
+    state = State()
+    state.env = dict(interp.closures.get(id(fdef), interp.globals))
+    state.env.update(params)
+    state.default_device = interp.module_default_device
+    if caller is not None:
+        state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
+            caller.default_device
+        # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
+        state.timing = caller.timing.copy()
+        state.timing.depth, state.timing.lap = 0, False
+    if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
+            is_skip_marker(interp, d, state) for d in fdef.decorators):
+        state.guarded = True  # a test that only runs where CUDA is
+    if caller is None and (id(fdef) in interp.defined_guarded or _gpu_named(fdef.name.value) or (
+            fn.owner is not None and _gpu_named(fn.owner))):
+        # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`)
+        state.guarded = True
+    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing)
+    if fdef.name.value == "__init__":
+        interp.constructing += 1
+    calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
+    owner = interp.classes.get(fn.owner) if fn.owner else None
+    # while a module is being built (its __init__ and what that calls) it is on the cpu: nothing moved it yet
+    in_module = not interp.constructing and (interp.context.in_module_method or bool(owner and owner.is_module))
+    on_device = in_module or (interp.context.params_on_device if call_node is not None and interp.stack
+                              else not _host_side(interp, fdef, owner))
+    interp.context = Context(function=fn.qualname, calls=calls, in_module_method=in_module,
+                             params_on_device=on_device)
+    interp.current_function = fdef
+    interp.loops, interp.if_depth = [], 0
+    interp.stack.append(id(fdef))
+    interp.returns.append([])
+    return state, saved
+
+
+def _gpu_named(name: str) -> bool:
+    """`cuda()`, `cuda_timestamp`, `class CUDAAccelerator`, `setup_gpu`: CUDA code by its own name."""
+    low = name.lower()
+    return "cuda" in low or "gpu" in low.replace("gpus", "gpu")
+
+
+def close_frame(interp, saved: tuple) -> list:
+    """Leave the function entered by `open_frame`: its returns."""
+    returned = interp.returns.pop()
+    interp.stack.pop()
+    interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing = saved
+    return returned
+
+
+def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
+    """Code whose parameters need not be on the device: the data pipeline (a Dataset's methods, a
+    collate function, a transform's `__call__`), a function whose inputs go to numpy, PIL or OpenCV,
+    or a callback handed to other code."""
+    name = fdef.name.value
+    if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
+        return True
+    if owner is None and name in interp.prepass.passed_names:
+        return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
+    if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
+        return True
+    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    return bool(params & interp.scope_of(fdef).host_names)
+
+
+def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:
+    if interp.scope_of(fdef).generator:
+        yielded = [r.value for r in returned if r.yielded]
+        return Seq(kind="generator", elem=join_all(yielded) if yielded else UNKNOWN)
+    values = [r.value for r in returned if not r.yielded]
+    if not values:
+        return UNKNOWN
+    if len(values) > 1 and all(isinstance(v, Const) and v.value is None for v in values[1:]) \
+            and not isinstance(values[0], Const):
+        return values[0]
+    # `if torch.cuda.is_available(): return x.cuda()` / `return x`: the selected-device idiom
+    split = len({r.guarded for r in returned}) > 1
+    return join_all(values, availability_split=split)
+
+
+def _final_self(returned: list) -> Optional[Value]:
+    selves = [r.self_value for r in returned if r.self_value is not None]
+    return selves[-1] if selves else None
+
+
+def analyse_standalone(interp, fn: Function) -> None:
+    """A function nobody in the file calls (or any `forward`): symbolic parameters."""
+    fdef = fn.node
+    cls = interp.classes.get(fn.owner) if fn.owner else None
+    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
+        else None
+    scope = interp.scope_of(fdef)
+    is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
+    params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
+    analyse_body(interp, fn, params, None, None)
+
+
+def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
+    """What a parameter is, from its name, annotation and use, when no caller says."""
+    name = param.name.value
+    annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
+    path = getattr(annotation, "path", "")
+    if path in api.LOADERS:
+        return Loader(why=((param, "a DataLoader yields cpu batches"),))
+    if path == "torch.device":
+        return DeviceValue(where=SELECTED)
+    if name in api.FLAG_NAMES:
+        return Availability(positive=True)
+    if api.looks_like_device_name(name):
+        return DeviceValue(why=((param, ""),), where=SELECTED)
+    symbolic = Device("param", param=name)
+    tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or name in scope.tensor_names or (
+        is_forward and param.default is None)
+    if tensor:
+        return Tensor(why=((param, ""),), where=symbolic, from_param=name)
+    return Located(why=((param, ""),), where=symbolic)
+
+
+def cpu_only_inputs(interp, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
+    """id() of the argument nodes bound to parameters that `fdef` hands to a cpu-only argument
+    (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
+    host = interp.cpu_only_params.get(id(fdef))
+    if host is None:
+        host = interp.cpu_only_params[id(fdef)] = _cpu_only_params(fdef)
+    if not host:
+        return set()
+    names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
+    out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
+    out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
+    return out
+
+
+def _cpu_only_params(fdef: cst.FunctionDef) -> set:
+    """Parameters the function uses on the host: handed to a cpu-only argument, or brought to the cpu
+    (`lengths.cpu()`, `.tolist()`): its caller may keep them there."""
+    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
+    found = set()
+    stack = [fdef.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            func = node.func
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in params \
+                    and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
+                found.add(func.value.value)
+            spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
+            if spec is not None:
+                position, keyword = spec
+                for i, arg in enumerate(node.args):
+                    named = arg.keyword.value == keyword if arg.keyword else i == position
+                    if named and type(arg.value) is cst.Name and arg.value.value in params:
+                        found.add(arg.value.value)
+        stack.extend(children(node))
+    return found
+
+
+_TO_HOST = frozenset({"cpu", "tolist", "numpy", "item"})
+
+
+def _to_cpu(call: cst.Call) -> bool:
+    """`x.to("cpu")`, `x.to(device="cpu")`, `x.to(torch.device("cpu"))`."""
+    return any("'cpu'" in text or '"cpu"' in text
+               for text in (cst.Module([]).code_for_node(arg.value) for arg in call.args[:1]))
+
+
+# ---------------------------------------------------------------- classes
+
+
+def class_summary(interp, cls: Class) -> Value:
+    """`self` as the methods of a class see it: the attributes __init__ gives it."""
+    cached = interp.class_summaries.get(cls.name)
+    if cached is not None:
+        return cached
+    base: Value = Module(why=(), where=Device("param", param="self"), cls=cls.name) if cls.is_module \
+        else Instance(cls=cls.name)
+    interp.class_summaries[cls.name] = base  # recursion guard
+    init = find_method(cls, "__init__", interp.classes)
+    if init is not None and id(init) in interp.functions:
+        fn = replace(interp.functions[id(init)], bound=base)
+        scope = interp.scope_of(init)
+        params = bind_arguments(interp, init, base, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+        interp.muted += 1
+        try:
+            _, final_self, _ = analyse_body(interp, fn, params, None, None)
+        finally:
+            interp.muted -= 1
+        interp.analysed.discard(id(init))
+        if isinstance(final_self, (Module, Instance)):
+            if isinstance(final_self, Module):
+                final_self = replace(final_self, where=Device("param", param="self"))
+            base = final_self
+    interp.class_summaries[cls.name] = base
+    return base
+
+
+def instantiate(interp, cls: Class, site: CallSite) -> Value:
+    """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it."""
+    args, state, node = site.args, site.state, site.node
+    if cls.is_module:
+        note = "modules are created on cpu" if state.default_device is None else "created on the default device"
+        obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name)
+    else:
+        obj = Instance(why=((node, ""),), cls=cls.name)
+    init = find_method(cls, "__init__", interp.classes)
+    if init is None or id(init) not in interp.functions:
+        if isinstance(obj, Module) and init is None and not has_state(interp, cls, obj):
+            return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
+        return obj
+    if id(init) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+        return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
+    fn = replace(interp.functions[id(init)], bound=obj)
+    params = bind_arguments(interp, init, obj, state, args=args)
+    if params is None:
+        return obj
+    final_self = summarise(interp, fn, params, state, node).final_self
+    if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
+        return replace(final_self, where=None, stateless=True)
+    if isinstance(final_self, Module) and final_self.where is obj.where and not final_self.moved:
+        final_self = placed_by_members(final_self)
+    return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+
+def placed_by_members(module: Module) -> Module:
+    """A module lives where its parameters do: built from members all created on one device
+    (`nn.Linear(..., device=device)` in `__init__`), it is on that device, not where modules start."""
+    members, unplaced = [], False
+    for _, value in module.attrs:
+        if isinstance(value, (Unknown, Located)):
+            unplaced = True  # a member of unknown kind (a module handed in?) may live anywhere
+        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+            members.append(value)
+        elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
+            members.append(value.elem)
+    if not members or any(member.device is None for member in members):
+        return module  # a member we cannot place: no answer
+    first = members[0]
+    if unplaced:  # members elsewhere than where modules start, beside one we cannot place: unknown
+        return module if all(m.device == module.where for m in members) else replace(module, where=None)
+    if all(member.device == first.device for member in members):
+        return module if first.device == module.where else replace(module, where=first.device, why=first.why)
+    for member in members:  # split across devices: the member left where modules start says why
+        if member.device == module.where and member.why:
+            return replace(module, why=member.why)
+    return module
+
+
+def has_state(interp, cls: Class, module: Module) -> bool:
+    """Does a module of a class defined here own parameters or buffers (so it has a device)?"""
+    for _, value in module.attrs:
+        if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+            return True
+        if isinstance(value, Seq) and isinstance(value.elem, Module):
+            return True
+    if _holds_imported_layer(interp, cls):
+        return True
+    for base in cls.node.bases if cls.node is not None else ():
+        value = interp.eval(base.value, State())
+        if isinstance(value, Ref) and value.path.startswith("torch.nn."):
+            if value.path in api.MODULES_WITH_PARAMETERS:
+                return True
+            continue  # nn.Module itself, a loss, an activation
+        if isinstance(value, Class) and value.name != cls.name:
+            summary = class_summary(interp, value)
+            if not isinstance(summary, Module) or has_state(interp, value, summary):
+                return True
+            continue
+        return True  # a base we cannot see may create parameters
+    return False
+
+
+def _holds_imported_layer(interp, cls: Class) -> bool:
+    """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
+    we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
+    known = interp.imported_layers.get(cls.name)
+    if known is None:
+        known = interp.imported_layers[cls.name] = _scan_for_imported_layer(interp, cls)
+    return known
+
+
+def _scan_for_imported_layer(interp, cls: Class) -> bool:
+    init = find_method(cls, "__init__", interp.classes)
+    if init is None:
+        return False
+    stack: list = [init.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign and type(node.value) is cst.Call:
+            targets = [dotted(t.target) or "" for t in node.targets]
+            name = (dotted(node.value.func) or "").rsplit(".", 1)[-1]
+            if any(t.startswith("self.") for t in targets) and name[:1].isupper() and not name.isupper():
+                value = interp.eval(node.value.func, State())
+                if isinstance(value, Ref) and not value.path.startswith("torch."):
+                    return True
+        elif type(node) not in (cst.FunctionDef, cst.ClassDef):
+            stack.extend(children(node))
+    return False
+
+
+def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) -> Optional[cst.FunctionDef]:
+    """`name` defined in cls or a base class of this file."""
+    if cls is None or cls.node is None or depth > 8:
+        return None
+    body = cls.node.body
+    for stmt in body.body if type(body) is cst.IndentedBlock else ():
+        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
+            return stmt
+    for base in cls.node.bases:
+        base_name = dotted(base.value)
+        if base_name in classes and base_name != cls.name:
+            found = find_method(classes[base_name], name, classes, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
+def _decorator_name(decorator: cst.Decorator) -> str:
+    expr = decorator.decorator
+    if type(expr) is cst.Call:
+        expr = expr.func
+    return dotted(expr) or ""
+
+
+def is_static(fdef: cst.FunctionDef) -> bool:
+    return any(_decorator_name(d) == "staticmethod" for d in fdef.decorators)
+
+
+def _is_classmethod(fdef: cst.FunctionDef) -> bool:
+    return any(_decorator_name(d) == "classmethod" for d in fdef.decorators)

@@ -1,0 +1,161 @@
+"""Guards: what makes GPU code safe on a path.
+
+An availability check (`torch.cuda.is_available()`, a flag derived from it,
+`device_count() > 0`, `device.type == "cuda"`), an early exit, or a skip
+marker that runs a test only where CUDA is. Values that carry such a
+condition are `Availability`; `polarity` says which way they point.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.static.semantics import torch_api as api
+from devlint.core.values import (
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
+    Value,
+)
+
+
+def as_condition(value: Value) -> Value:
+    """A value tested for truth: `if torch.cuda.device_count():` is an availability check."""
+    return Availability(positive=True) if isinstance(value, DeviceCount) else value
+
+
+def polarity(value: Value) -> Optional[bool]:
+    """True: being true means an accelerator is available. False: it means it is not.
+    Branching on it chooses a device (the join of the branches is the selected device)."""
+    if isinstance(value, Availability) and value.choice:
+        return value.positive
+    return None
+
+
+def cuda_polarity(value: Value) -> Optional[bool]:
+    """As `polarity`, for checks that say whether CUDA is there (they guard GPU code)."""
+    if isinstance(value, Availability) and value.backend == "cuda":
+        return value.positive
+    return None
+
+
+def learns(value: Value, outcome: bool, backend: str = "cuda") -> Optional[bool]:
+    """What the path where `value` was `outcome` knows of CUDA: True available, False missing."""
+    if not isinstance(value, Availability) or value.backend != backend:
+        return None
+    return value.learns(outcome)
+
+
+def negate(value: Availability) -> Availability:
+    return Availability(positive=not value.positive, backend=value.backend, choice=value.choice,
+                        branch={"then": "else", "else": "then"}.get(value.branch, value.branch))
+
+
+def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availability]:
+    """`left and right` / `left or right` as an availability check, or None when neither side is one.
+
+    A conjunction that is true makes each side true; a disjunction that is false makes each side
+    false: that is what the branch on that outcome learns."""
+    left, right = as_condition(left), as_condition(right)
+    checks = [v for v in (left, right) if isinstance(v, Availability)]
+    if not checks:
+        return None
+    backends = {v.backend for v in checks}
+    backend = "cuda" if backends <= {"cuda"} else sorted(backends - {"cuda"})[0]
+    choice = all(v.choice for v in checks)
+    if len(checks) == 2 and all(v.branch == "both" for v in checks) and checks[0].positive == checks[1].positive \
+            and (checks[0].positive == conjunction):
+        return Availability(positive=checks[0].positive, backend=backend, choice=choice)  # exact
+    outcome = conjunction  # the outcome of the whole that fixes each side
+    for check in checks:
+        known = learns(check, outcome, check.backend)
+        if known is not None:
+            positive = known if outcome else not known
+            return Availability(positive=positive, backend=backend, choice=choice,
+                                branch="then" if conjunction else "else")
+    return None
+
+
+def guess_flag(attr: str) -> Value:
+    """An option or attribute of unknown origin, judged by its name (`args.cuda`, `cfg.device`)."""
+    if attr in api.FLAG_NAMES:
+        return Availability(positive=True)
+    if attr in api.NEGATIVE_FLAG_NAMES:
+        return Availability(positive=False)
+    if api.looks_like_device_name(attr):
+        return DeviceValue(where=SELECTED)
+    return UNKNOWN
+
+
+def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
+    """The polarity of `left op right` as a CUDA check, or None when it is none."""
+    if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
+        return _device_count_guard(op, right.value)
+    if isinstance(left, DeviceCount) and type(op) in (cst.GreaterThan, cst.GreaterThanEqual):
+        return True  # `device_count() > rank`: at least one GPU on that path
+    if isinstance(left, Availability) and isinstance(right, Const) and right.value is None:
+        # `if args.gpu is not None:` the user chose a GPU
+        if type(op) in (cst.IsNot, cst.NotEqual):
+            return left.positive
+        if type(op) in (cst.Is, cst.Equal):
+            return not left.positive
+    if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
+            and type(op) in (cst.In, cst.NotIn):
+        texts = {v.value for v in right.items}
+        if texts == {"cpu"}:
+            return type(op) is cst.NotIn  # `device not in ["cpu"]`
+        if all(isinstance(t, str) and t.startswith("cuda") for t in texts):
+            return True if type(op) is cst.In else None
+        return None
+    text = right.value if isinstance(right, Const) else None
+    subject = left
+    if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown, Located)):
+        text, subject = left.value, right
+    if isinstance(subject, (Unknown, Located)) and isinstance(text, str) and text.startswith("cuda"):
+        # `args.device == "cuda"`, `x.device.type == "cuda"`, `device_type == "cuda"` (a parameter),
+        # `"cuda" in device`: checked by hand
+        if type(op) in (cst.Equal, cst.Is, cst.In):
+            return True
+    if isinstance(subject, (DeviceType, DeviceValue)) and isinstance(text, str):
+        wants_cuda = text.startswith("cuda")
+        if type(op) in (cst.Equal, cst.Is):
+            return True if wants_cuda else (False if text == "cpu" else None)
+        if type(op) in (cst.NotEqual, cst.IsNot):
+            return True if text == "cpu" else None
+        if type(op) is cst.In and text == "cuda":
+            return True
+    return None
+
+
+def _device_count_guard(op: cst.BaseCompOp, n: int) -> Optional[bool]:
+    if type(op) is cst.GreaterThan:
+        return True if n >= 0 else None
+    if type(op) is cst.GreaterThanEqual:
+        return True if n >= 1 else None
+    if type(op) is cst.NotEqual:
+        return True if n == 0 else None
+    if type(op) in (cst.Equal, cst.LessThanEqual):
+        return False if n == 0 else None
+    if type(op) is cst.LessThan:
+        return False if n == 1 else None
+    return None
+
+
+def mentions_gpu(decorator_source: str) -> bool:
+    """A project's own test decorator that names cuda or a GPU (`@RunIf(min_cuda_gpus=1)`) runs
+    (or mocks) the test only where a GPU is."""
+    text = decorator_source.lower()
+    return ("cuda" in text or "gpu" in text) and "autocast" not in text and "amp" not in text
+
+
+def is_skip_marker(interp, decorator: cst.Decorator, state) -> bool:
+    """Does this decorator run the test (or class) only where CUDA is?"""
+    if mentions_gpu(interp.module.code_for_node(decorator.decorator)):
+        return True
+    saved = interp.muted
+    interp.muted += 1
+    try:
+        value = interp.eval(decorator.decorator, state)
+    finally:
+        interp.muted = saved
+    return isinstance(value, SkipMarker)

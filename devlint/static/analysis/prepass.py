@@ -1,0 +1,320 @@
+"""One fast walk over the whole module before the interpretation.
+
+It collects what the flow-sensitive walk needs to know ahead of time: the names
+called anywhere (a function called somewhere is analysed at its call sites),
+per-function scopes (names used as only a tensor can be, names subtracted
+from as clocks are, generators), and the expression each call feeds.
+libcst's visitors are slow; this walks dataclass fields directly.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.static.semantics import torch_api as api
+from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter
+
+
+class Scope:
+    """What the pre-pass knows about the names of one function (or the module)."""
+
+    __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
+                 "library_calls", "saved_to")
+
+    def __init__(self) -> None:
+        self.tensor_names: set[str] = set()  # used in a way only a tensor can be
+        self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
+        self.module_names: set[str] = set()  # used as only an nn.Module can be (`.eval()`, `.parameters()`)
+        self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
+        self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
+        self.generator = False
+        self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
+        self.saved_to: set[str] = set()  # the source text of where `torch.save` writes (`path`, `buf`, `"m.pt"`)
+
+
+class PrePass:
+    """Called names, per-function scopes, and the subtraction or assignment each call feeds."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.called_names: set[str] = set()
+        self.passed_names: set[str] = set()  # names handed to a call as arguments (callbacks, hooks, collate_fn)
+        self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
+        self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
+        self.imports: dict[str, str] = {}  # a name bound by an import anywhere -> its dotted path
+        # Evidence that the file means to run without a GPU too: strong (an availability check, a device
+        # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
+        # too); a multi-GPU program (DataParallel, DDP, NCCL) needs strong evidence.
+        self.strong_evidence = self.weak_evidence = self.multi_gpu = False
+        self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
+        self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
+        self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
+        self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
+        pending: list = [([module], self.scopes[0])]  # (nodes, their scope): a function's body has its own
+        while pending:
+            roots, scope = pending.pop()
+            self._walk(roots, scope, pending)
+        for scope in self.scopes.values():
+            self._resolve_library_calls(scope)
+        if any(dotted(node.value).split(".")[0] not in self.imports for node in self._device_attributes):
+            self.weak_evidence = True
+
+    def _walk(self, roots: list, scope: Scope, pending: list) -> None:
+        notes, getters, pruned = _NOTES, GETTERS, _PRUNED  # by exact type: isinstance goes through ABCMeta
+        stack = list(roots)
+        push, extend = stack.append, stack.extend
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in pruned:
+                continue
+            if kind is cst.FunctionDef:
+                inner = self.scopes[id(node)] = Scope()
+                pending.append((children(node.body), inner))
+                extend(node.decorators)
+                push(node.params)
+                continue
+            note = notes.get(kind)
+            if note is not None:
+                note(self, node, scope)
+            getter = getters.get(kind) or field_getter(kind, node)
+            for value in getter(node):  # children(node), inlined: the hottest loop of the pre-pass
+                value_kind = type(value)
+                if value_kind is tuple or value_kind is list:
+                    extend(value)
+                elif value_kind in NODE_KINDS and value_kind not in pruned:
+                    push(value)
+
+    def trains(self, body: cst.CSTNode) -> bool:
+        """has_training_call, once per loop body: a loop is walked again each time its function is."""
+        known = self._trains.get(id(body))
+        if known is None:
+            known = self._trains[id(body)] = has_training_call(body)
+        return known
+
+    @property
+    def cpu_evidence(self) -> bool:
+        """Does the file show it means to run without a GPU too?"""
+        return self.strong_evidence or (self.weak_evidence and not self.multi_gpu)
+
+    def _note_call(self, node: cst.Call, scope: Scope) -> None:
+        func = node.func
+        kind = type(func)
+        callee: Optional[str] = None
+        if kind is cst.Name:
+            callee = func.value
+            self.called_names.add(callee)
+        elif kind is cst.Attribute:
+            attr = func.attr.value
+            self.called_names.add(attr)
+            base = dotted(func.value)
+            if base:
+                callee = f"{base}.{attr}"
+                if attr == "numpy":
+                    scope.host_names.add(base)
+                elif attr in api.MODULE_ONLY_METHODS:
+                    scope.module_names.add(base)
+                elif _device_move(node):
+                    scope.moved_names.add(base)
+        names: list = []  # the dotted names among the positional arguments, and in lists or tuples there
+        for arg in node.args:  # one pass: every call in the file comes here
+            value = arg.value
+            value_kind = type(value)
+            if value_kind is cst.Name:
+                self.passed_names.add(value.value)
+            if callee is None or arg.keyword is not None or arg.star:
+                continue
+            if value_kind is cst.Name or value_kind is cst.Attribute:
+                names.append(dotted(value))
+            elif value_kind is cst.List or value_kind is cst.Tuple:
+                names.extend(dotted(element.value) for element in value.elements)
+        choice = _device_choice(node)
+        if choice == "option":
+            self.strong_evidence = True
+        elif choice == "variable":
+            self.weak_evidence = True
+        if callee:
+            scope.library_calls.append((callee, [n for n in names if n]))
+            if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
+                self._note_save(node, scope)
+
+    def _note_save(self, node: cst.Call, scope: Scope) -> None:
+        target = [a.value for a in node.args if a.keyword is None][1:2] or \
+            [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
+        if target:
+            scope.saved_to.add(_source(target[0]))
+            self.saved_anywhere.add(_source(target[0]))
+            template = path_template(target[0])
+            if template:
+                self.saved_templates.add(template)
+
+    def _note_test(self, node: cst.CSTNode, scope: Scope) -> None:
+        test = dotted(node.test.expression if type(node.test) is cst.UnaryOperation else node.test)
+        last = (test or "").rsplit(".", 1)[-1]
+        if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
+            self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
+
+    def _note_attribute(self, node: cst.Attribute, scope: Scope) -> None:
+        if node.attr.value == "device" and dotted(node.value):
+            self._device_attributes.append(node)
+        if node.attr.value in api.TENSOR_ONLY_ATTRS:
+            name = dotted(node.value)
+            if name:
+                scope.tensor_names.add(name)
+
+    def _note_subscript(self, node: cst.Subscript, scope: Scope) -> None:
+        if len(node.slice) > 1 or type(node.slice[0].slice) is not cst.Index:
+            name = dotted(node.value)
+            if name:
+                scope.tensor_names.add(name)
+
+    def _note_binary(self, node: cst.BinaryOperation, scope: Scope) -> None:
+        if type(node.operator) is cst.Subtract:
+            name = dotted(node.left)
+            if name:
+                scope.clock_ends.add(name)
+            if type(node.left) is cst.Call:
+                self.consumers[id(node.left)] = node
+
+    def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
+        if type(node.value) is cst.Call:
+            self.consumers[id(node.value)] = node
+            call = node.value
+            while type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
+                call = call.func.value  # `nn.CrossEntropyLoss().to(device)`
+            target, built = dotted(node.targets[0].target), dotted(call.func)
+            if len(node.targets) == 1 and target and built:
+                self.built_by[target] = built  # `criterion = nn.CrossEntropyLoss()`
+
+    def _note_yield(self, node: cst.Yield, scope: Scope) -> None:
+        scope.generator = True
+
+    def _note_import(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> None:
+        if type(node) is cst.Import:
+            for alias in node.names:
+                full = attr_path(alias.name)
+                self.imports[alias.asname.name.value if alias.asname else full.split(".")[0]] = \
+                    full if alias.asname else full.split(".")[0]
+        elif not node.relative and node.module is not None and type(node.names) is not cst.ImportStar:
+            module = attr_path(node.module)
+            for alias in node.names:
+                name = attr_path(alias.name)
+                self.imports[alias.asname.name.value if alias.asname else name] = f"{module}.{name}"
+
+    def _resolve_library_calls(self, scope: Scope) -> None:
+        """Arguments of torch's operations are tensors; arguments of numpy, PIL, OpenCV are host data."""
+        for callee, names in scope.library_calls:
+            head, _, rest = callee.partition(".")
+            path = self.imports.get(head, head) + ("." + rest if rest else "")
+            if path in api.DEVICE_CHECKS:
+                self.strong_evidence = True
+            elif path in api.MULTI_GPU:
+                self.multi_gpu = True
+            if path.startswith(api.HOST_LIBRARY_PREFIXES):
+                scope.host_names.update(names)
+            elif is_tensor_operation(path) or self._torch_module(callee):
+                scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
+        scope.library_calls = []
+
+    def _torch_module(self, callee: str) -> bool:
+        """Is `callee` a name the file binds to a torch.nn module (`criterion = nn.MSELoss()`)?"""
+        built = self.built_by.get(callee)
+        if built is None:
+            return False
+        head, _, rest = built.partition(".")
+        path = self.imports.get(head, head) + ("." + rest if rest else "")
+        return path.startswith("torch.nn.") and path.rsplit(".", 1)[-1][:1].isupper()
+
+
+_EMPTY = cst.Module(body=[])
+
+
+def path_template(node: cst.CSTNode) -> str:
+    """The string parts of a path expression, in order (`"ckpt/%s_%d.pth" % (name, epoch)` ->
+    `ckpt/%s_%d.pth`): two paths with the same parts name the same kind of file."""
+    parts, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.SimpleString:
+            parts.append(current.value.strip("'\"rbRBuUfF"))
+        elif type(current) is cst.FormattedStringText:
+            parts.append(current.value)
+        else:
+            stack.extend(reversed(children(current)))
+    text = "|".join(parts)
+    if not any(c.isalnum() for c in text):
+        # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file
+        return f".{node.attr.value}" if type(node) is cst.Attribute else ""
+    return text
+
+
+def _source(node: cst.CSTNode) -> str:
+    return " ".join(_EMPTY.code_for_node(node).split())
+
+
+def _device_move(call: cst.Call) -> bool:
+    """`x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`: not a dtype change."""
+    attr = call.func.attr.value
+    if attr == "cuda":
+        return True
+    if attr != "to" or not call.args:
+        return False
+    arg = call.args[0]
+    if arg.keyword is not None:
+        return arg.keyword.value == "device"
+    if type(arg.value) is cst.SimpleString:
+        return "cuda" in arg.value.value or "mps" in arg.value.value
+    name = dotted(arg.value)
+    return bool(name) and api.looks_like_device_name(name)
+
+
+def _device_choice(call: cst.Call) -> Optional[str]:
+    """"option" for `parser.add_argument("--no-cuda")`; "variable" for `.to(device)`,
+    `zeros(..., device=args.device)`; None for anything else."""
+    func = call.func
+    if type(func) is cst.Attribute and func.attr.value == "add_argument":
+        for arg in call.args:
+            if type(arg.value) is cst.SimpleString:
+                flag = arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
+                if flag in api.DEVICE_OPTIONS:
+                    return "option"
+        return None
+    candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
+    if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
+        candidates.append(call.args[0].value)
+    return "variable" if any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates) else None
+
+
+def is_tensor_operation(path: str) -> bool:
+    """`torch.cat`, `F.cross_entropy`: a torch function whose arguments are tensors (not a factory)."""
+    namespace, _, function = path.rpartition(".")
+    return namespace + "." in api.TORCH_OP_NAMESPACES and function[:1].islower() and path not in api.NOT_OPS \
+        and path not in api.FACTORIES and path not in api.LIKE_FACTORIES and path not in api.CPU_RESULTS
+
+
+def has_training_call(node: cst.CSTNode) -> bool:
+    """Does a loop body call `.backward()` or `.step()` (outside nested definitions)?"""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        kind = type(current)
+        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in ("backward", "step"):
+            return True
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.SimpleString or kind is cst.Name:
+            continue
+        stack.extend(children(current))
+    return False
+
+
+# Not walked: leaves, and what holds nothing the walk needs (`Tuple[int, int]` in a type hint is no tensor).
+_PRUNED = frozenset({cst.Name, cst.Lambda, cst.Annotation, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary,
+                     cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.EmptyLine, cst.Comment})
+
+_NOTES = {
+    cst.Call: PrePass._note_call, cst.Import: PrePass._note_import, cst.ImportFrom: PrePass._note_import,
+    cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
+    cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
+    cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
+}

@@ -1,0 +1,146 @@
+"""What the walk knows at one point of a path, and how two paths meet.
+
+`State` is mutable and copied where paths split; `join` is where they meet.
+The records beside it (`Timing`, `LoopFrame`, `Returned`) replace what used to
+be tuples and dicts with string keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from devlint.core.values import SELECTED, Device, Step, Value, join
+
+
+class Timing:
+    """The wall-clock measurement in progress on this path (DEV301).
+
+    The counters only grow along a path: comparing them before and after a call tells what the
+    callee did (read a clock, queued GPU work, synchronized), whatever was memoised."""
+
+    __slots__ = ("clock", "work", "synced", "depth", "lap", "trained", "clocks", "works", "syncs")
+
+    def __init__(self) -> None:
+        self.clock: Optional[Step] = None  # the last wall-clock read
+        self.work: Optional[Step] = None  # GPU work since that read
+        self.synced = False  # a synchronization since that read
+        self.depth = 0  # the loop depth of that read
+        self.lap = False  # that read was made in an earlier iteration of the enclosing loop
+        self.trained = False  # a whole training loop ran since that read
+        self.clocks = self.works = self.syncs = 0
+
+    def copy(self) -> "Timing":
+        new = Timing.__new__(Timing)
+        new.clock, new.work, new.synced, new.depth, new.lap = self.clock, self.work, self.synced, self.depth, self.lap
+        new.trained, new.clocks, new.works, new.syncs = self.trained, self.clocks, self.works, self.syncs
+        return new
+
+    def join(self, other: "Timing") -> "Timing":
+        new = Timing.__new__(Timing)
+        new.clock = self.clock or other.clock
+        new.work = self.work or other.work
+        new.synced = self.synced or other.synced  # precision: a sync on any path counts
+        new.lap = self.lap or other.lap
+        new.trained = self.trained or other.trained
+        new.depth = max(self.depth, other.depth)
+        new.clocks, new.works, new.syncs = max(self.clocks, other.clocks), max(self.works, other.works), \
+            max(self.syncs, other.syncs)
+        return new
+
+    def same(self, other: "Timing") -> bool:
+        # Steps hold CST nodes: compare whether there is one, not the nodes (deep and slow).
+        return ((self.clock is None) == (other.clock is None) and (self.work is None) == (other.work is None)
+                and self.synced == other.synced)
+
+    def start(self, clock: Step, depth: int) -> None:
+        """A clock read: a new measurement starts here."""
+        self.clock, self.depth, self.lap, self.work, self.synced, self.trained = clock, depth, False, None, False, False
+        self.clocks += 1
+
+    def note_work(self, step: Step) -> None:
+        self.work = step
+        self.works += 1
+
+    def note_sync(self) -> None:
+        self.synced, self.work = True, None
+        self.syncs += 1
+
+    def key(self) -> tuple:
+        """What a callee's timing behaviour may depend on (for the memo)."""
+        return self.clock is not None, self.work is not None, self.synced
+
+
+class State:
+    __slots__ = ("env", "guarded", "unavailable", "switched", "cuda_index", "default_device", "dead", "timing")
+
+    def __init__(self) -> None:
+        self.env: dict[str, Value] = {}
+        self.guarded = False  # CUDA is known to be available on this path
+        self.unavailable = False  # CUDA is known to be missing: the selected device is the cpu
+        self.switched = False  # under a GPU switch the code sets by hand (`if use_cuda:`)
+        self.cuda_index: Optional[int] = 0  # what plain 'cuda' means here
+        self.default_device: Optional[Device] = None
+        self.dead = False  # after return/raise/exit
+        self.timing = Timing()
+
+    def copy(self) -> "State":
+        new = State.__new__(State)
+        new.env = dict(self.env)
+        new.guarded, new.cuda_index, new.default_device = self.guarded, self.cuda_index, self.default_device
+        new.unavailable, new.dead, new.switched = self.unavailable, self.dead, self.switched
+        new.timing = self.timing.copy()
+        return new
+
+    def join(self, other: "State", availability_split: bool = False, branch=None) -> "State":
+        """Where two paths meet; `branch`: the condition whose true path is self, false path other."""
+        if self.dead:
+            return other.copy()
+        if other.dead:
+            return self.copy()
+        new = self.copy()
+        env = new.env
+        for name, value in other.env.items():
+            mine = env.get(name)
+            if mine is not value:
+                env[name] = value if mine is None else join(mine, value, availability_split, branch)
+        new.guarded = self.guarded and other.guarded
+        new.unavailable = self.unavailable and other.unavailable
+        new.switched = self.switched and other.switched
+        if self.cuda_index != other.cuda_index:
+            new.cuda_index = None
+        if self.default_device != other.default_device:
+            # `if torch.cuda.is_available(): torch.set_default_device("cuda")`: the selected device
+            devices = {self.default_device, other.default_device}
+            gpu = any(d is not None and d.is_gpu for d in devices)
+            new.default_device = SELECTED if availability_split and gpu and None in devices else None
+        new.timing = self.timing.join(other.timing)
+        return new
+
+    def same(self, other: "State") -> bool:
+        """Has a loop reached its fixed point? Every field counts."""
+        return (
+            self.env == other.env and self.guarded == other.guarded and self.cuda_index == other.cuda_index
+            and self.dead == other.dead and self.unavailable == other.unavailable
+            and self.default_device == other.default_device and self.timing.same(other.timing)
+        )
+
+
+@dataclass
+class LoopFrame:
+    """The loop being walked: the states that leave it early, and whether it trains."""
+
+    training: bool
+    if_depth: int  # `if` nesting at the loop's body: deeper code runs only on some steps
+    breaks: list = field(default_factory=list)
+    continues: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Returned:
+    """One `return` (or `yield`) of a function being analysed."""
+
+    value: Value
+    self_value: Optional[Value]  # `self` as it was at that return (methods change their object)
+    guarded: bool  # CUDA was known to be available there
+    yielded: bool = False  # a value a generator yields

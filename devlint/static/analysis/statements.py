@@ -1,0 +1,405 @@
+"""The walk over statements: one function per statement type, each `(interp, node, state) -> state`.
+
+Branches are walked on copies of the state and joined; loops are iterated to a
+fixed point with facts muted, then walked once more to report.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import libcst as cst
+
+from devlint.static.analysis.assignment import assign
+from devlint.static.analysis.contexts import exec_with
+from devlint.static.analysis.expressions import binary
+from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, polarity
+from devlint.static.analysis.state import LoopFrame, Returned, State
+from devlint.core.facts import DiscardedMove
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.builtins import GPU_RANGE
+from devlint.static.semantics.containers import loader_like
+from devlint.static.semantics.modules import is_module_base
+from devlint.static.syntax import attr_path, dotted, op_text
+from devlint.core.values import (
+    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, replace,
+)
+
+MAX_LOOP_ITERATIONS = 3
+
+
+def exec_block(interp, body, state: State) -> State:
+    # At module level, functions called (and analysed later) see the module's names as they are now.
+    module_level = not interp.stack
+    for stmt in body:
+        if state.dead:
+            break
+        if type(stmt) is cst.SimpleStatementLine:
+            for small in stmt.body:
+                if state.dead:
+                    break
+                handler = SMALL.get(type(small))
+                if handler is not None:
+                    handler(interp, small, stmt, state)
+            continue
+        handler = EXEC.get(type(stmt))
+        if handler is not None:
+            state = handler(interp, stmt, state)
+            if module_level:
+                interp.globals = state.env
+    return state
+
+
+# ---------------------------------------------------------------- simple statements
+
+
+def exec_assign(interp, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
+    value = interp.eval(small.value, state)
+    if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
+        value = value.with_why((line, ""))
+    for target in small.targets:
+        assign(interp, target.target, value, state, line)
+
+
+def exec_ann_assign(interp, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
+    if small.value is not None:
+        assign(interp, small.target, interp.eval(small.value, state), state, line)
+
+
+def exec_aug_assign(interp, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
+    left = interp.eval(small.target, state)
+    right = interp.eval(small.value, state)
+    result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
+    assign(interp, small.target, result, state, line)
+
+
+def exec_return(interp, small: cst.Return, line: cst.CSTNode, state: State) -> None:
+    value = interp.eval(small.value, state) if small.value is not None else Const(value=None)
+    if interp.returns:
+        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded))
+    state.dead = True
+
+
+def exec_raise(interp, small: cst.Raise, line: cst.CSTNode, state: State) -> None:
+    if small.exc is not None:
+        interp.eval(small.exc, state)
+    state.dead = True
+
+
+def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
+    test = as_condition(interp.eval(small.test, state))
+    if learns(test, True) is True:
+        state.guarded = True
+    if type(small.test) is cst.Name and small.test.value == "False":
+        state.dead = True
+
+
+def exec_break(interp, small: cst.Break, line: cst.CSTNode, state: State) -> None:
+    if interp.loops:
+        interp.loops[-1].breaks.append(state.copy())
+    state.dead = True
+
+
+def exec_continue(interp, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
+    if interp.loops:
+        interp.loops[-1].continues.append(state.copy())
+    state.dead = True
+
+
+def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> None:
+    """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound."""
+    if type(node) is cst.Import:
+        for alias in node.names:
+            full = attr_path(alias.name)
+            if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+                state.guarded = True  # `import tensorrt`: what follows runs with an NVIDIA GPU or not at all
+            if alias.asname is not None:
+                state.env[alias.asname.name.value] = Ref(path=full)
+            else:
+                top = full.split(".")[0]
+                state.env[top] = Ref(path=top)
+        return
+    # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
+    module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
+    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+        state.guarded = True
+    if type(node.names) is cst.ImportStar:
+        if not module.startswith(api.LIBRARY_PREFIXES):
+            interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
+        return
+    for alias in node.names:
+        name = attr_path(alias.name)
+        bound = alias.asname.name.value if alias.asname is not None else name
+        state.env[bound] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
+
+
+def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
+    """An expression statement. `x.to(device)` alone: in place for a module, thrown away for a tensor."""
+    expr = small.value
+    if type(expr) is cst.SimpleString:
+        return  # a docstring: evaluating it (a compile) would change nothing
+    if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute
+            and expr.func.attr.value in ("to", "cuda", "cpu")):
+        interp.eval(expr, state)
+        return
+    receiver_node = expr.func.value
+    while type(receiver_node) is cst.Call and type(receiver_node.func) is cst.Attribute \
+            and receiver_node.func.attr.value in api.SAME_DEVICE_METHODS_MODULE:
+        receiver_node = receiver_node.func.value  # net.eval().cuda()
+    receiver = interp.eval(receiver_node, state)
+    name = dotted(receiver_node)
+    tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
+        isinstance(receiver, (Unknown, Located)) and name is not None and name in interp.tensor_names())
+    if tensor:
+        interp.eval(expr, state)
+        interp.emit(DiscardedMove(line, interp.operand(receiver_node, receiver), expr.func.attr.value,
+                                  interp.context))
+        return
+    moved = interp.eval(expr, state)
+    if name is not None and isinstance(receiver, Tensor) and isinstance(moved, Tensor):
+        interp.assign_name(name, replace(moved, maybe_object=True), state, line)  # it may have moved itself
+    elif name is not None and isinstance(receiver, (Unknown, Located, Module)):
+        if isinstance(moved, Located):
+            moved = Module(why=moved.why, where=moved.where, moved=True)
+        if isinstance(moved, Module):
+            interp.assign_name(name, moved, state, line)
+
+
+SMALL: dict[type, Callable] = {
+    cst.Expr: exec_expression, cst.Assign: exec_assign, cst.AnnAssign: exec_ann_assign,
+    cst.AugAssign: exec_aug_assign, cst.Return: exec_return, cst.Raise: exec_raise, cst.Assert: exec_assert,
+    cst.Import: exec_import, cst.ImportFrom: exec_import, cst.Break: exec_break, cst.Continue: exec_continue,
+}
+
+
+# ---------------------------------------------------------------- branches
+
+
+def exec_if(interp, node: cst.If, state: State) -> State:
+    test = as_condition(interp.eval(node.test, state))
+    if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
+        # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
+        return exec_else(interp, node, state)
+    direction = polarity(test)
+    then_state, else_state = state.copy(), state.copy()
+    if gpu_switch(node.test):
+        then_state.switched = else_state.switched = True
+    for branch, outcome in ((then_state, True), (else_state, False)):
+        known = learns(test, outcome)
+        if known is True:
+            branch.guarded = True
+        elif known is False:
+            branch.unavailable = True
+            branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
+    narrow(interp, node.test, then_state)
+    interp.if_depth += 1
+    then_state = interp.exec_suite(node.body, then_state)
+    if node.orelse is not None:
+        if type(node.orelse) is cst.If:
+            else_state = exec_if(interp, node.orelse, else_state)
+        else:
+            else_state = interp.exec_suite(node.orelse.body, else_state)
+    interp.if_depth -= 1
+    split = direction is not None
+    return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
+
+
+def exec_else(interp, node: cst.If, state: State) -> State:
+    if type(node.orelse) is cst.If:
+        return exec_if(interp, node.orelse, state)
+    if node.orelse is not None:
+        return interp.exec_suite(node.orelse.body, state)
+    return state
+
+
+def gpu_switch(test: cst.BaseExpression) -> bool:
+    """`if use_cuda:`, `if not args.no_cuda:`: a switch the code sets for the GPU by hand."""
+    if type(test) is cst.UnaryOperation:
+        test = test.expression
+    name = (dotted(test) or "").rsplit(".", 1)[-1]
+    return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
+
+
+def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
+    """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch."""
+    if not (type(test) is cst.Call and test.args):
+        return
+    callee = interp.eval(test.func, then_state)
+    path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
+    subject = dotted(test.args[0].value)
+    is_tensor = path == "torch.is_tensor" or (
+        path == "isinstance" and len(test.args) > 1
+        and getattr(interp.eval(test.args[1].value, then_state), "path", "") == "torch.Tensor"
+    )
+    if is_tensor and subject:
+        current = then_state.env.get(subject)
+        if isinstance(current, (Unknown, Located)) or current is None:
+            then_state.env[subject] = Tensor(where=current.device if current else None, from_param=subject)
+            interp.tensor_names().add(subject)
+
+
+def exec_try(interp, node: cst.Try, state: State) -> State:
+    entry = state.copy()
+    body_end = interp.exec_suite(node.body, state)
+    out = body_end
+    if node.orelse is not None:
+        out = interp.exec_suite(node.orelse.body, out)
+    for handler in node.handlers:
+        h = entry.join(body_end) if not body_end.dead else entry.copy()
+        h.dead = False
+        if handler.name is not None:
+            assign(interp, handler.name.name, UNKNOWN, h, handler)
+        out = out.join(interp.exec_suite(handler.body, h))
+    if node.finalbody is not None:
+        dead = out.dead
+        out.dead = False
+        out = interp.exec_suite(node.finalbody.body, out)
+        out.dead = out.dead or dead
+    return out
+
+
+def exec_match(interp, node: cst.Match, state: State) -> State:
+    interp.eval(node.subject, state)
+    out: Optional[State] = None
+    for case in node.cases:
+        s = interp.exec_suite(case.body, state.copy())
+        out = s if out is None else out.join(s)
+    return state.join(out) if out is not None else state
+
+
+# ---------------------------------------------------------------- loops
+
+
+def exec_for(interp, node: cst.For, state: State) -> State:
+    iterable = interp.eval(node.iter, state)
+    element = interp.iterate(iterable, node)
+    training = isinstance(iterable, Loader) or loader_like(iterable) or interp.prepass.trains(node.body)
+
+    def bind(s: State) -> None:
+        assign(interp, node.target, element, s, node)
+        if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
+            s.guarded = True  # `for i in range(torch.cuda.device_count()):` runs only with GPUs
+
+    out = loop(interp, node.body, state, bind, training)
+    if node.orelse is not None:
+        out = interp.exec_suite(node.orelse.body, out)
+    return out
+
+
+def exec_while(interp, node: cst.While, state: State) -> State:
+    def bind(s: State) -> None:
+        if learns(as_condition(interp.eval(node.test, s)), True) is True:
+            s.guarded = True
+
+    out = loop(interp, node.body, state, bind, interp.prepass.trains(node.body))
+    if node.orelse is not None:
+        out = interp.exec_suite(node.orelse.body, out)
+    return out
+
+
+def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None], training: bool) -> State:
+    """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
+
+    A loop met while facts are already muted (inside an outer loop's fixed-point
+    pass, or a muted call) is walked once: the outer pass that repeats it carries its
+    effects round, and a second walk per pass would make nested loops cost 2^depth.
+    """
+    frame = LoopFrame(training=training, if_depth=interp.if_depth)
+    interp.loops.append(frame)
+    head = entry.copy()
+    if interp.muted:
+        s = head.copy()
+        _next_iteration(interp, s)
+        bind(s)
+        end = interp.exec_suite(body, s)
+        interp.loops.pop()
+        for c in frame.continues:
+            end = end.join(c)
+        return _loop_exit(head.join(end), frame, entry, training)
+    interp.muted += 1
+    for i in range(MAX_LOOP_ITERATIONS):
+        frame.breaks, frame.continues = [], []
+        s = head.copy()
+        _next_iteration(interp, s)
+        bind(s)
+        if i == 0:
+            interp.first_pass = interp.muted
+        end = interp.exec_suite(body, s)
+        interp.first_pass = None
+        new_head = head.join(end)
+        for c in frame.continues:
+            new_head = new_head.join(c)
+        if new_head.same(head):
+            break
+        head = new_head
+    interp.muted -= 1
+    frame.breaks, frame.continues = [], []
+    s = head.copy()
+    _next_iteration(interp, s)
+    bind(s)
+    end = interp.exec_suite(body, s)
+    interp.loops.pop()
+    return _loop_exit(head.join(end), frame, entry, training)
+
+
+def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> State:
+    for b in frame.breaks:
+        out = out.join(b)
+    out.dead = False
+    if training and out.timing.clock is not None and out.timing.clock is entry.timing.clock:
+        out.timing.trained = True  # a measurement of a training run: its last queued step is noise
+    return out
+
+
+def _next_iteration(interp, state: State) -> None:
+    # A clock read inside this loop body, seen again at the next iteration: lap timing.
+    if state.timing.clock is not None and state.timing.depth >= len(interp.loops):
+        state.timing.lap = True
+
+
+# ---------------------------------------------------------------- definitions
+
+
+def exec_function_def(interp, node: cst.FunctionDef, state: State, owner: Optional[str] = None) -> State:
+    qual = f"{owner}.{node.name.value}" if owner else node.name.value
+    interp.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
+    if state.guarded:
+        interp.defined_guarded.add(id(node))  # after `assert torch.cuda.is_available()`: it runs with a GPU
+    if interp.current_function is not None:
+        interp.closures[id(node)] = state.env
+        interp.enclosing[id(node)] = interp.context.function
+    for deco in node.decorators:
+        interp.eval(deco.decorator, state)
+    if owner is None:
+        state.env[node.name.value] = interp.functions[id(node)]
+    return state
+
+
+def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
+    name = node.name.value
+    bases = [interp.eval(b.value, state) for b in node.bases]
+    is_module = any(is_module_base(b) for b in bases) or any(
+        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
+    is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
+                     or isinstance(b, Class) and b.is_dataset for b in bases)
+    cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset)
+    interp.classes[name] = cls
+    if any(is_skip_marker(interp, d, state) for d in node.decorators):
+        interp.guarded_classes.add(name)
+    state.env[name] = cls
+    for stmt in class_body(node):
+        if type(stmt) is cst.FunctionDef:
+            exec_function_def(interp, stmt, state, owner=name)
+    return state
+
+
+def class_body(node: cst.ClassDef) -> list:
+    body = node.body
+    return list(body.body) if type(body) is cst.IndentedBlock else []
+
+
+EXEC: dict[type, Callable] = {
+    cst.If: exec_if, cst.For: exec_for, cst.While: exec_while, cst.With: exec_with, cst.Try: exec_try,
+    cst.TryStar: exec_try, cst.Match: exec_match, cst.FunctionDef: exec_function_def,
+    cst.ClassDef: exec_class_def,
+}

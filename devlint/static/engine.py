@@ -1,0 +1,236 @@
+"""One file through the pipeline: parse, interpret, judge, suppress.
+
+Positions are computed only for files that have something to report: a
+positions pass over every tree would cost more than the analysis.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from collections import defaultdict
+from typing import Iterable, Optional, Sequence
+
+import libcst as cst
+
+from devlint.static.analysis import analyse
+from devlint.core.deep_stack import DEEP_STACK
+from devlint.static.file_context import FileContext
+from devlint.core.findings import (
+    DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
+)
+from devlint.static.fixes import to_edits
+from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
+from devlint.static.prescan import check_parsable
+from devlint.static.rules.base import Rule, Verdict
+from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
+from devlint.static.suppressions import suppressed  # noqa: F401 - part of the engine's API
+from devlint.static.syntax import parse_module
+
+# A more specific story about the same operation wins.
+_SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
+
+
+def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
+    file = FileContext(module)
+    for rule in rules:
+        rule.file = file
+    try:
+        return _check_module(module, file, source_text, path, rules)
+    finally:
+        for rule in rules:
+            rule.release()
+
+
+def _check_module(module: cst.Module, file: FileContext, source_text: str, path: str,
+                  rules: Sequence[Rule]) -> list[Finding]:
+    by_fact: dict[type, list[Rule]] = defaultdict(list)
+    for rule in rules:
+        for fact_type in rule.facts:
+            by_fact[fact_type].append(rule)
+    reports: list[tuple[Rule, Verdict]] = []
+
+    def emit(fact: object) -> None:
+        for rule in by_fact.get(type(fact), ()):
+            for report in rule.check(fact):
+                reports.append((rule, report))
+
+    stopped = _analyse_within_budget(module, emit)
+    for rule in rules:
+        reports.extend((rule, report) for report in rule.finish())
+    if not reports and stopped is None and not mentions_suppression(source_text):
+        return []
+    lines = source_text.splitlines()
+    silencer = Suppressions(lines)
+    findings = _findings(reports, file, source_text, lines, path, silencer) if reports else []
+    findings += audit_suppressions(source_text, lines, silencer, path, [r.code for r in rules])
+    if stopped is not None:
+        findings.append(file_error(TOO_COMPLEX, path, 1, 1, f"too complex to analyse, partially checked: {stopped}"))
+    findings.sort(key=Finding.sort_key)
+    return findings
+
+
+def _analyse_within_budget(module: cst.Module, emit) -> Optional[str]:
+    """None when the whole file was analysed; else why the analysis stopped (its facts so far stand)."""
+    try:
+        DEEP_STACK.interruptible(lambda: analyse(module, emit))
+    except AnalysisBudgetExceeded as exc:
+        return exc.reason or f"the analysis ran past {MAX_ANALYSIS_SECONDS:g} s"
+    return None
+
+
+def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
+              silencer: Suppressions) -> list[Finding]:
+    by_node: dict[int, set[str]] = defaultdict(set)
+    for rule, report in reports:
+        by_node[id(report.node)].add(rule.code)
+    seen: set = set()
+    findings = []
+    text_lines: Optional[list[str]] = None
+    for rule, report in reports:
+        codes_here = by_node[id(report.node)]
+        if any(rule.code in _SUPERSEDES.get(other, ()) for other in codes_here):
+            continue
+        pos = file.position(report.node)
+        if pos is None:
+            continue
+        key = (rule.code, pos.start.line)
+        if key in seen or (report.key is not None and (rule.code, report.key) in seen):
+            continue
+        seen.add(key)
+        if report.key is not None:
+            seen.add((rule.code, report.key))
+        if silencer.silence(pos.start.line, rule.code):
+            continue
+        edits: tuple = ()
+        if report.autofix is not None:
+            text_lines = text_lines or source_text.splitlines(keepends=True)
+            edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
+        findings.append(Finding(
+            code=rule.code, severity=rule.severity, path=path, line=pos.start.line, column=pos.start.column + 1,
+            end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
+            why=tuple(report.why), name=rule.name, fix=report.fix, edits=edits,
+            applicability=report.autofix.applicability if edits else None,
+        ))
+    return findings
+
+
+def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None,
+                 max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Finding]:
+    """Check one file's bytes. Never raises: a file that cannot be analysed is a finding.
+
+    A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`;
+    `max_file_size` bounds the program (a notebook's JSON, outputs included, may be NOTEBOOK_SIZE_FACTOR
+    times larger).
+    """
+    if notebook or (notebook is None and path.endswith(".ipynb")):
+        from devlint.static.notebooks import check_notebook
+
+        if len(source) > NOTEBOOK_SIZE_FACTOR * max_file_size:
+            return [file_too_big(path, len(source), NOTEBOOK_SIZE_FACTOR * max_file_size)]
+        return check_notebook(source, path, rules, lambda program: check_source(
+            program, path, rules, notebook=False, max_file_size=max_file_size))
+    if len(source) > max_file_size:
+        return [file_too_big(path, len(source), max_file_size)]
+    try:
+        text = source.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        encoding = _declared_encoding(source)
+        try:
+            text = source.decode(encoding) if encoding else None
+        except (LookupError, UnicodeDecodeError):
+            text = None
+        if text is None:
+            return [file_error(DECODE_ERROR, path, 1, 1,
+                                f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})")]
+    return DEEP_STACK.run(_check_text, source, text, path, rules, deadline=MAX_ANALYSIS_SECONDS)
+
+
+def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
+    return file_error(TOO_COMPLEX, path, 1, 1, f"not analysed: {size:,} bytes, more than max-file-size "
+                                               f"({max_file_size:,}); raise it in [tool.devlint] to check it")
+
+
+def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
+    """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits."""
+    refusal = check_parsable(source)
+    if refusal is not None:
+        if refusal.syntax:
+            return [file_error(SYNTAX_ERROR, path, refusal.line, 1, f"syntax error: {refusal.message}")]
+        return [file_error(TOO_COMPLEX, path, refusal.line, 1, f"not analysed: {refusal.message}")]
+    parsed = _parse(source, text, path)
+    if not isinstance(parsed, cst.Module):
+        return [parsed]
+    try:
+        return check_module(parsed, text, path, rules)
+    except RecursionError:
+        return [file_error(INTERNAL_ERROR, path, 1, 1, "internal error: the file nests too deeply to analyse")]
+    except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run
+        return [file_error(INTERNAL_ERROR, path, 1, 1,
+                            f"internal error analysing this file: {type(exc).__name__}: {exc}".splitlines()[0])]
+
+
+def _parse(source: bytes, text: str, path: str):
+    """The module, or the finding that says why there is none."""
+    try:
+        return parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        line, column, message = exc.raw_line, exc.raw_column + 1, str(exc.message).splitlines()[0]
+    except Exception as exc:  # noqa: BLE001 - libcst raises more than ParserSyntaxError on odd input
+        return file_error(SYNTAX_ERROR, path, 1, 1, f"cannot parse: {type(exc).__name__}: {exc}".splitlines()[0])
+    if sys.version_info < (3, 10) and "unterminated" in message:
+        # CPython 3.9's tokenizer can crash the process on a huge unterminated string (whether it does
+        # depends on the heap's state): libcst's message will do
+        return file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")
+    try:  # Python's own parser names the line a reader expects
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as py_error:
+        return file_error(SYNTAX_ERROR, path, py_error.lineno or line, py_error.offset or column,
+                          f"syntax error: {py_error.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        return file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}")
+    repaired = unparenthesize_annotated_targets(text, tree)  # libcst#1011: `(x): int = 1` is valid Python
+    if repaired is not None:
+        try:
+            return parse_module(repaired)
+        except Exception:  # noqa: BLE001 - the report below says what libcst could not take
+            pass
+    return file_error(TOO_COMPLEX, path, line, column,
+                      f"not analysed: Python accepts this file but devlint's parser (libcst) does not: {message}")
+
+
+def unparenthesize_annotated_targets(text: str, tree: ast.AST) -> Optional[str]:
+    """`(x): int = 1` as `x  : int = 1` (same length: every other position stays), or None if there is none.
+
+    The parentheses only tell Python not to record the annotation; libcst cannot
+    parse them (libcst#1011), and the walk reads the two forms alike.
+    """
+    lines = re.split(r"(?<=\n)|(?<=\r)(?!\n)", text)  # Python's line ends only, like ast's line numbers
+    changed = False
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.AnnAssign) and not node.simple and node.lineno == node.target.end_lineno
+                == node.annotation.lineno):
+            continue
+        raw = lines[node.lineno - 1].encode("utf-8")
+        start, target_start, target_end = node.col_offset, node.target.col_offset, node.target.end_col_offset
+        colon = raw.find(b":", target_end, node.annotation.col_offset)
+        opening, closing = raw[start:target_start], raw[target_end:colon]
+        if colon < 0 or opening.strip(b"( \t") or closing.strip(b") \t"):
+            continue
+        padding = b" " * (len(opening) + len(closing))
+        lines[node.lineno - 1] = (raw[:start] + raw[target_start:target_end] + padding + raw[colon:]).decode("utf-8")
+        changed = True
+    return "".join(lines) if changed else None
+
+
+def _declared_encoding(source: bytes) -> Optional[str]:
+    for line in source.splitlines()[:2]:
+        match = re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
+        if match:
+            return match.group(1).decode("ascii")
+    return None
+
+
+def has_file_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.code in FILE_ERRORS for f in findings)

@@ -1,0 +1,179 @@
+"""Jupyter notebooks: the code cells, in order, checked as one program; findings placed back in
+their cells. No cell is ever executed.
+
+Cells are numbered as Ruff numbers them: the Nth code cell is `cell N` (markdown and raw cells
+are not counted), lines and columns within the cell, 1-based. IPython lines (`%magic`,
+`!shell`, `x = !cmd`, `obj?`) are blanked out in cells that are not plain Python; a cell
+magic other than `%%time`, `%%timeit`, `%%capture` or `%%prun` makes the whole cell non-Python.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
+
+from devlint.core.findings import DECODE_ERROR, SYNTAX_ERROR, Edit, Finding, file_error
+
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
+_ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.]+\?\??\s*$)")
+_WHY_LINE = re.compile(r"\bline (\d+)(?= `)")
+
+
+class NotebookError(ValueError):
+    """Not a notebook devlint can read."""
+
+
+@dataclass
+class Cell:
+    index: int  # in the notebook's cell list
+    number: int  # 1-based among code cells
+    text: str  # the cell's source as written
+    first_line: int  # where it starts in the program (1-based)
+    line_count: int
+
+
+class Notebook:
+    def __init__(self, raw: dict, source_text: str) -> None:
+        self.raw = raw
+        self.source_text = source_text
+        self.cells: list[Cell] = []
+        program: list[str] = []
+        number = 0
+        for index, cell in enumerate(raw["cells"]):
+            if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+                continue
+            number += 1
+            text = cell_text(cell)
+            lines = python_lines(text)
+            if not lines:
+                continue
+            self.cells.append(Cell(index, number, text, len(program) + 1, len(lines)))
+            program.extend(lines)
+        self.program = "\n".join(program) + "\n" if program else ""
+
+    @classmethod
+    def parse(cls, source: bytes) -> "Notebook":
+        try:
+            text = source.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise UnicodeError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})") \
+                from None
+        try:
+            raw = json.loads(text)
+        except RecursionError:
+            raise NotebookError("its JSON nests too deeply") from None
+        except ValueError as exc:
+            raise NotebookError(f"invalid JSON: {exc}") from None
+        if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
+            raise NotebookError("no list of cells (is it a Jupyter notebook, nbformat 4?)")
+        for cell in raw["cells"]:
+            if isinstance(cell, dict) and cell.get("cell_type") == "code" and not isinstance(
+                    cell.get("source", ""), (str, list)):
+                raise NotebookError("a code cell's source is neither a string nor a list of strings")
+        return cls(raw, text)
+
+    def locate(self, line: int) -> tuple[Optional[Cell], int]:
+        """(cell, line in the cell) of a program line; past the end: the last cell's next line."""
+        for cell in self.cells:
+            if cell.first_line <= line < cell.first_line + cell.line_count:
+                return cell, line - cell.first_line + 1
+        if self.cells and line >= self.cells[-1].first_line:
+            last = self.cells[-1]
+            return last, line - last.first_line + 1
+        return None, line
+
+    def place(self, finding: Finding) -> Finding:
+        cell, line = self.locate(finding.line)
+        if cell is None:
+            return finding
+        end_cell, end_line = self.locate(finding.end_line)
+        end_column = finding.end_column
+        if end_cell is not cell:  # a span across cells ends with the first cell
+            end_line, end_column = cell.line_count, len(cell.text.splitlines()[-1] if cell.text else "") + 1
+        edits = tuple(self._edit(e) for e in finding.edits)
+        if any(e is None for e in edits):
+            edits = ()
+        return replace(finding, line=line, end_line=end_line, end_column=end_column, cell=cell.number,
+                       why=tuple(_WHY_LINE.sub(self._why_line, w) for w in finding.why), edits=edits,
+                       applicability=finding.applicability if edits else None)
+
+    def _why_line(self, match: re.Match) -> str:
+        cell, line = self.locate(int(match.group(1)))
+        return f"cell {cell.number}, line {line}" if cell is not None else match.group(0)
+
+    def _edit(self, edit: Edit) -> Optional[Edit]:
+        cell, line = self.locate(edit.line)
+        end_cell, end_line = self.locate(edit.end_line)
+        if cell is None or end_cell is not cell:
+            return None
+        return Edit(line, edit.column, end_line, edit.end_column, edit.content, cell=cell.number)
+
+    # --- writing fixes back
+
+    def with_cell_texts(self, texts: dict[int, str]) -> bytes:
+        """The notebook's bytes with the code cells numbered in `texts` replaced, the rest as it was."""
+        for cell_number, text in texts.items():
+            cell = next(c for c in self.cells if c.number == cell_number)
+            raw_cell = self.raw["cells"][cell.index]
+            raw_cell["source"] = text.splitlines(keepends=True) if isinstance(raw_cell.get("source"), list) else text
+        return dump(self.raw, self.source_text).encode("utf-8")
+
+    def cell(self, number: int) -> Cell:
+        return next(c for c in self.cells if c.number == number)
+
+
+def cell_text(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(s for s in source if isinstance(s, str)) if isinstance(source, list) else source
+
+
+def python_lines(text: str) -> list[str]:
+    """The cell's lines as Python sees them: IPython escapes blanked, in a cell that needs it."""
+    lines = text.splitlines()
+    if not lines:
+        return []
+    try:
+        ast.parse(text)
+        return lines
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
+    first = next((i for i, line in enumerate(lines) if line.strip()), 0)
+    if lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(maxsplit=1)[0] if lines[first].strip() != "%%" else ""
+        if magic not in PYTHON_CELL_MAGICS:
+            return [""] * len(lines)  # %%bash, %%writefile...: not Python
+        lines = lines[:first] + [""] + lines[first + 1:]
+    out, continued = [], False
+    for line in lines:
+        if continued or _ESCAPE.search(line):
+            indent = line[: len(line) - len(line.lstrip())]
+            out.append(indent + "pass" if indent else "")
+            continued = line.rstrip().endswith("\\")
+        else:
+            out.append(line)
+    return out
+
+
+def dump(raw: dict, original: str) -> str:
+    """JSON as the notebook was written: its indent, its escaping, its final newline."""
+    second = original.split("\n", 2)[1] if original.count("\n") >= 1 else ""
+    indent = len(second) - len(second.lstrip(" ")) or None
+    ascii_only = original.isascii() and "\\u" in original
+    text = json.dumps(raw, indent=indent, ensure_ascii=ascii_only)
+    return text + "\n" if original.endswith("\n") else text
+
+
+def check_notebook(source: bytes, path: str, rules: Sequence, check) -> list[Finding]:
+    """Check a notebook's code cells as one program with `check(program_bytes)`, placed in their cells."""
+    try:
+        notebook = Notebook.parse(source)
+    except UnicodeError as exc:
+        return [file_error(DECODE_ERROR, path, 1, 1, str(exc))]
+    except NotebookError as exc:
+        return [file_error(SYNTAX_ERROR, path, 1, 1, f"not a notebook devlint can read: {exc}")]
+    if not notebook.program:
+        return []
+    return [notebook.place(f) for f in check(notebook.program.encode("utf-8"))]

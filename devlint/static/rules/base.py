@@ -1,0 +1,112 @@
+"""The shape every rule has.
+
+A rule is one small class: its docstring is its documentation (a one-line
+summary, then "What it does" and "Why is this bad?" sections), ``INVALID`` and
+``VALID`` are code examples the test suite runs (an invalid example marks each
+line it must be reported on with ``# expect: CODE``), and ``check`` turns one
+fact from the interpreter into zero or more reports.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Optional
+
+import libcst as cst
+
+from devlint.static.file_context import FileContext
+from devlint.core.findings import Severity
+from devlint.static.rules.gpu_intent import GpuIntent
+from devlint.static.fixes import Fix
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A rule's verdict on a fact: where, what, and why."""
+
+    node: cst.CSTNode
+    message: str
+    why: tuple[str, ...] = ()
+    fix: str | None = None
+    key: object = None  # reports of one rule with the same key are one bug: the first is kept
+    autofix: Optional[Fix] = None  # edits that fix it (devlint.static.fixes), applied by --fix
+
+
+class Rule:
+    code: ClassVar[str]
+    name: ClassVar[str]
+    severity: ClassVar[Severity] = "error"
+    default_enabled: ClassVar[bool] = True
+    # The fact types (classes from devlint.core.facts) this rule wants to see.
+    facts: ClassVar[tuple[type, ...]] = ()
+    INVALID: ClassVar[tuple[str, ...]] = ()
+    VALID: ClassVar[tuple[str, ...]] = ()
+
+    file: FileContext  # set by the engine for each file
+
+    def check(self, fact: object) -> Iterable[Verdict]:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """The file is done: drop what points into its tree, so that it is freed now, not during the next file."""
+        self.file = None
+        self._state_file = self._state = None
+
+    def file_state(self) -> dict:
+        """Scratch space for the file being checked (a rule object checks many files)."""
+        if getattr(self, "_state_file", None) is not self.file:
+            self._state_file, self._state = self.file, {}
+        return self._state
+
+    def gpu_intent(self) -> "GpuIntent":
+        """What the file's GPU assumptions and FileIntent say of its design (rules that ask subscribe to
+        FileIntent and GpuAssumption and hand both to `gpu_intent().observe`)."""
+        state = self.file_state()
+        if "intent" not in state:
+            state["intent"] = GpuIntent()
+        return state["intent"]
+
+    def finish(self) -> Iterable[Verdict]:
+        """After the whole file: verdicts that needed all of its facts (a file-level summary)."""
+        return ()
+
+    # --- helpers for the why of a report
+
+    def where(self, value: object) -> str:
+        """"cuda:0", "the selected device", "cpu when `args.fast` is false", "an unknown device"."""
+        device = getattr(value, "device", None)
+        if device is not None:
+            return str(device)
+        path = getattr(value, "cpu_path", None)
+        if path is not None:
+            return f"cpu when `{self.file.snippet(path[0], 40)}` is {path[1]}"
+        return "an unknown device"
+
+    def placed(self, label: str, value: object) -> str:
+        """"`x` is on cuda:0: line 12 `x = x.to(device)`"."""
+        where = self.where(value)
+        chain = self.file.chain(value)
+        return f"`{label}` is on {where}: {chain}" if chain else f"`{label}` is on {where}"
+
+    @staticmethod
+    def crash_clause(*devices: object) -> str:
+        """": it crashes whenever `device` is a GPU" when one side is a device chosen at run time."""
+        for device in devices:
+            if getattr(device, "kind", None) == "selected":
+                return f": it crashes whenever {device} is a GPU"
+        return ""
+
+    def called_from(self, fact: object) -> tuple[str, ...]:
+        context = getattr(fact, "context", None)
+        return tuple(self.file.context_lines(context)) if context is not None else ()
+
+    @classmethod
+    def summary(cls) -> str:
+        return inspect.cleandoc(cls.__doc__ or "").splitlines()[0]
+
+    @classmethod
+    def documentation(cls) -> str:
+        """The docstring without its summary line."""
+        lines = inspect.cleandoc(cls.__doc__ or "").splitlines()[1:]
+        return "\n".join(lines).strip()

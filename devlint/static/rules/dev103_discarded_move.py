@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from devlint.core.facts import DiscardedMove
+from devlint.static.fixes import BEFORE, Fix, NodeEdit
+from devlint.static.fixes.helpers import code
+from devlint.static.rules.base import Verdict, Rule
+
+
+class ThrownAwayMove(Rule):
+    """The tensor returned by `.to()`, `.cuda()` or `.cpu()` is thrown away.
+
+    ## What it does
+    Flags a bare expression statement such as `x.to(device)` on a tensor.
+    `Tensor.to` returns a new tensor (or the same one): it never moves `x`.
+    `model.to(device)` on a module is not flagged: `Module.to` works in place.
+
+    ## Why is this bad?
+    The tensor stays where it was, and the next operation that meets a tensor
+    on the other device crashes, or the work silently runs on the cpu.
+
+    ## Fix
+    Safe: `--fix` assigns the result back, `x = x.to(device)`.
+    """
+
+    code = "DEV103"
+    name = "discarded-move"
+    severity = "error"
+    facts = (DiscardedMove,)
+
+    INVALID = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(4, 4)
+x.to(device)  # expect: DEV103
+""",
+    )
+    VALID = (
+        """\
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(4, 4)
+x = x.to(device)
+model = nn.Linear(4, 4)
+model.to(device)
+""",
+    )
+
+    def check(self, fact: DiscardedMove) -> Iterable[Verdict]:
+        label = fact.value.label
+        yield Verdict(
+            fact.node,
+            f"the result of `{label}.{fact.method}(...)` is thrown away: `Tensor.{fact.method}` returns a new "
+            f"tensor and does not move `{label}`",
+            why=(self.placed(label, fact.value.value),) + self.called_from(fact),
+            fix=f"assign it: `{label} = {label}.{fact.method}(...)`",
+            autofix=self.autofix(fact),
+        )
+
+    def autofix(self, fact: DiscardedMove) -> Optional[Fix]:
+        target = fact.value.node
+        if type(target) not in (cst.Name, cst.Attribute, cst.Subscript):
+            return None  # `torch.zeros(3).cuda()` alone: nothing to assign to
+        name = code(self.file, target)
+        if "\n" in name:
+            return None  # a target written over several lines: not rewritten
+        for small in getattr(fact.node, "body", ()):
+            if type(small) is cst.Expr and _receiver(small.value) is target:
+                return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
+        return None
+
+
+def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
+    """`x` in `x.to(d)`, `x.float().cuda()`: the leftmost object of a call chain."""
+    while type(expr) is cst.Call and type(expr.func) is cst.Attribute:
+        expr = expr.func.value
+    return expr

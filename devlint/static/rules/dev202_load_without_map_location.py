@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+import libcst as cst
+
+from devlint.core.facts import FileIntent, GpuAssumption, Load
+from devlint.static.fixes import AFTER, Fix, NodeEdit
+from devlint.static.rules.base import Verdict, Rule
+
+
+class LoadWithoutMapLocation(Rule):
+    """`torch.load` without `map_location` in code that may run without a GPU.
+
+    ## What it does
+    Flags `torch.load(path)` calls that give no `map_location`, outside code
+    guarded by a CUDA availability check. Not flagged: loading what the file
+    itself writes with `torch.save` (the same path expression or buffer, or a
+    path with the same string parts), what a test loads (a test function loads
+    what the code it tests just wrote, on the same machine), and files that
+    are GPU-only throughout (DEV204), and TPU programs that name no GPU (they
+    import `torch_xla`, whose checkpoint writers move tensors to the cpu).
+
+    ## Why is this bad?
+    A checkpoint saved from GPU tensors is restored onto the GPU it came from.
+    On a machine without one, loading raises `RuntimeError: Attempting to
+    deserialize object on a CUDA device but torch.cuda.is_available() is
+    False`. `map_location=device` (or `'cpu'`) loads it anywhere.
+
+    ## Fix
+    Safe: `--fix` adds `map_location=device`, naming the variable that holds
+    the selected device where one is in scope, else `map_location="cpu"`.
+    """
+
+    code = "DEV202"
+    name = "load-without-map-location"
+    severity = "warning"
+    facts = (FileIntent, GpuAssumption, Load)
+
+    INVALID = (
+        """\
+import torch
+state = torch.load("checkpoint.pt")  # expect: DEV202
+""",
+    )
+    VALID = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+state = torch.load("checkpoint.pt", map_location=device)
+""",
+    )
+
+    def check(self, fact: object) -> Iterable[Verdict]:
+        if isinstance(fact, Load):
+            if not (fact.has_map_location or fact.guarded or fact.saved_here):
+                self.file_state().setdefault("loads", []).append(fact)
+        else:
+            self.gpu_intent().observe(fact)
+        return ()
+
+    def finish(self) -> Iterable[Verdict]:
+        if self.gpu_intent().gpu_only():
+            return  # a GPU-only file (DEV204): it never loads without a GPU
+        intent = self.gpu_intent().intent
+        if intent is not None and intent.xla and not self.gpu_intent().assumptions:
+            return  # a TPU program that names no GPU: XLA saves its checkpoints from the cpu
+        multi_gpu = self.gpu_intent().intent is not None and self.gpu_intent().intent.multi_gpu
+        for fact in self.file_state().get("loads", ()):
+            yield self._verdict(fact, multi_gpu)
+
+    def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
+        return Verdict(
+            fact.node,
+            "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
+            "holds cuda tensors" + ("; with several GPUs, every rank loads it onto the GPU it was saved from"
+                                    if multi_gpu else ""),
+            why=self.called_from(fact),
+            fix=f"pass `map_location={fact.device_name}`" if fact.device_name
+            else "pass `map_location=device` (or `map_location='cpu'`)",
+            autofix=_autofix(fact),
+        )
+
+
+def _autofix(fact: Load) -> Optional[Fix]:
+    call = fact.node
+    if type(call) is not cst.Call or not call.args:
+        return None
+    location = fact.device_name or '"cpu"'
+    return Fix.safe(NodeEdit(call.args[-1].value, ", map_location=" + location, AFTER))

@@ -1,0 +1,58 @@
+from __future__ import annotations
+
+from typing import Iterable
+
+from devlint.core.facts import FileIntent, GpuAssumption
+from devlint.static.rules.base import Verdict, Rule
+
+
+class CudaApiUnguarded(Rule):
+    """A `torch.cuda` call that needs a GPU runs on a path no availability check guards.
+
+    ## What it does
+    Flags `torch.cuda.synchronize()`, `torch.cuda.Event(...)`,
+    `get_device_name`, `current_device`, `set_device` and the other
+    `torch.cuda` calls that initialize CUDA, when no guard dominates them.
+    Calls that are safe without a GPU (`is_available`, `device_count`,
+    `manual_seed`, `manual_seed_all`, `empty_cache`, and the memory
+    statistics such as `memory_allocated`, which answer 0) are not flagged.
+
+    ## Why is this bad?
+    Without a GPU they raise (`Torch not compiled with CUDA enabled`, `Found
+    no NVIDIA driver`), so a script that would otherwise run on the cpu dies
+    on a bookkeeping call.
+    """
+
+    code = "DEV203"
+    name = "cuda-api-unguarded"
+    severity = "warning"
+    facts = (FileIntent, GpuAssumption)
+
+    INVALID = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(torch.cuda.get_device_name(0))  # expect: DEV203
+""",
+    )
+    VALID = (
+        """\
+import torch
+if torch.cuda.is_available():
+    print(torch.cuda.get_device_name(0))
+torch.cuda.manual_seed_all(0)
+""",
+    )
+
+    def check(self, fact: object) -> Iterable[Verdict]:
+        self.gpu_intent().observe(fact)
+        return ()
+
+    def finish(self) -> Iterable[Verdict]:
+        for fact in self.gpu_intent().reportable("cuda-api"):  # a GPU-only file: DEV204 says it once
+            yield Verdict(
+                fact.node,
+                f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
+                why=self.called_from(fact),
+                fix="guard it with `if torch.cuda.is_available():`",
+            )

@@ -1,0 +1,223 @@
+"""Python itself: builtins (`zip`, `list`, `print`, `float`...), list and dict methods, `super()`,
+and the calls that never return (`sys.exit`)."""
+
+from __future__ import annotations
+
+
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import element, join_all
+from devlint.static.semantics.modules import register_by_hand
+from devlint.static.syntax import dotted
+from devlint.core.values import (
+    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor, Unknown,
+    Value, const_device, join, replace,
+)
+
+
+def _on_gpu(value: Value) -> bool:
+    return isinstance(value, Tensor) and value.where is not None and value.where.is_gpu
+
+
+def builtin_iter(site: CallSite) -> Value:
+    first = site.args.first()
+    if isinstance(first, Loader):
+        return replace(first, iterator=True)
+    return first if isinstance(first, (Seq, Tensor)) else UNKNOWN
+
+
+def builtin_next(site: CallSite) -> Value:
+    first = site.args.first()
+    return site.walk.iterate(first, site.node) if isinstance(first, (Loader, Seq, Tensor)) else UNKNOWN
+
+
+def builtin_enumerate(site: CallSite) -> Value:
+    first = site.args.first()
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(Const(value=0), site.walk.iterate(first, site.node))))
+
+
+def builtin_zip(site: CallSite) -> Value:
+    items = tuple(site.walk.iterate(v, site.node) for _, v in site.args.positional)
+    return Seq(kind="list", elem=Seq(kind="tuple", items=items))
+
+
+def builtin_sequence(site: CallSite) -> Value:
+    """`list(x)`, `tuple(x)`, `sorted(x)`...: a list of what iterating x yields."""
+    first = site.args.first()
+    if isinstance(first, Seq):
+        return Seq(kind="list", elem=first.elem, items=first.items if site.name != "sorted" else None)
+    if isinstance(first, (Loader, Tensor)):
+        return Seq(kind="list", elem=site.walk.iterate(first, site.node))
+    return UNKNOWN
+
+
+def builtin_print(site: CallSite) -> Value:
+    """`print(loss)` of a GPU tensor waits for the GPU."""
+    for arg_node, value in site.args.positional:
+        if _on_gpu(value):
+            site.walk.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
+    return Const(value=None)
+
+
+def builtin_number(site: CallSite) -> Value:
+    """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
+    first = site.args.first()
+    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != "cpu"):
+        site.walk.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
+    elif isinstance(first, Unknown) and site.args.positional \
+            and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():
+        site.walk.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
+    return UNKNOWN
+
+
+def builtin_super(site: CallSite) -> Value:
+    site.args
+    me = site.state.env.get("self")
+    return Super(receiver=me) if me is not None else UNKNOWN
+
+
+def builtin_dict(site: CallSite) -> Value:
+    args = site.args
+    if args.keywords:
+        items = [v for _, v in args.keywords.values()]
+        return Seq(kind="dict", items=tuple(items), keys=tuple(args.keywords), elem=join_all(items))
+    first = args.first()
+    return first if isinstance(first, Seq) else UNKNOWN
+
+
+def builtin_str(site: CallSite) -> Value:
+    first = site.args.first()
+    return first if isinstance(first, DeviceValue) else UNKNOWN
+
+
+def builtin_range(site: CallSite) -> Value:
+    """`range(torch.cuda.device_count())`: its loop runs only where there is a GPU."""
+    if any(isinstance(v, DeviceCount) for _, v in site.args.positional):
+        return Seq(kind=GPU_RANGE, elem=UNKNOWN)
+    return UNKNOWN
+
+
+GPU_RANGE = "range over the GPUs"
+
+
+def builtin_other(site: CallSite) -> Value:
+    site.args
+    return UNKNOWN
+
+
+def builtin_getattr(site: CallSite) -> Value:
+    """`getattr(torch, device_type)`: the backend module of the chosen device, whichever it is;
+    `torch.accelerator` stands for it (`synchronize`, `device_count`, `is_available` mean the same)."""
+    first = site.args.first()
+    if isinstance(first, Ref) and first.path == "torch" and len(site.args.positional) > 1:
+        name = site.args.positional[1][1]
+        if isinstance(name, Const) and isinstance(name.value, str):
+            return Ref(path=f"torch.{name.value}") if name.value in api.BACKEND_MODULES else UNKNOWN
+        return Ref(path="torch.accelerator")
+    return UNKNOWN
+
+
+def builtin_setattr(site: CallSite) -> Value:
+    """`setattr(self, "fc%i" % i, fc)` on a module: `self.add_module` by another name."""
+    positional = site.args.positional
+    if len(positional) == 3 and isinstance(positional[0][1], Module) and isinstance(positional[2][1], Module):
+        owner = dotted(positional[0][0])
+        if owner is not None:
+            register_by_hand(site, owner, positional[0][1], positional[2][0], positional[2][1])
+    return Const(value=None)
+
+
+def builtin_exec(site: CallSite) -> Value:
+    """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
+    configurator sets globals from the command line), so a device named by a string is the user's choice."""
+    site.args
+    env = site.state.env
+    for name, value in list(env.items()):
+        if isinstance(value, Const) and isinstance(value.value, str) and const_device(value) is not None:
+            env[name] = DeviceValue(why=((site.node, "may be set by the code `exec` runs"),), where=SELECTED)
+    return UNKNOWN
+
+
+def no_return(site: CallSite) -> Value:
+    """`sys.exit()`, `pytest.skip()`: the path ends here."""
+    site.args
+    site.state.dead = True
+    return UNKNOWN
+
+
+BUILTINS = {
+    "iter": builtin_iter, "next": builtin_next, "enumerate": builtin_enumerate, "zip": builtin_zip,
+    **{name: builtin_sequence for name in ("list", "tuple", "sorted", "reversed", "set")},
+    "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
+    "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
+    "getattr": builtin_getattr, "setattr": builtin_setattr,
+    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "len", "min",
+                                        "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
+                                        "repr", "format", "type", "id", "vars")},
+}
+FUNCTIONS = {path: no_return for path in api.NO_RETURN}
+
+
+# ---------------------------------------------------------------- list and dict methods
+
+
+def seq_append(site: CallSite) -> Value:
+    """`history.append(loss)`: the list now holds it (and remembers a GPU member the join would forget)."""
+    receiver: Seq = site.receiver
+    args = site.args
+    if not args.positional:
+        return UNKNOWN
+    value = args.positional[-1][1]
+    members = tuple(receiver.items or ()) + receiver.gpu_members
+    if isinstance(value, (Tensor, Located)) and value.device is not None and value.device.is_gpu:
+        members += (value if isinstance(value, Tensor) else Tensor(why=value.why, where=value.device),)
+    gpu = tuple(m for m in members if _on_gpu(m))
+    elem = _extended(receiver, value)
+    if not site.update_receiver(Seq(kind=receiver.kind, elem=elem, gpu_members=gpu[-1:])):
+        return UNKNOWN
+    return Const(value=None)
+
+
+def seq_extend(site: CallSite) -> Value:
+    receiver: Seq = site.receiver
+    if not site.args.positional:
+        return UNKNOWN
+    other = site.args.positional[0][1]
+    if not site.update_receiver(Seq(kind=receiver.kind, elem=_extended(receiver, element(other)))):
+        return UNKNOWN
+    return Const(value=None)
+
+
+def _extended(receiver: Seq, member: Value) -> Value:
+    """The members of a list after adding `member`: an empty list takes what it is given."""
+    return join(receiver.elem, member) if receiver.items or receiver.elem is not UNKNOWN else member
+
+
+def seq_items(site: CallSite) -> Value:
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, site.receiver.elem)))
+
+
+def seq_values(site: CallSite) -> Value:
+    return Seq(kind="list", elem=site.receiver.elem)
+
+
+def seq_get(site: CallSite) -> Value:
+    receiver: Seq = site.receiver
+    if not site.args.positional:
+        return UNKNOWN
+    key = site.args.positional[0][1]
+    if receiver.keys is not None and isinstance(key, Const):
+        for k, v in zip(receiver.keys, receiver.items):
+            if k == key.value:
+                return v
+    return receiver.elem
+
+
+def seq_other(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+SEQ_METHODS = {
+    "append": seq_append, "add": seq_append, "insert": seq_append, "extend": seq_extend,
+    "items": seq_items, "values": seq_values, "get": seq_get, "pop": seq_get,
+}

@@ -1,0 +1,149 @@
+"""One call, as a semantics handler sees it.
+
+A handler is a function `handler(site: CallSite) -> Value`: what the call
+returns, after recording what it does (facts, moves, synchronisations) through
+the site. Arguments are evaluated once, on first use: a handler that never
+looks at them (`time.time()`, `torch.cuda.is_available()`) never walks them.
+`Walk` is all a handler may ask of the interpreter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Protocol
+
+import libcst as cst
+
+from devlint.core.facts import Context, Operand
+from devlint.static.syntax import dotted
+from devlint.core.values import UNKNOWN, Seq, Value
+
+
+class Args:
+    """A call's arguments, evaluated: (node, value) pairs."""
+
+    __slots__ = ("positional", "keywords", "star", "starstar")
+
+    def __init__(self) -> None:
+        self.positional: list = []
+        self.keywords: dict = {}
+        self.star: list = []
+        self.starstar: list = []
+
+    def get(self, name: str) -> Value:
+        found = self.keywords.get(name)
+        return found[1] if found else UNKNOWN
+
+    def first(self, keyword: Optional[str] = None) -> Value:
+        """The first positional argument, else the keyword `keyword`."""
+        if self.positional:
+            return self.positional[0][1]
+        return self.get(keyword) if keyword else UNKNOWN
+
+    def find(self, position: Optional[int], keyword: str) -> Optional[tuple]:
+        """(node, value) given as keyword `keyword` or at `position`, or None."""
+        found = self.keywords.get(keyword)
+        if found is None and position is not None and len(self.positional) > position:
+            found = self.positional[position]
+        return found
+
+    def all(self) -> list:
+        return self.positional + list(self.keywords.values()) + self.star + self.starstar
+
+
+class Walk(Protocol):
+    """What semantics handlers use of the interpreter (devlint.static.analysis.interpreter.Interpreter)."""
+
+    module: cst.Module
+    context: Context
+    classes: dict
+    functions: dict
+    loops: list
+    if_depth: int
+    muted: int  # > 0 while exploring (a loop's fixed point): nothing is final
+    portable_uses: int  # values placed on a device chosen at run time
+
+    def eval(self, node: Optional[cst.CSTNode], state: Any) -> Value: ...
+    def emit(self, fact: object) -> None: ...
+    def assign_name(self, name: str, value: Value, state: Any, line: cst.CSTNode) -> None: ...
+    def lookup(self, name: str, state: Any) -> Value: ...
+    def store(self, target: cst.CSTNode, value: Value, state: Any, line: cst.CSTNode) -> bool: ...
+    def iterate(self, iterable: Value, node: cst.CSTNode) -> Value: ...
+    def operation(self, node: cst.CSTNode, name: str, operands: list, state: Any, indexing: bool = False,
+                  reduce: bool = False) -> Value: ...
+    def note_gpu_work(self, node: cst.CSTNode, values: Any, state: Any) -> None: ...
+    def note_sync(self, state: Any) -> None: ...
+    def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: Any) -> None: ...
+    def gpu_assumption(self, node: cst.CSTNode, what: str, state: Any) -> None: ...
+    def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value,
+                         inputs: list) -> bool: ...
+    def escape(self, args: Args, state: Any) -> None: ...
+    def invoke(self, fn: Value, args: Args, node: cst.Call, state: Any,
+               receiver_node: Optional[cst.CSTNode]) -> Value: ...
+    def find_method(self, cls: Any, name: str) -> Optional[cst.FunctionDef]: ...
+    def call_method_of(self, receiver: Value, name: str, values: list, node: cst.CSTNode, state: Any) -> Value: ...
+    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set: ...
+    def tensor_names(self) -> set: ...
+    def module_names(self) -> set: ...
+    def clock_ends(self) -> set: ...
+    def saved_here(self, path: cst.CSTNode) -> bool: ...
+    def in_test(self) -> bool: ...
+    def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]: ...
+    def code(self, node: cst.CSTNode) -> str: ...
+
+
+class CallSite:
+    """The call node, its callee (a dotted path, or a receiver and a method name), its arguments
+    evaluated once, and the state of the path it is on."""
+
+    __slots__ = ("walk", "node", "state", "path", "name", "receiver", "receiver_node", "_args")
+
+    def __init__(self, walk: Walk, node: cst.Call, state: Any, path: str = "", name: str = "",
+                 receiver: Value = UNKNOWN, receiver_node: Optional[cst.CSTNode] = None) -> None:
+        self.walk, self.node, self.state = walk, node, state
+        self.path, self.name = path, name  # a function's dotted path; a method's name
+        self.receiver, self.receiver_node = receiver, receiver_node
+        self._args: Optional[Args] = None
+
+    @property
+    def args(self) -> Args:
+        if self._args is None:
+            args = Args()
+            evaluate, state = self.walk.eval, self.state
+            for arg in self.node.args:
+                value = evaluate(arg.value, state)
+                star = arg.star
+                if not star:  # the common case first
+                    if arg.keyword is None:
+                        args.positional.append((arg.value, value))
+                    else:
+                        args.keywords[arg.keyword.value] = (arg.value, value)
+                elif star == "*" and isinstance(value, Seq) and value.items is not None and not args.star:
+                    # `train(*make_example())` of a known tuple: its items are the positions
+                    args.positional.extend((arg.value, item) for item in value.items)
+                elif star == "*":
+                    args.star.append((arg.value, value))
+                else:
+                    args.starstar.append((arg.value, value))
+            self._args = args
+        return self._args
+
+    @property
+    def context(self) -> Context:
+        return self.walk.context
+
+    @property
+    def receiver_name(self) -> Optional[str]:
+        return dotted(self.receiver_node) if self.receiver_node is not None else None
+
+    def emit(self, fact: object) -> None:
+        self.walk.emit(fact)
+
+    def update_receiver(self, value: Value) -> bool:
+        """The method changed its receiver: bind the new value where the receiver came from."""
+        return self.receiver_node is not None and self.walk.store(self.receiver_node, value, self.state, self.node)
+
+    def operand(self, node: cst.CSTNode, value: Value) -> Operand:
+        return Operand(node, value, self.walk.code(node))
+
+
+Handler = Callable[[CallSite], Value]

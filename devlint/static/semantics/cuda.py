@@ -1,0 +1,136 @@
+"""`torch.cuda`, `torch.accelerator` and test skip markers: availability checks, the calls that
+need a GPU (DEV203), the current device, synchronisation and CUDA events."""
+
+from __future__ import annotations
+
+
+from devlint.core.facts import EventElapsed, GpuAssumption
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import map_members
+from devlint.static.semantics.devices import as_device
+from devlint.core.values import (
+    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceValue, Seq, SkipMarker,
+    Value, replace,
+)
+
+
+def availability(site: CallSite) -> Value:
+    return Availability(positive=True, backend=api.ACCELERATOR_CHECKS.get(site.path, "cuda"))
+
+
+def current_accelerator(site: CallSite) -> Value:
+    site.args
+    return DeviceValue(why=((site.node, ""),), where=SELECTED)
+
+
+def device_count(site: CallSite) -> Value:
+    return DEVICE_COUNT
+
+
+def skip_marker(site: CallSite) -> Value:
+    """`pytest.mark.skipif(not torch.cuda.is_available(), ...)`, `unittest.skipUnless(...)`."""
+    args = site.args
+    condition = args.first("condition")
+    runs_when = site.path in api.SKIP_UNLESS_DECORATORS  # skipUnless(c) runs the test when c is true
+    if isinstance(condition, Availability) and condition.backend == "cuda" and condition.learns(runs_when) is True:
+        return SkipMarker()
+    return UNKNOWN
+
+
+def init_process_group(site: CallSite) -> Value:
+    """`init_process_group(backend="nccl")`: NCCL runs on CUDA only, so what follows has a GPU."""
+    backend = site.args.first("backend")
+    if isinstance(backend, Const) and backend.value == "nccl":
+        site.state.guarded = True
+    return UNKNOWN
+
+
+def is_cuda_api(path: str) -> bool:
+    return path.startswith("torch.cuda.") and path not in api.CUDA_SAFE
+
+
+def cuda_api(site: CallSite) -> Value:
+    """Any `torch.cuda.*` call that is not always safe without a GPU."""
+    args, path, state = site.args, site.path, site.state
+    if path in api.CUDA_NEEDS_GPU:
+        site.emit(GpuAssumption(site.node, path, "cuda-api", state.guarded, site.context, state.switched))
+    if path in api.SYNCHRONIZE:
+        synchronize(site)
+        return UNKNOWN
+    if path in api.CUDA_EVENT:
+        return CudaEvent()
+    if path in api.SET_DEVICE:
+        value = args.first()
+        device = as_device(value)
+        state.cuda_index = device.index if device is not None and device.kind == "cuda" else (
+            value.value if isinstance(value, Const) and isinstance(value.value, int) else None)
+        return UNKNOWN
+    if path in api.DEVICE_CONTEXTS:
+        value = args.first()
+        device = as_device(value)
+        if isinstance(value, Const) and isinstance(value.value, int):
+            return DeviceContext(index=value.value)
+        if device is not None and device.kind == "cuda":
+            return DeviceContext(index=device.index)
+        return DeviceContext(index=None, unknown=True)
+    return UNKNOWN
+
+
+def synchronize(site: CallSite) -> None:
+    """`torch.cuda.synchronize()`: the GPU is idle, and every recorded event has completed."""
+    state = site.state
+    site.walk.note_sync(state)
+
+    def complete(value: Value) -> Value:
+        return replace(value, synced=True) if isinstance(value, CudaEvent) and value.recorded is not None else value
+
+    for name, value in list(state.env.items()):
+        if isinstance(value, (CudaEvent, Seq)):
+            state.env[name] = map_members(value, complete)
+
+
+def backend_synchronize(site: CallSite) -> Value:
+    """`torch.accelerator.synchronize()`: a wait, on whichever accelerator runs."""
+    site.args
+    synchronize(site)
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------- CUDA events
+
+
+def event_record(site: CallSite) -> Value:
+    if site.receiver_name:
+        site.walk.assign_name(site.receiver_name, CudaEvent(recorded=site.node, synced=False), site.state, site.node)
+    return UNKNOWN
+
+
+def event_synchronize(site: CallSite) -> Value:
+    site.walk.note_sync(site.state)
+    if site.receiver_name:
+        site.walk.assign_name(site.receiver_name, replace(site.receiver, synced=True), site.state, site.node)
+    return UNKNOWN
+
+
+def event_elapsed_time(site: CallSite) -> Value:
+    if site.args.positional:
+        end_node, end = site.args.positional[0]
+        if isinstance(end, CudaEvent):
+            site.emit(EventElapsed(site.node, site.walk.code(end_node), end.recorded, end.synced, site.context))
+    return UNKNOWN
+
+
+def event_other(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+FUNCTIONS = {
+    **{path: availability for path in api.AVAILABILITY | set(api.ACCELERATOR_CHECKS)},
+    **{path: current_accelerator for path in api.CURRENT_ACCELERATOR},
+    **{path: device_count for path in api.DEVICE_COUNT_CALLS},
+    **{path: skip_marker for path in api.SKIP_DECORATORS | api.SKIP_UNLESS_DECORATORS},
+    **{path: init_process_group for path in api.INIT_PROCESS_GROUP},
+    **{path: backend_synchronize for path in api.BACKEND_SYNCHRONIZE},
+}
+EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}

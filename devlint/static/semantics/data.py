@@ -1,0 +1,105 @@
+"""Data in and out: DataLoaders yield cpu batches, TensorDatasets keep their tensors' device,
+and `torch.load` restores tensors on the device they were saved from unless told `map_location`."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.core.facts import CpuOnlyArgument, Load
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import tensors_in
+from devlint.static.syntax import dotted
+from devlint.core.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Instance, Loader, Tensor, Value
+
+
+def data_loader(site: CallSite) -> Value:
+    dataset = site.args.first("dataset")
+    collate = site.args.find(6, "collate_fn")
+    custom = collate is not None and not (isinstance(collate[1], Const) and collate[1].value is None)
+    if isinstance(dataset, Dataset):
+        return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where, custom_collate=custom)
+    if isinstance(dataset, Instance):
+        where = _item_device(site, dataset)
+        if where is not None:
+            return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
+                          custom_collate=custom)
+    return Loader(why=((site.node, "a DataLoader yields cpu batches"),), custom_collate=custom)
+
+
+def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
+    """Where a dataset of this file puts its items (its `__getitem__`); checks that a DataLoader
+    can pin them and send them to worker processes (cpu tensors only)."""
+    item = site.walk.call_method_of(dataset, "__getitem__", [UNKNOWN], site.node, site.state)
+    devices = {t.where for t in tensors_in(item)}
+    if len(devices) != 1 or None in devices:
+        return None
+    where = devices.pop()
+    if where.concrete and where.kind != "cpu":
+        for option in ("pin_memory", "num_workers"):
+            value = site.args.get(option)
+            if isinstance(value, Const) and value.value not in (None, False, 0):
+                site.emit(CpuOnlyArgument(site.node, "DataLoader", f"the items it {_WHY[option]}",
+                                          site.operand(site.args.find(0, "dataset")[0],
+                                                       Tensor(why=item_why(item), where=where)), site.context))
+                break
+    return where
+
+
+_WHY = {"pin_memory": "pins (`pin_memory=True`)", "num_workers": "sends to worker processes (`num_workers > 0`)"}
+
+
+def item_why(item: Value) -> tuple:
+    found = tensors_in(item)
+    return found[0].why if found else ()
+
+
+def tensor_dataset(site: CallSite) -> Value:
+    """TensorDataset(x.to(device), ...): its batches are where its tensors are."""
+    tensors = [v for _, v in site.args.positional]
+    devices = {t.where for t in tensors if isinstance(t, Tensor)}
+    if tensors and all(isinstance(t, Tensor) for t in tensors) and len(devices) == 1:
+        return Dataset(why=tensors[0].why, where=devices.pop())
+    if any(not isinstance(t, Tensor) or t.where != CPU for t in tensors):
+        return Dataset(where=None)
+    return Dataset(where=CPU)
+
+
+def load(site: CallSite) -> Value:
+    args = site.args
+    has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
+    scope = {**getattr(site.walk, "globals", {}), **site.state.env}  # for the fix: a selected device in scope
+    device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
+                        and value.where is not None and value.where.kind == "selected"), None)
+    source = args.find(0, "f")
+    saved_here = _written_here(site, source[0] if source is not None else None)
+    site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
+    return UNKNOWN
+
+
+def _written_here(site: CallSite, source) -> bool:
+    """Was what it loads written on this machine, by this process? A test loads what the code it tests
+    just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
+    function = site.context.function or ""
+    if site.walk.in_test():
+        return True
+    owner = site.walk.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
+    if owner is not None and owner.is_dataset:
+        return True
+    if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
+        return True
+    return source is not None and site.walk.saved_here(source)
+
+
+def loader_next(site: CallSite) -> Value:
+    return site.walk.iterate(site.receiver, site.node)
+
+
+FUNCTIONS = {
+    **{path: load for path in api.LOAD},
+    **{path: data_loader for path in api.LOADERS},
+    **{path: tensor_dataset for path in api.TENSOR_DATASETS},
+}
+LOADER_METHODS = {"next": loader_next, "__next__": loader_next}

@@ -1,0 +1,248 @@
+"""Devices: `torch.device(...)`, `device=` arguments, and moving tensors with `.to/.cuda/.cpu`.
+
+Plain 'cuda' means the current CUDA device where it is used; a hardcoded
+'cuda' outside any availability check is a GPU assumption (DEV201).
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from devlint.core.facts import FreshMove
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import Args, CallSite
+from devlint.static.syntax import dotted
+from devlint.core.values import (
+    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
+    const_device, cuda, parse_device_string, replace,
+)
+
+
+def resolve_current(device: Optional[Device], state) -> Optional[Device]:
+    """Plain 'cuda' means the current device where it is created."""
+    if device is not None and device.kind == "cuda" and device.index is None and state.cuda_index is not None:
+        return cuda(state.cuda_index)
+    return device
+
+
+def as_device(value: Value) -> Optional[Device]:
+    if isinstance(value, DeviceValue):
+        return value.where
+    return const_device(value)
+
+
+def named(device: Optional[Device], node) -> Optional[Device]:
+    """The selected device, named after the variable that holds it (`args.device`) for messages."""
+    if device is not None and device.kind == "selected" and device.name is None:
+        name = dotted(node)
+        if name:
+            return replace(device, name=name)
+    return device
+
+
+def device_argument(walk, value: Value, state, node) -> Optional[Device]:
+    """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
+    device = named(_argument_device(walk, value, state, node), node)
+    if device is not None and device.kind == "selected" and not walk.muted:
+        walk.portable_uses += 1
+    return device
+
+
+def _argument_device(walk, value: Value, state, node) -> Optional[Device]:
+    if isinstance(value, DeviceValue):
+        if value.literal is not None and not value.literal_guarded and not state.guarded:
+            walk.gpu_assumption(value.literal, "a 'cuda' device", state)
+        return resolve_current(value.where, state)
+    if isinstance(value, Const):
+        if isinstance(value.value, str):
+            device = parse_device_string(value.value)
+            if device is not None and device.kind == "cuda" and not value.guarded and not state.guarded:
+                walk.gpu_assumption(value.node or node, f"'{value.value}'", state)
+            return resolve_current(device, state)
+        if isinstance(value.value, int) and not isinstance(value.value, bool):
+            return cuda(value.value)
+        return None
+    if isinstance(value, (Tensor, Located)):
+        return value.device
+    return None
+
+
+def make_device(site: CallSite) -> Value:
+    """`torch.device("cuda", 1)`, `torch.device(args.device)`, `torch.device(x)`."""
+    args, state = site.args, site.state
+    if not args.positional and "type" not in args.keywords:
+        return DeviceValue(where=None)
+    _, value = args.positional[0] if args.positional else args.keywords["type"]
+    index_value = args.positional[1][1] if len(args.positional) > 1 else args.get("index")
+    if isinstance(value, Const) and isinstance(value.value, str):
+        device = parse_device_string(value.value)
+        if device is not None and device.kind == "cuda" and isinstance(index_value, Const) \
+                and isinstance(index_value.value, int):
+            device = cuda(index_value.value)
+        elif device is not None and device.kind == "cuda" and index_value is not UNKNOWN and len(args.positional) > 1:
+            device = cuda(None)
+        literal = value.node if device is not None and device.kind == "cuda" else None
+        # constructing a device touches no GPU: using it unguarded is the assumption (device_argument)
+        return DeviceValue(why=((site.node, ""),), where=device, literal=literal,
+                           literal_guarded=value.guarded or state.guarded)
+    if isinstance(value, DeviceValue):
+        return replace(value, why=value.why + ((site.node, ""),))
+    if isinstance(value, Const) and isinstance(value.value, int):
+        return DeviceValue(why=((site.node, ""),), where=cuda(value.value))
+    if isinstance(value, Tensor):
+        return DeviceValue(where=value.where)
+    return DeviceValue(why=((site.node, ""),), where=None)
+
+
+def set_default_device(site: CallSite) -> Value:
+    args = site.args
+    value = args.first()
+    node = args.positional[0][0] if args.positional else site.node
+    site.state.default_device = device_argument(site.walk, value, site.state, node)
+    return UNKNOWN
+
+
+def set_default_tensor_type(site: CallSite) -> Value:
+    value = site.args.first()
+    text = value.value if isinstance(value, Const) else getattr(value, "path", "")
+    if isinstance(text, str) and "cuda" in text:
+        site.walk.gpu_assumption(site.node, "torch.set_default_tensor_type(cuda)", site.state)
+        site.state.default_device = cuda(site.state.cuda_index)
+    return UNKNOWN
+
+
+# ---------------------------------------------------------------- moves
+
+
+def keeps_device(site: CallSite) -> bool:
+    """`.to(torch.float16)`, `.to(None)`, `.to()`: a dtype change, the device stays."""
+    if site.name == "cuda":
+        return False
+    args = site.args
+    if "device" in args.keywords:
+        return False
+    if not args.positional:
+        return True
+    value = args.positional[0][1]
+    if isinstance(value, Const) and value.value is None:
+        return True
+    return isinstance(value, Ref) and value.path.startswith("torch.") and value.path[6:7].islower()
+
+
+def move_target(site: CallSite) -> Optional[Device]:
+    """Where `.to(...)`/`.cuda(...)` sends its receiver (not a dtype-only `.to`); None when unknown."""
+    args, state = site.args, site.state
+    if site.name == "cuda":
+        if not state.guarded:
+            site.walk.gpu_assumption(site.node, ".cuda()", state)
+        value = args.first("device")
+        if isinstance(value, Const) and isinstance(value.value, int):
+            return cuda(value.value)
+        if isinstance(value, DeviceValue) and value.where is not None:
+            return resolve_current(value.where, state)
+        return cuda(state.cuda_index)
+    if "device" in args.keywords:
+        arg_node, value = args.keywords["device"]
+        return device_argument(site.walk, value, state, arg_node)
+    arg_node, value = args.positional[0]
+    if isinstance(value, (Unknown, Ref)):
+        # An imported or unknown name: a device if it is named like one (DEVICE, args.device).
+        name_text = dotted(arg_node) or ""
+        if name_text and api.looks_like_device_name(name_text):
+            return replace(SELECTED, name=name_text)
+        return None
+    return device_argument(site.walk, value, state, arg_node)
+
+
+def target_why(args: Args) -> tuple:
+    """Where the device a value is moved to was chosen: the last step of its story."""
+    value = args.keywords["device"][1] if "device" in args.keywords else (
+        args.positional[0][1] if args.positional else None)
+    if isinstance(value, DeviceValue) and value.why:
+        return value.why[-1:]
+    return ()
+
+
+def tensor_to(site: CallSite) -> Value:
+    """`x.to(device)`, `x.cuda()`: a new tensor on the target (the receiver is unchanged)."""
+    receiver: Tensor = site.receiver
+    if keeps_device(site):
+        return replace(receiver, fresh=False, derived=True)
+    where = move_target(site)
+    node, state = site.node, site.state
+    if receiver.fresh and where is not None and where.is_gpu:
+        site.emit(FreshMove(node, site.walk.code(site.receiver_node), Tensor(where=where), site.context))
+    if where is not None and where.is_gpu:
+        # (a blocking copy from the host also waits for the work queued before it, but a measurement
+        # that starts with one still leaves the work after it unfinished: it is no sync here)
+        state.timing.note_work((node, ""))
+    if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == "cpu":
+        site.walk.note_sync(state)
+    return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
+                  where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
+
+
+def tensor_cpu(site: CallSite) -> Value:
+    receiver: Tensor = site.receiver
+    if receiver.where is None or receiver.where.kind != "cpu":
+        site.walk.host_sync(site.node, ".cpu()", site.operand(site.receiver_node, receiver), site.state)
+    return Tensor(why=receiver.why + ((site.node, "moved to cpu"),), where=CPU, scalar=receiver.scalar,
+                  from_param=receiver.from_param, derived=True)
+
+
+def tensor_type_as(site: CallSite) -> Optional[Value]:
+    if not site.args.positional:
+        return None
+    other = site.args.positional[0][1]
+    if isinstance(other, (Tensor, Located)):
+        return Tensor(why=other.why + ((site.node, ""),), where=other.device,
+                      from_param=getattr(other, "from_param", None), derived=True)
+    return Tensor(where=None, derived=True)
+
+
+def tensor_type(site: CallSite) -> Value:
+    """`x.type(torch.cuda.FloatTensor)` moves; `x.type()` is metadata."""
+    if not site.args.positional:
+        return UNKNOWN
+    value = site.args.positional[0][1]
+    if isinstance(value, TensorType):
+        return Tensor(why=site.receiver.why + ((site.node, f"moved to {value.where}"),), where=value.where,
+                      derived=True)
+    text = value.value if isinstance(value, Const) else getattr(value, "path", "")
+    if isinstance(text, str) and "cuda" in text:
+        site.walk.gpu_assumption(site.node, ".type(cuda)", site.state)
+        return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), derived=True)
+    return replace(site.receiver, fresh=False, derived=True) if text else Tensor(where=None, derived=True)
+
+
+def unknown_to(site: CallSite) -> Value:
+    """`obj.to(device)` on a value of unknown kind: it is on that device now, whatever it is."""
+    if keeps_device(site):
+        return site.receiver
+    where = move_target(site)
+    site.walk.note_gpu_work(site.node, [Located(where=where)], site.state)
+    if where is None:
+        return UNKNOWN
+    return Located(why=((site.node, ""),), where=where)
+
+
+def string_method(site: CallSite) -> Value:
+    """`"cuda:{}".format(rank)`: a GPU chosen at run time."""
+    if site.name == "format" and site.receiver.value.startswith("cuda"):
+        return DeviceValue(why=((site.node, ""),), where=cuda(None))
+    return UNKNOWN
+
+
+def startswith_cuda(site: CallSite) -> Value:
+    """`if args.device.startswith("cuda"):` is a guard."""
+    first = site.args.first()
+    if isinstance(first, Const) and isinstance(first.value, str) and first.value.startswith("cuda"):
+        return Availability(positive=True)
+    return UNKNOWN
+
+
+FUNCTIONS = {
+    "torch.device": make_device,
+    **{path: set_default_device for path in api.SET_DEFAULT_DEVICE},
+    **{path: set_default_tensor_type for path in api.SET_DEFAULT_TENSOR_TYPE},
+}

@@ -1,0 +1,67 @@
+"""The host: numpy and the libraries built on it, arguments that must be on the cpu, and the
+conversions that make the host wait for the GPU (`.item()`, `.tolist()`, `print(t)`)."""
+
+from __future__ import annotations
+
+from devlint.core.facts import CpuOnlyArgument, HostConversion
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import tensors_in
+from devlint.core.values import UNKNOWN, Located, Tensor, Value
+
+
+def host_library(site: CallSite) -> Value:
+    """`np.asarray(t)`, `plt.plot(t)`: the library converts its tensor arguments to numpy."""
+    args, path = site.args, site.path
+    if path in api.HOST_LIBRARY_SAFE:
+        return UNKNOWN
+    for arg_node, value in args.positional + list(args.keywords.values()):
+        for member in tensors_in(value):
+            if member.where is not None and member.where.is_gpu:
+                how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
+                site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
+                site.walk.note_sync(site.state)
+                return UNKNOWN
+    return UNKNOWN
+
+
+def is_host_library(path: str) -> bool:
+    return path.startswith(api.HOST_LIBRARY_PREFIXES)
+
+
+def cpu_only_argument(site: CallSite) -> Value:
+    """`pack_padded_sequence(x, lengths)`: `lengths` must live on the cpu."""
+    args, path = site.args, site.path
+    position, keyword = api.CPU_ONLY_ARGS[path]
+    found = args.find(position, keyword)
+    if found is not None:
+        arg_node, value = found
+        if isinstance(value, Tensor) and value.where is not None and value.where.kind != "cpu" \
+                and (value.derived or value.where.concrete):
+            site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
+                                      site.context))
+    first = args.first()
+    return Located(where=first.device) if isinstance(first, (Tensor, Located)) else UNKNOWN
+
+
+def tensor_numpy(site: CallSite) -> Value:
+    receiver: Tensor = site.receiver
+    if receiver.where is not None and receiver.where.is_gpu:
+        site.emit(HostConversion(site.node, ".numpy()", site.operand(site.receiver_node, receiver), site.context))
+        site.walk.note_sync(site.state)
+    return UNKNOWN
+
+
+def tensor_to_python(site: CallSite) -> Value:
+    """`.item()`, `.tolist()`: a Python value, after waiting for the GPU."""
+    receiver: Tensor = site.receiver
+    if receiver.where is None or receiver.where.kind != "cpu":
+        site.walk.host_sync(site.node, f".{site.name}()", site.operand(site.receiver_node, receiver), site.state)
+    return UNKNOWN
+
+
+FUNCTIONS = {path: cpu_only_argument for path in api.CPU_ONLY_ARGS}
+TENSOR_METHODS = {
+    **{name: tensor_numpy for name in api.HOST_CONVERSION_METHODS},
+    **{name: tensor_to_python for name in api.HOST_SYNC_METHODS},
+}

@@ -1,0 +1,280 @@
+"""`nn.Module`: construction on the cpu, `.to()/.cuda()` in place, parameters and buffers that
+follow the module, wrappers, and calling a module on inputs that must be on its device."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core.facts import UnregisteredModule
+from devlint.static.semantics import optim
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import tensors_in
+from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
+from devlint.static.syntax import dotted
+from devlint.core.values import (
+    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+)
+
+
+def is_torch_module_class(path: str) -> bool:
+    """`torch.nn.Linear`: a class of torch.nn (not Parameter, init, functional, utils...)."""
+    return path.startswith(api.MODULE_CLASSES_PREFIX) and path.rsplit(".", 1)[-1][:1].isupper() \
+        and not any(path.startswith(p) for p in api.NOT_MODULES)
+
+
+def is_module_base(base: Value) -> bool:
+    """Does subclassing `base` make an nn.Module?"""
+    if isinstance(base, Ref):
+        return base.path in api.MODULE_BASES or is_torch_module_class(base.path)
+    if isinstance(base, Class):
+        return base.is_module
+    return False
+
+
+def torch_module(site: CallSite) -> Value:
+    """`nn.Linear(4, 2)`: created on the cpu (or `device=`, or the default device)."""
+    args, state, path = site.args, site.state, site.path
+    if path not in api.MODULES_WITH_PARAMETERS:
+        # A loss, an activation, pooling: no parameters, it runs wherever its input is.
+        weight = args.get("weight")
+        return Module(why=weight.why, where=weight.device, stateless=weight.device is None)
+    if path in api.MODULE_CONTAINERS:
+        # nn.Sequential(*layers): wherever its layers are
+        members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
+        members = [m for m in members if not (isinstance(m, Module) and m.stateless)]
+        devices = {m.where for m in members if isinstance(m, Module)}
+        attrs = _named_members(args) if path == "torch.nn.ModuleDict" else ()
+        if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
+            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs)
+        return Module(why=((site.node, ""),), where=None, attrs=attrs)
+    where = CPU
+    if "device" in args.keywords:
+        where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
+    elif args.starstar:
+        where = None  # nn.Linear(a, b, **dd): dd may hold the device
+    elif state.default_device is not None:
+        where = state.default_device
+    return Module(why=((site.node, "created on cpu"),), where=where)
+
+
+def _named_members(args) -> tuple:
+    """`nn.ModuleDict(dict(wte=..., h=...))`: its members by name, as attributes (`self.transformer.wte`)."""
+    first = args.positional[0][1] if args.positional else None
+    if isinstance(first, Seq) and first.keys is not None and first.items is not None \
+            and all(isinstance(k, str) for k in first.keys):
+        return tuple(zip(first.keys, first.items))
+    return ()
+
+
+def parameter(site: CallSite) -> Value:
+    """`nn.Parameter(t)`: on t's device, and it follows its module."""
+    first = site.args.first("data")
+    if isinstance(first, (Tensor, Located)):
+        return Tensor(why=first.why, where=first.device, parameter=True)
+    return Tensor(where=None, parameter=True)
+
+
+def wrapper(site: CallSite) -> Value:
+    """DataParallel, DDP, torch.compile: the wrapped module's device (DP/DDP move their inputs)."""
+    first = site.args.first("module")
+    if site.path in api.INPUT_MOVING_WRAPPERS and isinstance(first, (Module, Located)):
+        return Module(why=first.why, where=first.device, moves_inputs=True)
+    return first if isinstance(first, (Module, Located)) else UNKNOWN
+
+
+def trace(site: CallSite) -> Value:
+    """`torch.jit.trace(model, example)`, `writer.add_graph(model, example)`: a module call."""
+    key = site.path or site.name
+    module_pos, input_pos = api.TRACE_CALLS[key]
+    args = site.args
+    if len(args.positional) > input_pos:
+        module_node, module = args.positional[module_pos]
+        input_node, value = args.positional[input_pos]
+        site.walk.module_call_fact(site.node, module_node, module, [(input_node, value)])
+    return UNKNOWN
+
+
+def call_module(site: CallSite, module: Value) -> Value:
+    """`model(x)`: the inputs must be on the module's device; the output is there too."""
+    args = site.args
+    if isinstance(module, Module) and module.plain_container is not None:
+        assigned, attribute = module.plain_container
+        site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
+                                     site.context))
+    forward = _forward(site, module)
+    host_inputs = site.walk.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
+    inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
+        (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
+    if site.walk.module_call_fact(site.node, site.node.func, module, inputs):
+        return CRASHED  # reported once: what follows from it is not judged again
+    site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
+    if forward is not None:
+        fn = replace(site.walk.functions[id(forward)], bound=module)
+        result = site.walk.invoke(fn, args, site.node, site.state, None)
+        if type(result) is Unknown and module.device is not None and module.device.concrete:
+            # a forward we could not follow to the end: its output still lives where the module computes
+            return Located(why=module.why + ((site.node, "the module's output"),), where=module.device)
+        return result
+    operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
+    if isinstance(module, Module) and module.stateless and len(operands) >= 2:
+        # a loss or an activation computes on its inputs as they are: they must share a device
+        result = site.walk.operation(site.node, site.walk.code(site.node.func), operands, site.state)
+        return result if not isinstance(result, Tensor) else replace(result, scalar=False)
+    device = module.device
+    if device is None or not device.concrete:
+        # where the module computes is unknown here: where its inputs are (else the call fails)
+        known = [o.value.where for o in operands if o.value.where is not None]
+        device = next((d for d in known if d.concrete), known[0] if known else device)
+    # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
+    return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
+
+
+def _forward(site: CallSite, module: Value):
+    """The `forward` of a module class defined in this file, if that is what is called."""
+    if isinstance(module, Module) and module.cls in site.walk.classes:
+        forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
+        if forward is not None and id(forward) in site.walk.functions:
+            return forward
+    return None
+
+
+# ---------------------------------------------------------------- module methods
+
+
+def module_move(site: CallSite) -> Value:
+    """`model.to(device)`: moves the module in place, and returns it."""
+    module: Module = site.receiver
+    if site.name == "cpu":
+        where = CPU
+    elif keeps_device(site):
+        return module
+    else:
+        where = move_target(site)
+    if module.stateless:
+        return module
+    moved = replace(module, where=where, moved=True,
+                    why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
+    if site.receiver_name:
+        site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
+    optim.module_moved(site, moved, where)
+    return moved
+
+
+def module_same(site: CallSite) -> Value:
+    """`model.eval()`, `model.half()`: the module itself."""
+    return site.receiver
+
+
+def module_parameters(site: CallSite) -> Value:
+    module: Module = site.receiver
+    if site.name == "named_parameters":
+        return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, Tensor(where=module.where, parameter=True))))
+    return Seq(kind="list", elem=Tensor(why=module.why, where=module.where, parameter=True))
+
+
+def module_register(site: CallSite) -> Value:
+    """`register_buffer(name, t)`, `register_parameter`, `add_module`: a member that follows the module."""
+    module: Module = site.receiver
+    args = site.args
+    if len(args.positional) < 2 or not site.receiver_name:
+        return UNKNOWN
+    key, value = args.positional[0][1], args.positional[1][1]
+    if site.name == "add_module" and isinstance(value, Module):
+        module, value = register_by_hand(site, site.receiver_name, module, args.positional[1][0], value)
+    if not (isinstance(key, Const) and isinstance(key.value, str)):
+        return UNKNOWN
+    if site.name == "register_buffer" and isinstance(value, Tensor):
+        value = replace(value, parameter=True, attr_node=None)
+    elif site.name == "register_parameter":
+        value = Tensor(where=module.where, parameter=True)
+    site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)
+    return UNKNOWN
+
+
+def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.CSTNode, value: Module) -> tuple:
+    """`self.add_module(name, fc)`, `setattr(self, name, fc)` for what a plain list also holds
+    (`self.fcs.append(fc)`): the module registers its members by hand, so the list's are registered.
+    Returns the owner and the member as they are now."""
+    value = replace(value, registered=True, plain_container=None)
+    module = replace(module, attrs=tuple((name, _registered_members(member)) for name, member in module.attrs))
+    site.walk.assign_name(owner_name, module, site.state, site.node)
+    name = dotted(node)
+    if name is not None and "." not in name:
+        site.walk.assign_name(name, value, site.state, site.node)
+    return module, value
+
+
+def _registered_members(member: Value) -> Value:
+    if isinstance(member, Seq) and member.plain_attr is not None and isinstance(member.elem, Module):
+        return replace(member, plain_attr=None, elem=replace(member.elem, registered=True, plain_container=None),
+                       items=None)
+    return member
+
+
+def module_forward(site: CallSite) -> Value:
+    return call_module(site, site.receiver)
+
+
+def module_metadata(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+def module_state_dict(site: CallSite) -> Value:
+    """`model.state_dict()`: its parameters and buffers, by name, where the module is."""
+    module: Module = site.receiver
+    return Seq(kind="dict", elem=Tensor(why=module.why, where=module.where, parameter=True))
+
+
+def module_other(site: CallSite) -> Value:
+    """Another method of a module we cannot see (`vae.encode(x)`, `model.generate(ids)`): given tensors,
+    it computes where the module is (or its inputs are); else what it returns is unknown."""
+    module: Module = site.receiver
+    values = [v for _, v in site.args.all()]
+    site.walk.note_gpu_work(site.node, values, site.state)
+    tensors = [t for v in values for t in tensors_in(v)]
+    if not tensors or module.stateless or module.cls is not None:
+        return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
+    data = site.args.positional[0] if site.args.positional else None
+    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None and data[1].where.kind == "cpu" \
+            and module.moved and module.where is not None and module.where.concrete and module.where.kind != "cpu":
+        # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
+        # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
+        # the other way round is not judged)
+        if site.walk.module_call_fact(site.node, site.receiver_node, module, [data]):
+            return CRASHED
+    where = module.where if module.where is not None and module.where.concrete else next(
+        (t.where for t in tensors if t.where is not None), None)
+    if where is not None:
+        where = replace(where, implicit=False)  # computed, not made here without device=
+    return Tensor(why=module.why + ((site.node, "computed by the module"),), where=where, derived=True)
+
+
+def data_parallel(site: CallSite) -> Value:
+    """`nn.parallel.data_parallel(module, input, device_ids)`: the output is gathered where the module is
+    (`device_ids[0]`); it takes the input there itself."""
+    module = site.args.first("module")
+    found = site.args.find(1, "inputs")
+    data = found[1] if found else UNKNOWN
+    where = module.device if isinstance(module, (Module, Located)) else None
+    if where is None and isinstance(data, (Tensor, Located)):
+        where = data.device
+    site.walk.note_gpu_work(site.node, [module, data], site.state)
+    return Tensor(why=((site.node, "gathered where the module is"),), where=where, derived=True)
+
+
+FUNCTIONS = {
+    **{path: parameter for path in api.PARAMETER_CLASSES},
+    "torch.nn.parallel.data_parallel": data_parallel,
+    **{path: wrapper for path in api.MODULE_WRAPPERS},
+    **{path: trace for path in api.TRACE_CALLS},
+}
+MODULE_METHODS = {
+    "to": module_move, "cuda": module_move, "cpu": module_move,
+    **{name: module_same for name in api.SAME_DEVICE_METHODS_MODULE},
+    **{name: module_parameters for name in ("parameters", "buffers", "children", "modules", "named_parameters")},
+    **{name: module_register for name in ("register_buffer", "register_parameter", "add_module")},
+    "forward": module_forward,
+    "state_dict": module_state_dict,
+    **{name: module_metadata for name in ("load_state_dict", "named_modules", "named_children", "extra_repr")},
+}

@@ -1,0 +1,86 @@
+"""Calls into code devlint cannot see: imported functions, methods of values of unknown kind.
+
+What they do to devices is unknown, so their results are unknown; but what
+they are given tells something: a module handed to them may be moved there, a
+GPU value given to them means GPU work, and a project function may well wait
+for the GPU (a validation run ends with `.cpu()`).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.devices import unknown_to
+from devlint.static.syntax import dotted
+from devlint.core.values import CPU, UNKNOWN, DeviceValue, Located, Module, Seq, Tensor, Value
+
+
+def unknown_function(site: CallSite) -> Value:
+    """An imported function: `utils.train_epoch(model, loader)`."""
+    args, state = site.args, site.state
+    site.walk.escape(args, state)
+    site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    if _constructs_a_module(site):
+        where = state.default_device or CPU
+        return Module(why=((site.node, "modules are created on cpu"),), where=where)
+    return UNKNOWN
+
+
+def _constructs_a_module(site: CallSite) -> bool:
+    """`model = Net(args)` with a class imported from the project, whose result the file uses as only a
+    module can be used (`model.eval()`, `model.parameters()`): a new module, on the cpu. A lowercase
+    factory (`build_model(cfg)`) may well move what it builds: it stays unknown, as does a constructor
+    given a device."""
+    name = site.path.rsplit(".", 1)[-1]
+    if not (name[:1].isupper() and not name.isupper()) or site.path.startswith(api.LIBRARY_PREFIXES):
+        return False
+    args = site.args
+    if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
+                            for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
+        return False
+    consumer = site.walk.consumer(site.node)
+    if type(consumer) is not cst.Assign or len(consumer.targets) != 1:
+        return False
+    target = dotted(consumer.targets[0].target)
+    return target is not None and target in site.walk.module_names()
+
+
+def unknown_callee(site: CallSite) -> Value:
+    """A call of a value of unknown kind (`fn(x)` where fn is a parameter)."""
+    site.walk.escape(site.args, site.state)
+    site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
+    return UNKNOWN
+
+
+def unknown_method(site: CallSite) -> Value:
+    """`obj.method(...)` on a value of unknown kind (or only known to live on a device)."""
+    name, receiver, state, walk = site.name, site.receiver, site.state, site.walk
+    args = site.args
+    walk.escape(args, state)
+    located = isinstance(receiver, Located)
+    if name in ("to", "cuda"):
+        return unknown_to(site)
+    if name in api.SAME_DEVICE_METHODS_MODULE and located:
+        return receiver
+    if name == "cpu":
+        return Located(why=((site.node, ""),), where=CPU)
+    if name in api.SYNC_METHODS and receiver is not UNKNOWN:
+        if receiver.device is not None and receiver.device.is_gpu:
+            walk.note_sync(state)
+    if name in ("item", "tolist", "numpy") and site.receiver_name and site.receiver_name in walk.tensor_names():
+        walk.note_sync(state)
+    if name == "items" and located:
+        return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, receiver)))
+    if name == "synchronize":
+        walk.note_sync(state)
+    if name in ("backward", "step") or located:
+        walk.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
+    elif args.positional or args.keywords:
+        walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    if located and name not in api.METADATA_METHODS:
+        if name in api.TENSOR_ONLY_ATTRS:
+            return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
+        return Located(where=receiver.where)
+    return UNKNOWN

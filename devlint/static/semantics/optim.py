@@ -1,0 +1,92 @@
+"""torch.optim: an optimizer keeps its state (momentum, Adam's moments) beside its module's parameters.
+
+`optimizer.load_state_dict(...)` casts the loaded state to the device the
+parameters are on *then*; `model.to(device)` afterwards moves the parameters
+but not that state, and the first `step()` mixes devices. Building the
+optimizer before `model.to()` is fine: Module.to keeps the Parameter objects.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from devlint.core.facts import OptimizerStateLeftBehind
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.syntax import dotted
+from devlint.core.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
+
+
+def is_optimizer_class(path: str) -> bool:
+    namespace, _, name = path.rpartition(".")
+    return namespace in ("torch.optim", "torch.optim.sparse_adam") and name[:1].isupper()
+
+
+def optimizer(site: CallSite) -> Value:
+    """`torch.optim.Adam(model.parameters(), ...)`: whose parameters it updates."""
+    site.args
+    return Optimizer(why=((site.node, ""),), owner=_owner(site.node.args[0].value) if site.node.args else None)
+
+
+def _owner(node: cst.BaseExpression):
+    """`model` in `model.parameters()`, `[{"params": model.parameters()}]`, `model.net.parameters()`."""
+    if type(node) is cst.Call and type(node.func) is cst.Attribute \
+            and node.func.attr.value in ("parameters", "named_parameters"):
+        return dotted(node.func.value)
+    if type(node) in (cst.List, cst.Tuple) and node.elements:
+        return _owner(node.elements[0].value)
+    if type(node) is cst.Dict:
+        for element in node.elements:
+            if type(element) is cst.DictElement and type(element.key) is cst.SimpleString \
+                    and element.key.value.strip("'\"") == "params":
+                return _owner(element.value)
+    return None
+
+
+def load_state_dict(site: CallSite) -> Value:
+    """`optimizer.load_state_dict(ckpt["optimizer"])`: the state goes where the parameters are now."""
+    opt: Optimizer = site.receiver
+    module = site.walk.lookup(opt.owner, site.state) if opt.owner else None
+    where = module.device if isinstance(module, Module) else None
+    site.update_receiver(replace(opt, loaded=site.node, loaded_where=where))
+    return UNKNOWN
+
+
+def optimizer_other(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+def module_moved(site: CallSite, module: Module, where: Device) -> None:
+    """After `model.to(where)`: optimizers of model whose state was loaded elsewhere are left behind."""
+    name = site.receiver_name
+    if not name or where is None:
+        return
+    if not (where.concrete and where.kind != "cpu"):
+        return
+    env = site.state.env
+    for key, value in list(env.items()):
+        if isinstance(value, Optimizer) and _left_behind(value, value.owner, name):
+            _report(site, module, value, key)
+            env[key] = replace(value, loaded=None)
+        elif isinstance(value, Instance):
+            # `self.optimizer` of `self.model`, held by an object: `learner.model.to(device)`
+            for attr, held in value.attrs:
+                owner = held.owner if isinstance(held, Optimizer) else None
+                if owner and owner.startswith("self.") and _left_behind(held, f"{key}.{owner[5:]}", name):
+                    _report(site, module, held, f"{key}.{attr}")
+                    env[key] = value = value.with_attr(attr, replace(held, loaded=None))
+
+
+def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
+    """Its state was loaded while its module was on the cpu, and that module is the one moving now."""
+    return owner == moved and opt.loaded is not None and opt.loaded_where is not None \
+        and opt.loaded_where.kind == "cpu"
+
+
+def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:
+    site.emit(OptimizerStateLeftBehind(opt.loaded, label, site.operand(site.receiver_node, module), site.node,
+                                       site.context))
+
+
+OPTIMIZER_METHODS = {"load_state_dict": load_state_dict}

@@ -1,0 +1,107 @@
+"""Which handler tells what a call does to devices.
+
+Functions are looked up by canonical dotted path (after import aliases are
+resolved), then by namespace; methods by the kind of their receiver, then by
+name. Each subject module (devices, tensors, modules, cuda, host, timing,
+data, builtins, argparse_options) lists its own entries; adding a torch
+function's behaviour is one entry there.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from devlint.static.semantics import (
+    argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
+)
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite, Handler
+from devlint.core.values import (
+    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
+    Tensor, Unknown, Value,
+)
+
+
+def _merge(*tables: dict) -> dict:
+    merged: dict = {}
+    for table in tables:
+        for key, handler in table.items():
+            if key in merged:
+                raise ValueError(f"two semantics handlers for {key!r}")
+            merged[key] = handler
+    return merged
+
+
+FUNCTIONS: dict[str, Handler] = _merge(
+    builtins.FUNCTIONS, timing.FUNCTIONS, devices.FUNCTIONS, cuda.FUNCTIONS, tensors.FUNCTIONS, data.FUNCTIONS,
+    host.FUNCTIONS, modules.FUNCTIONS, argparse_options.FUNCTIONS,
+)
+# Namespaces, tried in order when no exact path matches.
+NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
+    (cuda.is_cuda_api, cuda.cuda_api),
+    (modules.is_torch_module_class, modules.torch_module),
+    (optim.is_optimizer_class, optim.optimizer),
+    (host.is_host_library, host.host_library),
+    (tensors.is_torch_op, tensors.torch_function),
+]
+
+
+def _ignore(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+# Receiver kind -> (method name -> handler, the handler for other names; None: as an unknown receiver).
+# A handler may return None to leave the call to the kind's default handler.
+METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
+    Parser: (argparse_options.PARSER_METHODS, argparse_options.parser_other),
+    ParserGroup: (argparse_options.GROUP_METHODS, None),
+    CudaEvent: (cuda.EVENT_METHODS, cuda.event_other),
+    Super: ({}, _ignore),
+    Seq: (builtins.SEQ_METHODS, builtins.seq_other),
+    Loader: (data.LOADER_METHODS, _ignore),
+    Module: (modules.MODULE_METHODS, modules.module_other),
+    Tensor: ({**tensors.TENSOR_METHODS, **host.TENSOR_METHODS, "to": devices.tensor_to, "cuda": devices.tensor_to,
+              "cpu": devices.tensor_cpu, "type_as": devices.tensor_type_as, "type": devices.tensor_type},
+             tensors.tensor_op),
+    DeviceValue: ({}, _ignore),
+    Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),
+    RandomGenerator: ({"manual_seed": tensors.generator_seed, "seed": tensors.generator_seed}, _ignore),
+}
+
+
+def call_function(site: CallSite) -> Value:
+    """A call of an imported name: `torch.zeros(...)`, `np.asarray(...)`, `utils.train(...)`."""
+    site.path = api.ALIASES.get(site.path, site.path)
+    handler = FUNCTIONS.get(site.path)
+    if handler is None:
+        handler = next((h for matches, h in NAMESPACES if matches(site.path)), opaque.unknown_function)
+    return handler(site)
+
+
+def call_method(site: CallSite) -> Value:
+    """`receiver.name(...)` where the receiver is a value (not a module path)."""
+    receiver, name = site.receiver, site.name
+    by_kind = METHODS.get(type(receiver))
+    if by_kind is not None:
+        table, default = by_kind
+        handler = table.get(name, default)
+        if handler is not None:
+            site.args
+            result = handler(site)
+            return default(site) if result is None else result
+    if name == "startswith" and isinstance(receiver, Unknown):
+        return devices.startswith_cuda(site)
+    if isinstance(receiver, Const) and isinstance(receiver.value, str):
+        site.args
+        return devices.string_method(site)
+    if name in api.TRACE_CALLS:
+        return modules.trace(site)
+    return opaque.unknown_method(site)
+
+
+def call_builtin(site: CallSite) -> Value:
+    site.args
+    return builtins.BUILTINS[site.name](site)
+
+
+BUILTIN_NAMES = frozenset(builtins.BUILTINS)

@@ -1,0 +1,268 @@
+"""Tensors: factories (`torch.zeros`, `*_like`, `new_*`), torch functions, and tensor methods.
+
+A factory creates on the cpu unless told `device=` (or a default device is
+set); a function or method that computes on several tensors needs them on one
+device, and its result lives there.
+"""
+
+from __future__ import annotations
+
+
+import libcst as cst
+
+from devlint.core.facts import Operand
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import dict_entry
+from devlint.static.semantics.devices import device_argument
+from devlint.core.values import (
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
+)
+
+REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "var", "all", "any", "item",
+                        "argmax", "argmin", "logsumexp", "dot", "nansum", "nanmean", "median", "amax", "amin"})
+# Methods after which a 0-dim tensor is still 0-dim.
+SCALAR_KEEPING = frozenset({"float", "double", "half", "long", "int", "detach", "clone", "abs", "sqrt", "exp",
+                            "log", "neg", "squeeze", "contiguous"})
+# Methods that return several tensors when given arguments.
+_TUPLE_METHODS = frozenset({"max", "min", "sort", "topk", "chunk", "split", "unbind", "kthvalue", "median", "mode"})
+
+
+def is_number(node: cst.CSTNode, value: Value) -> bool:
+    """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
+    if isinstance(value, Unknown) and type(node) not in (cst.List, cst.Tuple, cst.ListComp):
+        return True  # `torch.tensor(y)`: 0-dim unless y is a sequence, which we do not know
+    if isinstance(value, Const):
+        return isinstance(value.value, (int, float, bool, complex))
+    if type(node) is cst.UnaryOperation:
+        return type(node.expression) in (cst.Integer, cst.Float)
+    if type(node) is cst.Call and type(node.func) is cst.Name:
+        return node.func.value in ("float", "int", "bool", "len", "round", "sum", "max", "min")
+    return isinstance(value, Ref) and value.path.startswith("math.")
+
+
+# ---------------------------------------------------------------- factories
+
+
+def factory(site: CallSite) -> Value:
+    """`torch.zeros(...)`, `torch.tensor(...)`: on `device=`, the default device, or the cpu."""
+    args, state, node = site.args, site.state, site.node
+    if site.path in api.SAMPLING_FACTORIES and any(isinstance(v, (Tensor, Located)) for _, v in args.positional):
+        return torch_function(site)  # `torch.normal(mean, std)`: on its tensors' device
+    scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0])
+    if "device" in args.keywords:
+        arg_node, value = args.keywords["device"]
+        where = device_argument(site.walk, value, state, arg_node)
+        made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
+        return _with_generator(site, made)
+    for _, extra in args.starstar:
+        known = extra.keys is not None and None not in extra.keys if isinstance(extra, Seq) else False
+        if not known or "device" in extra.keys:
+            # `torch.zeros(n, **dd)`: dd may well hold the device
+            device_value = dict_entry(extra, "device")
+            where = device_argument(site.walk, device_value, state, node) if device_value is not None else None
+            return Tensor(why=((node, ""),), where=where, scalar=scalar)
+    first = args.first()
+    if site.path in ("torch.tensor", "torch.as_tensor", "torch.asarray") and isinstance(first, Tensor):
+        return replace(first, why=first.why + ((node, ""),), fresh=False)
+    if state.default_device is not None:
+        return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
+    return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True)
+
+
+def _with_generator(site: CallSite, made: Tensor) -> Value:
+    """`torch.randn(n, device=d, generator=g)`: g must be on d ("Expected a 'cuda' device type for generator")."""
+    found = site.args.keywords.get("generator")
+    if found is None or not isinstance(found[1], RandomGenerator) or found[1].where is None:
+        return made
+    generator = Tensor(why=found[1].why, where=found[1].where)
+    return site.walk.operation(site.node, site.path, [site.operand(site.node, made),
+                                                      site.operand(found[0], generator)], site.state)
+
+
+def generator(site: CallSite) -> Value:
+    """`torch.Generator()`: on the cpu unless given a device."""
+    value = site.args.first("device")
+    where = device_argument(site.walk, value, site.state, site.node) if value is not UNKNOWN else CPU
+    return RandomGenerator(why=((site.node, f"a generator on {where}" if where else ""),), where=where)
+
+
+def generator_seed(site: CallSite) -> Value:
+    """`g.manual_seed(0)` returns g."""
+    return site.receiver
+
+
+def cpu_result(site: CallSite) -> Value:
+    """`torch.from_numpy(a)`: always on the cpu."""
+    site.args
+    return Tensor(why=((site.node, "created on cpu"),), where=IMPLICIT_CPU)
+
+
+def like_factory(site: CallSite) -> Value:
+    """`torch.zeros_like(x)`: on x's device unless told otherwise."""
+    args = site.args
+    if "device" in args.keywords:
+        where = device_argument(site.walk, args.keywords["device"][1], site.state, site.node)
+        return Tensor(why=((site.node, ""),), where=where)
+    first = args.first()
+    if isinstance(first, (Tensor, Located)):
+        return Tensor(why=first.why + ((site.node, ""),), where=first.device,
+                      from_param=getattr(first, "from_param", None))
+    return Tensor(why=((site.node, ""),), where=None)
+
+
+def identity(site: CallSite) -> Value:
+    """`Variable(x)`: x itself."""
+    return site.args.first()
+
+
+def typed_factory(site: CallSite, tensor_type: Value) -> Value:
+    """`Tensor(3, 4)` where `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`."""
+    site.args
+    return Tensor(why=((site.node, f"created on {tensor_type.device}"),), where=tensor_type.device, fresh=True)
+
+
+def cuda_tensor_type(site: CallSite) -> Value:
+    """`torch.cuda.FloatTensor(...)`: on the current GPU, and assumes one."""
+    site.args
+    site.walk.gpu_assumption(site.node, site.path, site.state)
+    return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), fresh=True)
+
+
+# ---------------------------------------------------------------- torch functions
+
+
+def torch_function(site: CallSite) -> Value:
+    """`torch.cat([a, b])`, `F.linear(x, w)`: the tensors must share a device; the result is there."""
+    args, path = site.args, site.path
+    operands = _function_operands(site)
+    if "device" in args.keywords and operands:
+        # an op told where to put its result: its result follows device=
+        where = device_argument(site.walk, args.keywords["device"][1], site.state, site.node)
+        return Tensor(why=((site.node, ""),), where=where)
+    if not operands:
+        if path.startswith("torch.nn.functional.") and any(isinstance(v, Unknown) for _, v in args.positional[:1]):
+            return Tensor(why=((site.node, ""),), where=None, derived=True)  # a loss, an activation: a tensor
+        return UNKNOWN
+    unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
+    reduce = path.rsplit(".", 1)[-1] in REDUCTIONS and len(args.positional) <= 1 and not args.keywords
+    result = site.walk.operation(site.node, path.replace("torch.nn.functional.", "F."), operands, site.state,
+                                 reduce=reduce)
+    if isinstance(result, Tensor) and unknown_operand:
+        # `torch.matmul(unknown, x)`: the result is wherever the unknown operand is
+        result = Tensor(why=((site.node, ""),), where=None, derived=True)
+    if isinstance(result, Tensor) and path in api.TUPLE_OPS and (len(args.positional) > 1 or args.keywords):
+        return Seq(kind="tuple", elem=replace(result, scalar=False))
+    return result
+
+
+def _function_operands(site: CallSite) -> list:
+    operands: list[Operand] = []
+    args = site.args
+    for position, (arg_node, value) in enumerate(args.positional + list(args.keywords.values())):
+        if isinstance(value, Located) and position == 0 and args.positional:
+            value = Tensor(why=value.why, where=value.where)  # a torch function's input is a tensor
+        if isinstance(value, Tensor):
+            operands.append(site.operand(arg_node, value))
+        elif isinstance(value, Seq) and site.path in api.SEQUENCE_OPS:
+            items = value.items if value.items is not None else (value.elem,)
+            nodes = [e.value for e in arg_node.elements] if type(arg_node) in (cst.List, cst.Tuple) else []
+            for i, member in enumerate(items):
+                if isinstance(member, Located):
+                    member = Tensor(why=member.why, where=member.where)
+                if isinstance(member, Tensor):
+                    member_node = nodes[i] if len(nodes) == len(items) else arg_node
+                    operands.append(site.operand(member_node, member))
+    return operands
+
+
+def is_torch_op(path: str) -> bool:
+    """`torch.X`, `torch.nn.functional.X`... in lower case: a function computing on tensors."""
+    namespace, _, function = path.rpartition(".")
+    return namespace + "." in api.TORCH_OP_NAMESPACES and function[:1].islower() and path not in api.NOT_OPS
+
+
+# ---------------------------------------------------------------- tensor methods
+
+
+def tensor_new(site: CallSite) -> Value:
+    """`x.new_zeros(...)`: on x's device."""
+    receiver: Tensor = site.receiver
+    if "device" in site.args.keywords:
+        where = device_argument(site.walk, site.args.keywords["device"][1], site.state, site.node)
+        return Tensor(why=((site.node, ""),), where=where)
+    return Tensor(why=receiver.why + ((site.node, ""),), where=receiver.where, from_param=receiver.from_param,
+                  derived=True)
+
+
+def tensor_op(site: CallSite) -> Value:
+    """Any other method: it computes on the receiver (and its tensor arguments, which must agree)."""
+    receiver: Tensor = site.receiver
+    name, args = site.name, site.args
+    operands = [site.operand(site.receiver_node, receiver)]
+    if name not in api.CROSS_DEVICE_METHODS:
+        for arg_node, value in args.positional + list(args.keywords.values()):
+            if isinstance(value, Tensor):
+                operands.append(site.operand(arg_node, value))
+    reduce = name in REDUCTIONS and not args.positional and not args.keywords
+    result = site.walk.operation(site.node, f".{name}", operands, site.state, reduce=reduce)
+    if isinstance(result, Tensor):
+        result = replace(result, fresh=False, scalar=reduce or (result.scalar and name in SCALAR_KEEPING))
+        if name in _TUPLE_METHODS and (args.positional or args.keywords):
+            return Seq(kind="tuple", elem=result)
+    return result
+
+
+def tensor_backward(site: CallSite) -> Value:
+    site.walk.note_gpu_work(site.node, [site.receiver], site.state)
+    return UNKNOWN
+
+
+def tensor_keep(site: CallSite) -> Value:
+    """`.float()`, `.half()`: another dtype, the same device."""
+    return replace(site.receiver, fresh=False)
+
+
+def tensor_items(site: CallSite) -> Value:
+    """A batch that is a dict-like of tensors (`batch.items()`)."""
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, site.receiver)))
+
+
+def tensor_values(site: CallSite) -> Value:
+    return Seq(kind="list", elem=site.receiver)
+
+
+def tensor_get(site: CallSite) -> Value:
+    """`batch.get("image")` on a batch we took for a tensor: an entry of it."""
+    args = site.args
+    if args.positional and isinstance(args.positional[0][1], Const) and isinstance(args.positional[0][1].value, str):
+        return site.receiver
+    return tensor_op(site)
+
+
+def metadata(site: CallSite) -> Value:
+    return UNKNOWN
+
+
+def tensor_copy(site: CallSite) -> Value:
+    """`x.copy_(y)` may cross devices by design: x stays where it is."""
+    return site.receiver
+
+
+FUNCTIONS = {
+    "torch.Generator": generator,
+    **{path: identity for path in api.IDENTITY_FUNCTIONS},
+    **{path: cuda_tensor_type for path in api.CUDA_TENSOR_TYPES},
+    **{path: factory for path in api.FACTORIES},
+    **{path: cpu_result for path in api.CPU_RESULTS},
+    **{path: like_factory for path in api.LIKE_FACTORIES},
+}
+
+# Method name -> handler for tensors; a handler returning None falls back to `tensor_op`.
+TENSOR_METHODS = {
+    **{name: metadata for name in api.METADATA_METHODS | {"keys"}},
+    **{name: tensor_new for name in api.NEW_METHODS},
+    "copy_": tensor_copy, "backward": tensor_backward, "items": tensor_items, "values": tensor_values,
+    "get": tensor_get, "pop": tensor_get,
+    **{name: tensor_keep for name in ("float", "double", "half", "bfloat16", "requires_grad_")},
+}

@@ -1,0 +1,38 @@
+"""Clocks and synchronisation: a wall-clock read that ends a measurement of GPU work must come
+after the GPU has finished it (DEV301)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from devlint.core.facts import ClockRead
+from devlint.static.semantics import torch_api as api
+from devlint.static.semantics.callsite import CallSite
+from devlint.static.syntax import dotted
+from devlint.core.values import Clock, Value
+
+
+def clock_read(site: CallSite) -> Value:
+    """`time.perf_counter()`: ends the measurement in progress (if it is one), starts the next."""
+    timing = site.state.timing
+    # Only a read that ends a measurement can lie: `time.time() - t0`, or one stored in a name
+    # that is later subtracted from.
+    if timing.clock is not None and _ends_measurement(site) and not timing.lap:
+        # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
+        site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
+                            site.context, spans_training=timing.trained))
+    timing.start((site.node, ""), len(site.walk.loops))
+    return Clock()
+
+
+def _ends_measurement(site: CallSite) -> bool:
+    consumer = site.walk.consumer(site.node)
+    if type(consumer) is cst.BinaryOperation:
+        return type(consumer.operator) is cst.Subtract and consumer.left is site.node
+    if type(consumer) is cst.Assign:
+        names = {dotted(t.target) for t in consumer.targets}
+        return bool(names & site.walk.clock_ends())
+    return False
+
+
+FUNCTIONS = {path: clock_read for path in api.CLOCKS}
