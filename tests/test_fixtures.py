@@ -37,9 +37,22 @@ def test_fixture(path: Path):
 
 
 def test_enough_fixtures():
-    bad = [p for p in FIXTURES if p.name.startswith("bad_")]
-    ok = [p for p in FIXTURES if p.name.startswith("ok_")]
-    assert len(FIXTURES) >= 40 and len(ok) * 2 >= len(FIXTURES) - 2, (len(bad), len(ok))
+    single = [p for p in FIXTURES if "projects" not in p.relative_to(ROOT / "fixtures").parts]
+    bad = [p for p in single if p.name.startswith("bad_")]
+    ok = [p for p in single if p.name.startswith("ok_")]
+    assert len(single) >= 40 and len(ok) * 2 >= len(single) - 2, (len(bad), len(ok))
+
+
+def test_every_project_fixture_has_a_fixed_twin():
+    """fixtures/projects/NAME/{bad,ok}: a package with bugs that cross modules, and the same package fixed."""
+    projects = sorted(p for p in (ROOT / "fixtures" / "projects").iterdir() if p.is_dir())
+    assert len(projects) >= 4
+    for project in projects:
+        bad = sorted(p.relative_to(project / "bad") for p in (project / "bad").rglob("*.py"))
+        ok = sorted(p.relative_to(project / "ok") for p in (project / "ok").rglob("*.py"))
+        assert bad == ok, project.name
+        assert any(expected_findings(p.read_text()) for p in (project / "bad").rglob("*.py")), project.name
+        assert not any(expected_findings(p.read_text()) for p in (project / "ok").rglob("*.py")), project.name
 
 
 def test_every_finding_says_why():

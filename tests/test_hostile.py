@@ -139,7 +139,7 @@ def test_a_stopped_analysis_keeps_its_findings(monkeypatch):
     assert {("DEV101", 2), ("DEV101", 3)} <= complete
     real = engine.analyse
 
-    def stops_at_the_second_operation(module, emit):
+    def stops_at_the_second_operation(module, emit, project=None):
         seen = []
 
         def emit_until(fact):
@@ -148,7 +148,7 @@ def test_a_stopped_analysis_keeps_its_findings(monkeypatch):
                 if len(seen) == 2:
                     raise AnalysisBudgetExceeded("more than 3 analysis steps")
             emit(fact)
-        real(module, emit_until)
+        real(module, emit_until, project)
 
     monkeypatch.setattr(engine, "analyse", stops_at_the_second_operation)
     findings = lint(source)
@@ -160,8 +160,8 @@ def test_a_stopped_analysis_keeps_its_findings(monkeypatch):
 def test_the_deadline_interrupts_a_runaway_analysis(monkeypatch):
     real = engine.analyse
 
-    def never_ends(module, emit):
-        real(module, emit)
+    def never_ends(module, emit, project=None):
+        real(module, emit, project)
         while True:
             pass
 

@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence, Union
 
 from devlint.cli.cache import Cache, cache_key
 from devlint.core.deep_stack import DEEP_STACK
-from devlint.static.engine import check_source, file_too_big
+from devlint.static.engine import check_source, file_too_big, merge_findings
 from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
 from devlint.static.relevance import may_hold_device_bug
@@ -36,10 +36,12 @@ class RunStats:
 
 def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
                 cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None,
-                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None) -> list[Finding]:
+                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None,
+                isolated: bool = False) -> list[Finding]:
     """Findings for `files`, in the order given. Never raises for a bad file.
 
     `progress(n)` is told each time n more files are done; `stats` counts what was analysed, cached, skipped.
+    Each file sees the project's modules it imports, unless `isolated` (each file alone).
     """
     progress = progress or (lambda done: None)
     stats = stats if stats is not None else RunStats()
@@ -63,24 +65,25 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
     stats.analysed = len(todo)
     progress(len(files) - len(todo))
     salt = cache.salt if cache is not None else None
+    checked = {} if isolated else {os.path.realpath(path): path for path in files}
 
-    def store(path: str, key: Optional[str], findings: list[Finding]) -> None:
+    def store(path: str, key: Optional[str], findings: list[Finding], used: Optional[dict] = None) -> None:
         results[path] = findings
         progress(1)
         if cache is not None and key is not None:
-            cache.put(_remember(live_keys, key), findings)
+            cache.put(_remember(live_keys, key), findings, used)
 
     if jobs <= 0:
         jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1
     if jobs > 1 and len(todo) > 1:
-        _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size), store)
+        _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size, isolated, checked), store)
     else:
-        check = _file_checker(list(codes), salt, max_file_size)
+        check = _file_checker(list(codes), salt, max_file_size, isolated, checked)
         for path in todo:
             store(path, *check(path))
     if cache is not None:
         cache.save(live_keys)
-    return [f for path in files if path in results for f in results[path]]
+    return merge_findings([f for path in files if path in results for f in results[path]])
 
 
 def _usable_cpus() -> int:
@@ -121,22 +124,27 @@ def _check_in_workers(todo: list[str], sizes: list[int], jobs: int, setup_args: 
             found(index, check(todo[index]))
 
 
-def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int):
-    """path -> (cache key of what was read, findings): the same in a worker and in this process."""
+def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int, isolated: bool = False,
+                  checked: Optional[dict] = None):
+    """path -> (cache key of what was read, findings, the project's modules it read and their digests):
+    the same in a worker and in this process."""
     rules = [RULES_BY_CODE[code]() for code in codes]
 
-    def check(path: str) -> tuple[Optional[str], list[Finding]]:
+    def check(path: str) -> tuple[Optional[str], list[Finding], dict]:
         source = _read(path, max_file_size)
         if isinstance(source, Finding):
-            return None, [source]
+            return None, [source], {}
         if source is None:
-            return None, []
+            return None, [], {}
         key = cache_key(salt, path, source) if salt is not None else None
         # libcst's trees hold no cycles: a collection during the parse only rescans them (30% of the time).
         was_enabled = gc.isenabled()
         gc.disable()
+        used: dict = {}
         try:
-            return key, check_source(source, path, rules, max_file_size=max_file_size)
+            findings = check_source(source, path, rules, max_file_size=max_file_size, isolated=isolated, used=used,
+                                    checked=checked)
+            return key, findings, used
         finally:
             if was_enabled:
                 gc.enable()

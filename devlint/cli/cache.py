@@ -27,10 +27,11 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
+from devlint.static.project.sources import file_digest
 from devlint import __version__
 from devlint.core.findings import Finding
 
-_FORMAT = 1
+_FORMAT = 2  # 2: an entry names the project modules its file imported (their digests), and is stale when one changed
 _MAX_CACHE_BYTES = 256 * 1024 * 1024
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
@@ -92,18 +93,21 @@ class Cache:
     def get(self, key: str, path: str) -> Optional[list[Finding]]:
         """The findings stored for `key`, or None: a miss for anything not exactly as this version writes it."""
         entry = self.entries.get(key)
-        if not isinstance(entry, list):
+        if not isinstance(entry, dict) or not isinstance(entry.get("findings"), list) \
+                or not isinstance(entry.get("used"), dict):
             return None
+        if any(not isinstance(used, str) or file_digest(used) != digest for used, digest in entry["used"].items()):
+            return None  # a module it imported has changed: what it found there may have too
         try:
-            findings = [Finding.from_dict(item) for item in entry]
+            findings = [Finding.from_dict(item) for item in entry["findings"]]
         except (TypeError, KeyError, ValueError, AttributeError):
             return None
         if not all(_well_formed(f, path) for f in findings):
             return None
         return findings
 
-    def put(self, key: str, findings: list[Finding]) -> None:
-        self.new[key] = [f.to_dict() for f in findings]
+    def put(self, key: str, findings: list[Finding], used: Optional[dict] = None) -> None:
+        self.new[key] = {"findings": [f.to_dict() for f in findings], "used": dict(used or {})}
 
     def save(self, live_keys: set[str]) -> None:
         if not self.new:
@@ -130,7 +134,8 @@ class Cache:
 
 
 def _well_formed(finding: Finding, path: str) -> bool:
-    return (finding.path == path and isinstance(finding.code, str) and isinstance(finding.message, str)
+    # a finding may be on another file of the run: a helper of the project given this file's GPU tensor
+    return (isinstance(finding.path, str) and isinstance(finding.code, str) and isinstance(finding.message, str)
             and all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
                     for n in (finding.line, finding.column, finding.end_line, finding.end_column))
             and finding.severity in ("error", "warning", "info") and isinstance(finding.name, str)

@@ -69,6 +69,8 @@ def _fail(message: str) -> None:
 @click.option("--no-progress", is_flag=True, help="No progress bar (shown on a terminal for runs over 2 s).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
+@click.option("--isolated-files", is_flag=True,
+              help="Check each file alone, without reading the project modules it imports (config: isolated-files).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
 @click.version_option(__version__, "--version", prog_name="devlint")
 def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:

@@ -21,10 +21,11 @@ else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
 LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude")
-BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu")
+BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu", "isolated-files")
 # `assume-gpu = true`: a GPU-only project, where GPU assumptions are the design.
 GPU_ASSUMPTION_RULES = ("DEV201", "DEV202", "DEV203", "DEV204")
-KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores", "max-file-size"))
+# `import-roots` is read where imports are resolved (devlint.static.project.layout), from the project's root.
+KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores", "max-file-size", "import-roots"))
 
 
 class ConfigError(Exception):
@@ -51,6 +52,7 @@ class Config:
     force_exclude: bool = False
     respect_gitignore: bool = True
     assume_gpu: bool = False
+    isolated_files: bool = False  # each file alone: the project's other modules are not read
     max_file_size: Optional[int] = None  # bytes; None: devlint.core.limits.DEFAULT_MAX_FILE_SIZE
     source: Optional[str] = None
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to the config file's folder
@@ -188,6 +190,7 @@ def parse_table(table: dict, path: Path) -> Config:
     config.force_exclude = table.get("force-exclude", False)
     config.respect_gitignore = table.get("respect-gitignore", True)
     config.assume_gpu = table.get("assume-gpu", False)
+    config.isolated_files = table.get("isolated-files", False)
     if "max-file-size" in table:
         try:
             config.max_file_size = parse_size(table["max-file-size"])

@@ -42,6 +42,7 @@ class LintOptions:
     quiet: bool = False
     add_noqa: bool = False
     stdin_filename: Optional[str] = None
+    isolated_files: bool = False  # each file alone, as before whole-project analysis
     progress: bool = True
     warnings: list = field(default_factory=list)
 
@@ -118,9 +119,10 @@ def run_lint(options: LintOptions) -> int:
             return EXIT_CLEAN
         overrides[path] = sys.stdin.buffer.read()
         files, missing = [path], []
-        findings = _check_stdin(path, overrides[path], codes)
+        findings = _check_stdin(path, overrides[path], codes, options.isolated_files or config.isolated_files)
     else:
         files, missing = discover(options.paths, file_filter)
+        options.isolated_files = options.isolated_files or config.isolated_files
         findings = _check(files, codes, options, config.max_file_size)
     for path in missing:
         click.echo(f"devlint: error: {path}: no such file or folder", err=True)
@@ -152,7 +154,8 @@ def _check(files: list[str], codes: list[str], options: LintOptions, max_file_si
     stats = RunStats()
     try:
         return check_files(files, codes, jobs=options.jobs, use_cache=not options.no_cache, progress=bar,
-                           stats=stats, **({"max_file_size": max_file_size} if max_file_size else {}))
+                           stats=stats, isolated=options.isolated_files,
+                           **({"max_file_size": max_file_size} if max_file_size else {}))
     finally:
         if bar is not None:
             bar.close()
@@ -160,11 +163,12 @@ def _check(files: list[str], codes: list[str], options: LintOptions, max_file_si
             click.echo(f"devlint: skipped {stats.skipped} file(s) that mention no torch, CUDA or device", err=True)
 
 
-def _check_stdin(path: str, source: bytes, codes: list[str]) -> list[Finding]:
+def _check_stdin(path: str, source: bytes, codes: list[str], isolated: bool) -> list[Finding]:
+    """`devlint - --stdin-filename PATH`: the text is read as the file at PATH, in its project."""
     from devlint.static.engine import check_source
     from devlint.static.rules import RULES_BY_CODE
 
-    return check_source(source, path, [RULES_BY_CODE[code]() for code in codes])
+    return check_source(source, path, [RULES_BY_CODE[code]() for code in codes], isolated=isolated)
 
 
 def _apply_per_file_ignores(findings: list[Finding], config: Config, file_filter: FileFilter) -> list[Finding]:

@@ -6,6 +6,7 @@ findings, so a rule never needs to remember what it already said.
 
 from __future__ import annotations
 
+from dataclasses import field
 from typing import Optional
 
 import libcst as cst
@@ -94,6 +95,8 @@ class GpuAssumption:
     guarded: bool
     context: Context
     switched: bool = False  # under a GPU switch (`if use_cuda:`): the file means to run without one too
+    # where the GPU is assumed when `node` (a 'cuda' literal) was written in another module of the project
+    use: Optional[cst.CSTNode] = field(default=None, compare=False)
 
 
 @record

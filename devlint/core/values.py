@@ -243,6 +243,9 @@ class Module(Value):
     registered: bool = False  # held by a module's attribute (or a module container): it moves with it
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
     plain_container: Optional[tuple] = field(default=None, compare=False)
+    # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
+    # every alias (a variable, an attribute, a wrapper, a caller's variable) sees the move
+    ident: int = field(default=0, compare=False)
 
     @property
     def device(self) -> Optional[Device]:
@@ -395,6 +398,8 @@ class Class(Value):
     name: str = ""
     is_module: bool = False
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
+    # its base classes that the walk knows (this file's, or another module's of the project), in order
+    bases: tuple = field(default=(), compare=False)
 
 
 @record

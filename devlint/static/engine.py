@@ -14,7 +14,7 @@ from typing import Iterable, Optional, Sequence
 
 import libcst as cst
 
-from devlint.static.analysis import analyse
+from devlint.static.analysis import ProjectImports, analyse
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.static.file_context import FileContext
 from devlint.core.findings import (
@@ -28,23 +28,28 @@ from devlint.static.suppressions import Suppressions, audit_suppressions, mentio
 from devlint.static.suppressions import suppressed  # noqa: F401 - part of the engine's API
 from devlint.static.syntax import parse_module
 
+# "line 12 `...`" in a why-chain (devlint.static.file_context): a line of the checked file.
+_LINE = re.compile(r"\bline (\d+) `")
+
 # A more specific story about the same operation wins.
 _SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
 
 
-def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
-    file = FileContext(module)
+def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule],
+                 project: Optional[ProjectImports] = None) -> list[Finding]:
+    """One parsed file; `project`: the project's modules it may import (None: this file alone)."""
+    file = FileContext(module, project.trees if project is not None else None)
     for rule in rules:
         rule.file = file
     try:
-        return _check_module(module, file, source_text, path, rules)
+        return _check_module(module, file, source_text, path, rules, project)
     finally:
         for rule in rules:
             rule.release()
 
 
 def _check_module(module: cst.Module, file: FileContext, source_text: str, path: str,
-                  rules: Sequence[Rule]) -> list[Finding]:
+                  rules: Sequence[Rule], project: Optional[ProjectImports]) -> list[Finding]:
     by_fact: dict[type, list[Rule]] = defaultdict(list)
     for rule in rules:
         for fact_type in rule.facts:
@@ -56,14 +61,15 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
             for report in rule.check(fact):
                 reports.append((rule, report))
 
-    stopped = _analyse_within_budget(module, emit)
+    stopped = _analyse_within_budget(module, emit, project)
     for rule in rules:
         reports.extend((rule, report) for report in rule.finish())
     if not reports and stopped is None and not mentions_suppression(source_text):
         return []
     lines = source_text.splitlines()
     silencer = Suppressions(lines)
-    findings = _findings(reports, file, source_text, lines, path, silencer) if reports else []
+    others = project.checked if project is not None else {}
+    findings = _findings(reports, file, source_text, lines, path, silencer, others) if reports else []
     findings += audit_suppressions(source_text, lines, silencer, path, [r.code for r in rules])
     if stopped is not None:
         findings.append(file_error(TOO_COMPLEX, path, 1, 1, f"too complex to analyse, partially checked: {stopped}"))
@@ -71,58 +77,111 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
     return findings
 
 
-def _analyse_within_budget(module: cst.Module, emit) -> Optional[str]:
+def _analyse_within_budget(module: cst.Module, emit, project: Optional[ProjectImports]) -> Optional[str]:
     """None when the whole file was analysed; else why the analysis stopped (its facts so far stand)."""
     try:
-        DEEP_STACK.interruptible(lambda: analyse(module, emit))
+        DEEP_STACK.interruptible(lambda: analyse(module, emit, project))
     except AnalysisBudgetExceeded as exc:
         return exc.reason or f"the analysis ran past {MAX_ANALYSIS_SECONDS:g} s"
     return None
 
 
 def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
-              silencer: Suppressions) -> list[Finding]:
+              silencer: Suppressions, others: dict) -> list[Finding]:
     by_node: dict[int, set[str]] = defaultdict(set)
     for rule, report in reports:
         by_node[id(report.node)].add(rule.code)
     seen: set = set()
     findings = []
     text_lines: Optional[list[str]] = None
+    silencers = {path: silencer}
     for rule, report in reports:
         codes_here = by_node[id(report.node)]
         if any(rule.code in _SUPERSEDES.get(other, ()) for other in codes_here):
             continue
-        pos = file.position(report.node)
-        if pos is None:
+        where = _where(file, report, path, others)
+        if where is None:
             continue
-        key = (rule.code, pos.start.line)
+        shown, pos, how = where
+        key = (shown, rule.code, pos.start.line)
         if key in seen or (report.key is not None and (rule.code, report.key) in seen):
             continue
         seen.add(key)
         if report.key is not None:
             seen.add((rule.code, report.key))
-        if silencer.silence(pos.start.line, rule.code):
+        if shown not in silencers:
+            silencers[shown] = Suppressions(_lines_of(shown))
+        if silencers[shown].silence(pos.start.line, rule.code):
             continue
         edits: tuple = ()
-        if report.autofix is not None:
+        why = tuple(report.why) if how != "used" else (f"defined at {file.step(report.node)}", *report.why)
+        if how == "there":  # told in another file: this file's lines are named with its path
+            why = tuple(_LINE.sub(lambda m: f"{path}:{m.group(1)} `", step) for step in why)
+        if report.autofix is not None and how == "here":
             text_lines = text_lines or source_text.splitlines(keepends=True)
             edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
         findings.append(Finding(
-            code=rule.code, severity=rule.severity, path=path, line=pos.start.line, column=pos.start.column + 1,
+            code=rule.code, severity=rule.severity, path=shown, line=pos.start.line, column=pos.start.column + 1,
             end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
-            why=tuple(report.why), name=rule.name, fix=report.fix, edits=edits,
+            why=why, name=rule.name, fix=report.fix, edits=edits,
             applicability=report.autofix.applicability if edits else None,
         ))
     return findings
 
 
+def merge_findings(findings: Sequence[Finding]) -> list[Finding]:
+    """The findings of a run, each once: a helper's line reached from several files (or found by its own
+    file's analysis too) is one finding, and the more specific story about one line wins there too."""
+    codes_at: dict[tuple, set] = defaultdict(set)
+    for f in findings:
+        codes_at[(f.path, f.line, f.column)].add(f.code)
+    seen: set = set()
+    merged = []
+    for f in findings:
+        key = (f.path, f.line, f.column, f.code)
+        if key in seen or any(f.code in _SUPERSEDES.get(other, ()) for other in codes_at[key[:3]]):
+            continue
+        seen.add(key)
+        merged.append(f)
+    return merged
+
+
+def _where(file: FileContext, report: Verdict, path: str, others: dict):
+    """(path to report, position, how) of a verdict: "here"; "used", at this file's use of another module's
+    node (a constant, a base class's attribute); "there", in another checked module whose function this
+    file's values went through (a helper given a GPU tensor). None: nowhere to report it."""
+    pos = file.position(report.node)
+    if pos is not None:
+        return path, pos, "here"
+    if report.use is not None:
+        pos = file.position(report.use)
+        if pos is not None:
+            return path, pos, "used"
+    found = file.elsewhere(report.node) if others else None
+    if found is not None and found[0] in others:
+        return others[found[0]], found[1], "there"
+    return None
+
+
+def _lines_of(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as stream:
+            return stream.read().splitlines()
+    except OSError:
+        return []
+
+
 def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None,
-                 max_file_size: int = DEFAULT_MAX_FILE_SIZE) -> list[Finding]:
+                 max_file_size: int = DEFAULT_MAX_FILE_SIZE, isolated: bool = False,
+                 used: Optional[dict] = None, checked: Optional[dict] = None) -> list[Finding]:
     """Check one file's bytes. Never raises: a file that cannot be analysed is a finding.
 
     A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`;
     `max_file_size` bounds the program (a notebook's JSON, outputs included, may be NOTEBOOK_SIZE_FACTOR
-    times larger).
+    times larger). The project's modules the file imports are read (from the folders around `path`)
+    unless `isolated`; `used`, when given, receives path -> digest of each one read. `checked` maps the
+    absolute paths of the run's other files to their paths as reported: what this file's values do in their
+    functions is reported there (a file that is only imported is never reported on).
     """
     if notebook or (notebook is None and path.endswith(".ipynb")):
         from devlint.static.notebooks import check_notebook
@@ -130,7 +189,8 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
         if len(source) > NOTEBOOK_SIZE_FACTOR * max_file_size:
             return [file_too_big(path, len(source), NOTEBOOK_SIZE_FACTOR * max_file_size)]
         return check_notebook(source, path, rules, lambda program: check_source(
-            program, path, rules, notebook=False, max_file_size=max_file_size))
+            program, path, rules, notebook=False, max_file_size=max_file_size, isolated=isolated, used=used,
+            checked=checked))
     if len(source) > max_file_size:
         return [file_too_big(path, len(source), max_file_size)]
     try:
@@ -144,7 +204,12 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
         if text is None:
             return [file_error(DECODE_ERROR, path, 1, 1,
                                 f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})")]
-    return DEEP_STACK.run(_check_text, source, text, path, rules, deadline=MAX_ANALYSIS_SECONDS)
+    project = None if isolated else ProjectImports(path, checked=checked)
+    try:
+        return DEEP_STACK.run(_check_text, source, text, path, rules, project, deadline=MAX_ANALYSIS_SECONDS)
+    finally:
+        if used is not None and project is not None:
+            used.update(project.used)
 
 
 def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
@@ -152,7 +217,8 @@ def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
                                                f"({max_file_size:,}); raise it in [tool.devlint] to check it")
 
 
-def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
+def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],
+                project: Optional[ProjectImports] = None) -> list[Finding]:
     """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits."""
     refusal = check_parsable(source)
     if refusal is not None:
@@ -163,7 +229,7 @@ def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule]) -> l
     if not isinstance(parsed, cst.Module):
         return [parsed]
     try:
-        return check_module(parsed, text, path, rules)
+        return check_module(parsed, text, path, rules, project)
     except RecursionError:
         return [file_error(INTERNAL_ERROR, path, 1, 1, "internal error: the file nests too deeply to analyse")]
     except Exception as exc:  # noqa: BLE001 - one bad file must not stop the run

@@ -1,10 +1,14 @@
 """One file's source as the reader sees it: lines and snippets for the why of a finding.
 
 Positions are resolved lazily, on the first finding: a positions pass over
-every tree would cost more than the analysis.
+every tree would cost more than the analysis. A node of another module of the
+project (a helper that made the value) is rendered with that module's path.
 """
 
 from __future__ import annotations
+
+import os
+from typing import Callable, Optional
 
 import libcst as cst
 
@@ -15,9 +19,12 @@ from devlint.core.positions import Positions
 class FileContext:
     """Renders nodes of one file as lines and snippets, for the why of a finding."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, others: Optional[Callable[[], dict]] = None) -> None:
         self.module = module
         self._positions = None
+        # path -> the tree of another module whose nodes a why-chain may hold (asked when one is met)
+        self._others = others or dict
+        self._other_positions: dict[str, Positions] = {}
 
     def position(self, node: cst.CSTNode):
         if self._positions is None:
@@ -27,6 +34,25 @@ class FileContext:
     def line(self, node: cst.CSTNode) -> int:
         pos = self.position(node)
         return pos.start.line if pos is not None else 0
+
+    def elsewhere(self, node: cst.CSTNode):
+        """(path, position) of a node of another module of the project; None if it is nowhere known."""
+        for path, tree in self._others().items():
+            positions = self._other_positions.get(path)
+            if positions is None:
+                positions = self._other_positions[path] = Positions(tree)
+            pos = positions.get(node)
+            if pos is not None:
+                return path, pos
+        return None
+
+    def place(self, node: cst.CSTNode) -> tuple[str, int]:
+        """("", line) in this file, (path, line) in another module of the project, ("", 0) if nowhere."""
+        pos = self.position(node)
+        if pos is not None:
+            return "", pos.start.line
+        found = self.elsewhere(node)
+        return (_shown(found[0]), found[1].start.line) if found is not None else ("", 0)
 
     def snippet(self, node: cst.CSTNode, limit: int = 60) -> str:
         if type(node) is cst.SimpleStatementLine and len(node.body) == 1:
@@ -42,16 +68,16 @@ class FileContext:
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
     def step(self, node: cst.CSTNode, note: str = "") -> str:
-        text = f"line {self.line(node)} `{self.snippet(node)}`"
+        text = f"{_at(*self.place(node))} `{self.snippet(node)}`"
         return f"{text} ({note})" if note else text
 
     def chain(self, value, limit: int = 3) -> str:
         """`line 12 `model.to(device)` (moved to cuda)`; ...: where a value got its device, a line each."""
-        by_line: dict[int, list] = {}
+        by_line: dict[tuple, list] = {}
         for node, note in getattr(value, "why", ()):
             if node is None:
                 continue
-            line = self.line(node)
+            line = self.place(node)
             entry = by_line.get(line)
             if entry is None:
                 by_line[line] = [node, [note] if note else []]
@@ -61,11 +87,23 @@ class FileContext:
             if note and note not in entry[1]:
                 entry[1].append(note)
         parts = []
-        for line, (node, notes) in sorted(by_line.items())[-limit:]:
-            text = f"line {line} `{self.snippet(node)}`"
+        # in one file, line order is the story's order; across modules, the order the steps were taken
+        entries = list(by_line.items()) if any(path for path, _ in by_line) else sorted(by_line.items())
+        for line, (node, notes) in entries[-limit:]:
+            text = f"{_at(*line)} `{self.snippet(node)}`"
             parts.append(f"{text} ({'; '.join(notes)})" if notes else text)
         return "; ".join(parts)
 
     def context_lines(self, context: Context) -> list[str]:
         return [f"in `{name}()`, called from {self.step(node)}" for node, name in reversed(context.calls)
                 if node is not None]
+
+
+def _at(path: str, line: int) -> str:
+    return f"{path}:{line}" if path else f"line {line}"
+
+
+def _shown(path: str) -> str:
+    """A path as the user reads it: relative to the current folder when below it."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith("..") else relative

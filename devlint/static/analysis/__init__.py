@@ -6,16 +6,17 @@ what library calls do to devices it asks of devlint.static.semantics.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 import libcst as cst
 
+from devlint.static.analysis.imports import ProjectImports
 from devlint.static.analysis.interpreter import Interpreter
 
 
-def analyse(module: cst.Module, emit: Callable[[object], None]) -> None:
-    """Interpret `module`, sending each fact it observes to `emit`."""
-    Interpreter(module, emit).run()
+def analyse(module: cst.Module, emit: Callable[[object], None], project: Optional[ProjectImports] = None) -> None:
+    """Interpret `module`, sending each fact it observes to `emit`; `project`: its imports of the project."""
+    Interpreter(module, emit, project).run()
 
 
-__all__ = ["Interpreter", "analyse"]
+__all__ = ["Interpreter", "ProjectImports", "analyse"]

@@ -8,6 +8,7 @@ import libcst as cst
 
 from devlint.static.analysis import functions
 from devlint.static.analysis.guards import guess_flag
+from devlint.static.analysis.imports import project_attribute
 from devlint.static.semantics import torch_api as api
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
@@ -21,6 +22,9 @@ _SAME_TENSOR = ("data", "T", "mT", "real", "imag", "grad")
 def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
               node: Optional[cst.CSTNode] = None) -> Value:
     if isinstance(base, Ref):
+        found = project_attribute(interp, base.path, attr) if interp.project is not None else None
+        if found is not None:
+            return found
         return Ref(path=api.ALIASES.get(f"{base.path}.{attr}", f"{base.path}.{attr}"))
     if isinstance(base, Tensor):
         return _tensor_attribute(base, attr)

@@ -40,6 +40,7 @@ class Summary:
     clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
     synced: bool  # it waited for the GPU (after that read, if any)
     work: Optional[Step]  # GPU work it queued and left running
+    moved: tuple = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -49,6 +50,17 @@ class Summary:
             state.timing.note_sync()
         if self.work is not None:
             state.timing.note_work(self.work)
+
+    def seen_from(self, call: cst.CSTNode) -> "Summary":
+        """Another module's function, seen by this file: its clock reads and GPU work are the call."""
+        step = (call, "")
+        return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
+                       step if self.work is not None else None, self.moved)
+
+    def apply_moves(self, state: State) -> None:
+        """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`)."""
+        for ident, module in self.moved:
+            state.moved[ident] = module
 
 
 # ---------------------------------------------------------------- calls
@@ -68,7 +80,10 @@ def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
     if params is None:
         return UNKNOWN
     summary = summarise(interp, fn, params, state, node)
+    if interp.project is not None and id(fdef) in interp.project.foreign_functions:
+        summary = summary.seen_from(node)
     summary.apply_timing(state, len(interp.loops))
+    summary.apply_moves(state)
     # Methods change their object: the caller sees the new attributes.
     if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
         name = dotted(receiver_node)
@@ -87,10 +102,43 @@ def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNod
         cached, key = None, None
     if cached is None:
         result, final_self, end = analyse_body(interp, fn, params, state, node)
-        cached = _summary(result, final_self, state.timing, end.timing)
+        cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end))
         if key is not None:
             interp.memo[key] = cached
     return cached
+
+
+def call_super(interp, site: CallSite) -> Value:
+    """`super().name(...)` in a method: the first base class's `name` that the walk knows, run on `self`
+    (in this file or another module's); what it does to `self` (attributes, moves) the caller sees."""
+    me = getattr(site.receiver, "receiver", None)
+    current = interp.functions.get(id(interp.current_function)) if interp.current_function is not None else None
+    owner = interp.classes.get(current.owner) if current is not None and current.owner else None
+    if owner is None or not isinstance(me, (Module, Instance)) or len(interp.stack) >= MAX_CALL_DEPTH:
+        return UNKNOWN
+    method = next((found for base in owner.bases if base.node is not owner.node
+                   for found in [find_method(base, site.name, interp.classes)] if found is not None), None)
+    fn = interp.functions.get(id(method)) if method is not None else None
+    if fn is None or id(method) in interp.stack:
+        return UNKNOWN
+    params = bind_arguments(interp, method, me, site.state, args=site.args)
+    if params is None:
+        return UNKNOWN
+    summary = summarise(interp, replace(fn, bound=me), params, site.state, site.node)
+    if interp.project is not None and id(method) in interp.project.foreign_functions:
+        summary = summary.seen_from(site.node)
+    summary.apply_timing(site.state, len(interp.loops))
+    summary.apply_moves(site.state)
+    if isinstance(summary.final_self, (Module, Instance)) and site.name == "__init__":
+        site.state.env["self"] = _with_attrs_of(me, summary.final_self)
+    return summary.result
+
+
+def _with_attrs_of(me: Value, base_self: Value) -> Value:
+    """`self` after the base's `__init__`: the attributes it set, on this object (its class kept)."""
+    attrs = dict(getattr(me, "attrs", ()))
+    attrs.update(getattr(base_self, "attrs", ()))
+    return replace(me, attrs=tuple(attrs.items()))
 
 
 def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
@@ -112,11 +160,18 @@ def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
     return result
 
 
-def _summary(result: Value, final_self: Optional[Value], before, after) -> Summary:
+def _summary(result: Value, final_self: Optional[Value], before, after, moved: tuple = ()) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
-    return Summary(result, final_self, clock, synced, work)
+    return Summary(result, final_self, clock, synced, work, moved)
+
+
+def _moves(caller: State, end: State) -> tuple:
+    """The objects the callee moved: what its end state knows of them that the caller did not."""
+    if not end.moved:
+        return ()
+    return tuple((ident, module) for ident, module in end.moved.items() if caller.moved.get(ident) is not module)
 
 
 def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state: Optional[State],
@@ -187,6 +242,7 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
     state.env.update(params)
     state.default_device = interp.module_default_device
     if caller is not None:
+        state.moved = dict(caller.moved)
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
             caller.default_device
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
@@ -199,7 +255,11 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
             fn.owner is not None and _gpu_named(fn.owner))):
         # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`)
         state.guarded = True
-    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing)
+    foreign = interp.project is not None and id(fdef) in interp.project.foreign_functions
+    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing,
+             interp.foreign, interp.portable_uses if foreign else None)
+    if foreign:
+        interp.foreign += 1  # another module's code: only what the caller's values do there is reported
     if fdef.name.value == "__init__":
         interp.constructing += 1
     calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
@@ -227,7 +287,10 @@ def close_frame(interp, saved: tuple) -> list:
     """Leave the function entered by `open_frame`: its returns."""
     returned = interp.returns.pop()
     interp.stack.pop()
-    interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing = saved
+    (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing,
+     interp.foreign, portable_uses) = saved
+    if portable_uses is not None:
+        interp.portable_uses = portable_uses  # another module's devices say nothing of this file's intent
     return returned
 
 
@@ -382,7 +445,7 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
     args, state, node = site.args, site.state, site.node
     if cls.is_module:
         note = "modules are created on cpu" if state.default_device is None else "created on the default device"
-        obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name)
+        obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name, ident=id(node))
     else:
         obj = Instance(why=((node, ""),), cls=cls.name)
     init = find_method(cls, "__init__", interp.classes)
@@ -396,7 +459,9 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
     params = bind_arguments(interp, init, obj, state, args=args)
     if params is None:
         return obj
-    final_self = summarise(interp, fn, params, state, node).final_self
+    summary = summarise(interp, fn, params, state, node)
+    summary.apply_moves(state)
+    final_self = summary.final_self
     if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
         return replace(final_self, where=None, stateless=True)
     if isinstance(final_self, Module) and final_self.where is obj.where and not final_self.moved:
@@ -488,6 +553,10 @@ def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) 
     for stmt in body.body if type(body) is cst.IndentedBlock else ():
         if type(stmt) is cst.FunctionDef and stmt.name.value == name:
             return stmt
+    for base in cls.bases:  # resolved where the class was defined: an alias, another module's class
+        found = find_method(base, name, classes, depth + 1) if base.node is not cls.node else None
+        if found is not None:
+            return found
     for base in cls.node.bases:
         base_name = dotted(base.value)
         if base_name in classes and base_name != cls.name:

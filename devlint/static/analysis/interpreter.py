@@ -19,10 +19,13 @@ from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.expressions import EVAL
+from devlint.static.analysis.imports import ProjectImports
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.analysis.state import LoopFrame, State
 from devlint.static.analysis.statements import exec_block
-from devlint.core.facts import Context, FileIntent, GpuAssumption, HostSync, ModuleCall, Operand, Operation
+from devlint.core.facts import (
+    Context, CpuOnlyArgument, FileIntent, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation,
+)
 from devlint.core.mixing import classify, classify_module_input, pairs
 from devlint.static.semantics.callsite import Args
 from devlint.static.semantics.containers import join_all, tensors_in
@@ -34,12 +37,19 @@ from devlint.core.values import (
 )
 
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
+# What this file's values do in another module's function (a helper given a GPU tensor calls `.numpy()`
+# on it): reported at that module's line when it is checked too.
+_CROSSING = (Operation, ModuleCall, HostConversion, CpuOnlyArgument)
 _BUILTINS.update({name: Ref(path=name) for name in ("exit", "quit")})
 
 
 class Interpreter:
-    def __init__(self, module: cst.Module, emit: Callable[[object], None]) -> None:
+    def __init__(self, module: cst.Module, emit: Callable[[object], None],
+                 project: Optional[ProjectImports] = None) -> None:
         self.module = module
+        self.project = project  # the project's other modules, or None: this file alone
+        self.importing = None  # the file of the project module whose top level is being walked
+        self.foreign = 0  # > 0: in a function of another module, called from this file
         self._emit = emit
         self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
         # the muted level of a loop's first pass, which runs on the state before the loop: what it sees
@@ -80,18 +90,23 @@ class Interpreter:
         self.globals = end.env
         self.module_default_device = end.default_device
         called = self.prepass.called_names
+        foreign = self.project.foreign_functions if self.project is not None else ()
         for fn in list(self.functions.values()):
+            if id(fn.node) in foreign:
+                continue
             if fn.node.name.value == "forward" or (id(fn.node) not in self.analysed and fn.node.name.value
                                                    not in called):
                 functions.analyse_standalone(self, fn)
         for fn in list(self.functions.values()):
-            if id(fn.node) not in self.analysed:
+            if id(fn.node) not in self.analysed and id(fn.node) not in foreign:
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in self.prepass.imports.values())
         self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu,
                              xla))
 
     def emit(self, fact: object) -> None:
+        if self.foreign and type(fact) not in _CROSSING:
+            return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
             self._emit(fact)
 
@@ -146,7 +161,14 @@ class Interpreter:
         if node is None:
             return UNKNOWN
         handler = EVAL.get(type(node))
-        return UNKNOWN if handler is None else handler(self, node, state)
+        if handler is None:
+            return UNKNOWN
+        value = handler(self, node, state)
+        if state.moved and type(value) is Module and value.ident in state.moved:
+            moved = state.moved[value.ident]
+            if moved.where != value.where:  # an alias of a module moved in place since: where, and why
+                return replace(value, where=moved.where, moved=True, why=moved.why)
+        return value
 
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
         return exec_block(self, suite.body, state)
@@ -265,8 +287,10 @@ class Interpreter:
         if operand.value.device is not None and operand.value.device.is_gpu:
             self.emit(HostSync(node, how, operand, in_loop, every_step, self.context))
 
-    def gpu_assumption(self, node: cst.CSTNode, what: str, state: State) -> None:
-        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context, state.switched))
+    def gpu_assumption(self, node: cst.CSTNode, what: str, state: State, use: Optional[cst.CSTNode] = None) -> None:
+        """`use`: the expression that assumes the GPU, when `node` is the literal it got its device from."""
+        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context, state.switched,
+                                use if use is not node else None))
 
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
         """Emit a ModuleCall; True when an input is on another device than the module."""
@@ -328,6 +352,9 @@ class Interpreter:
         args = Args()
         args.positional = [(node, value) for value in values]
         return self.invoke(replace(fn, bound=receiver), args, node, state, None)
+
+    def call_super(self, site) -> Value:
+        return functions.call_super(self, site)
 
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
         """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""

@@ -72,7 +72,8 @@ class Timing:
 
 
 class State:
-    __slots__ = ("env", "guarded", "unavailable", "switched", "cuda_index", "default_device", "dead", "timing")
+    __slots__ = ("env", "guarded", "unavailable", "switched", "cuda_index", "default_device", "dead", "timing",
+                 "moved")
 
     def __init__(self) -> None:
         self.env: dict[str, Value] = {}
@@ -83,6 +84,8 @@ class State:
         self.default_device: Optional[Device] = None
         self.dead = False  # after return/raise/exit
         self.timing = Timing()
+        # Module.ident -> the module after a move in place: any alias read afterwards is that module
+        self.moved: dict[int, Value] = {}
 
     def copy(self) -> "State":
         new = State.__new__(State)
@@ -90,6 +93,7 @@ class State:
         new.guarded, new.cuda_index, new.default_device = self.guarded, self.cuda_index, self.default_device
         new.unavailable, new.dead, new.switched = self.unavailable, self.dead, self.switched
         new.timing = self.timing.copy()
+        new.moved = dict(self.moved) if self.moved else {}
         return new
 
     def join(self, other: "State", availability_split: bool = False, branch=None) -> "State":
@@ -115,6 +119,8 @@ class State:
             gpu = any(d is not None and d.is_gpu for d in devices)
             new.default_device = SELECTED if availability_split and gpu and None in devices else None
         new.timing = self.timing.join(other.timing)
+        if self.moved or other.moved:
+            new.moved = _join_moves(self.moved, other.moved, availability_split, branch)
         return new
 
     def same(self, other: "State") -> bool:
@@ -123,7 +129,19 @@ class State:
             self.env == other.env and self.guarded == other.guarded and self.cuda_index == other.cuda_index
             and self.dead == other.dead and self.unavailable == other.unavailable
             and self.default_device == other.default_device and self.timing.same(other.timing)
+            and self.moved == other.moved
         )
+
+
+def _join_moves(mine: dict, other: dict, availability_split: bool, branch) -> dict:
+    """Moves where paths meet. A move made on one path only is forgotten: the names joined hold what
+    is known of the object then (`if torch.cuda.is_available(): model.cuda()` leaves it on the selected
+    device, which the join of `model` says)."""
+    moved = {}
+    for ident in mine.keys() & other.keys():
+        a, b = mine[ident], other[ident]
+        moved[ident] = a if a is b else join(a, b, availability_split, branch)
+    return moved
 
 
 @dataclass

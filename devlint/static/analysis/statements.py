@@ -14,6 +14,7 @@ from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, polarity
+from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
 from devlint.static.semantics import torch_api as api
@@ -107,12 +108,16 @@ def exec_continue(interp, small: cst.Continue, line: cst.CSTNode, state: State) 
 
 
 def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> None:
-    """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound."""
+    """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound;
+    the project's own modules give their names (devlint.static.analysis.imports)."""
+    bound = exec_project_import(interp, node, state)
     if type(node) is cst.Import:
         for alias in node.names:
             full = attr_path(alias.name)
             if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
                 state.guarded = True  # `import tensorrt`: what follows runs with an NVIDIA GPU or not at all
+            if (alias.asname.name.value if alias.asname is not None else full.split(".")[0]) in bound:
+                continue
             if alias.asname is not None:
                 state.env[alias.asname.name.value] = Ref(path=full)
             else:
@@ -124,13 +129,14 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
     if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
         state.guarded = True
     if type(node.names) is cst.ImportStar:
-        if not module.startswith(api.LIBRARY_PREFIXES):
+        if not module.startswith(api.LIBRARY_PREFIXES) and not bound:
             interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
         return
     for alias in node.names:
         name = attr_path(alias.name)
-        bound = alias.asname.name.value if alias.asname is not None else name
-        state.env[bound] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
+        as_name = alias.asname.name.value if alias.asname is not None else name
+        if as_name not in bound:
+            state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
 def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
@@ -382,8 +388,10 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
         type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases)
-    cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset)
-    interp.classes[name] = cls
+    cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset,
+                bases=tuple(b for b in bases if isinstance(b, Class)))
+    if interp.importing is None or name not in interp.classes:  # the checked file's own class wins
+        interp.classes[name] = cls
     if any(is_skip_marker(interp, d, state) for d in node.decorators):
         interp.guarded_classes.add(name)
     state.env[name] = cls

@@ -31,6 +31,9 @@ class Verdict:
     fix: str | None = None
     key: object = None  # reports of one rule with the same key are one bug: the first is kept
     autofix: Optional[Fix] = None  # edits that fix it (devlint.static.fixes), applied by --fix
+    # where it shows in this file when `node` lies in another module of the project (a base class's
+    # attribute, a constant of a config module): reported there, with no fix
+    use: Optional[cst.CSTNode] = None
 
 
 class Rule:

@@ -71,4 +71,5 @@ class Scale(nn.Module):
             why=(f"used at {self.file.step(fact.node)}", self.placed(other.label, other.value))
             + self.called_from(fact),
             fix=f'register it: `self.register_buffer("{name}", ...)`',
+            use=fact.node,
         )

@@ -97,6 +97,8 @@ if torch.cuda.is_available():
                 why=self.called_from(fact),
                 fix="select the device: `torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
                 autofix=self.autofix(fact.node),
+                key=("literal", id(fact.node)),
+                use=fact.use,  # `DEVICE = "cuda"` in a config module: reported where this file uses it
             )
 
     def autofix(self, node: cst.CSTNode) -> Optional[Fix]:

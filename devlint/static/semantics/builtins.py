@@ -76,6 +76,11 @@ def builtin_super(site: CallSite) -> Value:
     return Super(receiver=me) if me is not None else UNKNOWN
 
 
+def super_method(site: CallSite) -> Value:
+    """`super().__init__(dim)`: the base class's method, run on this object (its attributes become ours)."""
+    return site.walk.call_super(site)
+
+
 def builtin_dict(site: CallSite) -> Value:
     args = site.args
     if args.keywords:

@@ -51,13 +51,13 @@ def device_argument(walk, value: Value, state, node) -> Optional[Device]:
 def _argument_device(walk, value: Value, state, node) -> Optional[Device]:
     if isinstance(value, DeviceValue):
         if value.literal is not None and not value.literal_guarded and not state.guarded:
-            walk.gpu_assumption(value.literal, "a 'cuda' device", state)
+            walk.gpu_assumption(value.literal, "a 'cuda' device", state, use=node)
         return resolve_current(value.where, state)
     if isinstance(value, Const):
         if isinstance(value.value, str):
             device = parse_device_string(value.value)
             if device is not None and device.kind == "cuda" and not value.guarded and not state.guarded:
-                walk.gpu_assumption(value.node or node, f"'{value.value}'", state)
+                walk.gpu_assumption(value.node or node, f"'{value.value}'", state, use=node)
             return resolve_current(device, state)
         if isinstance(value.value, int) and not isinstance(value.value, bool):
             return cuda(value.value)

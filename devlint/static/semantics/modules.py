@@ -38,7 +38,7 @@ def torch_module(site: CallSite) -> Value:
     if path not in api.MODULES_WITH_PARAMETERS:
         # A loss, an activation, pooling: no parameters, it runs wherever its input is.
         weight = args.get("weight")
-        return Module(why=weight.why, where=weight.device, stateless=weight.device is None)
+        return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node))
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
         members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
@@ -46,8 +46,9 @@ def torch_module(site: CallSite) -> Value:
         devices = {m.where for m in members if isinstance(m, Module)}
         attrs = _named_members(args) if path == "torch.nn.ModuleDict" else ()
         if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
-            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs)
-        return Module(why=((site.node, ""),), where=None, attrs=attrs)
+            return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs,
+                          ident=id(site.node))
+        return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node))
     where = CPU
     if "device" in args.keywords:
         where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
@@ -55,7 +56,7 @@ def torch_module(site: CallSite) -> Value:
         where = None  # nn.Linear(a, b, **dd): dd may hold the device
     elif state.default_device is not None:
         where = state.default_device
-    return Module(why=((site.node, "created on cpu"),), where=where)
+    return Module(why=((site.node, "created on cpu"),), where=where, ident=id(site.node))
 
 
 def _named_members(args) -> tuple:
@@ -79,7 +80,8 @@ def wrapper(site: CallSite) -> Value:
     """DataParallel, DDP, torch.compile: the wrapped module's device (DP/DDP move their inputs)."""
     first = site.args.first("module")
     if site.path in api.INPUT_MOVING_WRAPPERS and isinstance(first, (Module, Located)):
-        return Module(why=first.why, where=first.device, moves_inputs=True)
+        # the same object for moves: `nn.DataParallel(model).to(device)` moves `model` too
+        return Module(why=first.why, where=first.device, moves_inputs=True, ident=getattr(first, "ident", 0))
     return first if isinstance(first, (Module, Located)) else UNKNOWN
 
 
@@ -157,6 +159,8 @@ def module_move(site: CallSite) -> Value:
                     why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
     if site.receiver_name:
         site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
+    if module.ident:
+        site.state.moved[module.ident] = moved  # the object moved: every alias of it sees it
     optim.module_moved(site, moved, where)
     return moved
 

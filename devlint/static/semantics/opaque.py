@@ -24,7 +24,7 @@ def unknown_function(site: CallSite) -> Value:
     site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
     if _constructs_a_module(site):
         where = state.default_device or CPU
-        return Module(why=((site.node, "modules are created on cpu"),), where=where)
+        return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
     return UNKNOWN
 
 

@@ -56,7 +56,7 @@ METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
     Parser: (argparse_options.PARSER_METHODS, argparse_options.parser_other),
     ParserGroup: (argparse_options.GROUP_METHODS, None),
     CudaEvent: (cuda.EVENT_METHODS, cuda.event_other),
-    Super: ({}, _ignore),
+    Super: ({}, builtins.super_method),
     Seq: (builtins.SEQ_METHODS, builtins.seq_other),
     Loader: (data.LOADER_METHODS, _ignore),
     Module: (modules.MODULE_METHODS, modules.module_other),

@@ -1,0 +1,144 @@
+"""Where a project's modules are: its root, its import roots, and the file an import names.
+
+Like mypy and pyright, devlint reads the project's own modules (never runs them) so that
+`from model import Net` means the `Net` of `model.py` beside the script. The root is the
+nearest folder above a file holding `pyproject.toml`, `setup.cfg`, `setup.py` or `.git`
+(else the file's own folder). Imports resolve against, in order: the root, `root/src`,
+the folders named by `[tool.devlint] import-roots`, and the importing file's own folder
+(a script's imports resolve there, as Python puts the script's folder on `sys.path`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib  # type: ignore[no-redef]
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+MAX_MODULE_DEPTH = 12  # dotted names deeper than this are not looked for (a hostile `import a.a.a...`)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What an import names in the project: a module file, or a package folder (its `__init__.py`, if any)."""
+
+    folder: Optional[Path]  # a package's folder (submodules live there); None for a plain module
+    file: Optional[Path]  # the source to read: `x.py` or `pkg/__init__.py`; None for a namespace package
+
+    @property
+    def key(self) -> str:
+        """A name for the module that no library path can equal (no dots: `a.b` is split on them)."""
+        return "project:" + str(self.file or self.folder).replace(".", "\x00")
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+    roots: tuple  # the import roots, in the order they are searched
+
+    def resolve(self, importer: Path, module: str, level: int = 0) -> Optional[Target]:
+        """The project module `module` names when imported from `importer` (`level` dots before it)."""
+        parts = [p for p in module.split(".") if p] if module else []
+        if len(parts) > MAX_MODULE_DEPTH:
+            return None
+        if level:
+            base = importer.parent
+            for _ in range(level - 1):
+                base = base.parent
+            return _find(base, parts) if parts else _package(base)
+        if not parts:
+            return None
+        for root in self.roots + (importer.parent,):
+            found = _find(root, parts)
+            if found is not None:
+                return found
+        return None
+
+    def submodule(self, package: Target, name: str) -> Optional[Target]:
+        """`from pkg import name` where `name` is a module of the package, not a name it defines."""
+        if package.folder is None or not name.isidentifier():
+            return None
+        return _find(package.folder, [name])
+
+
+def _find(base: Path, parts: list) -> Optional[Target]:
+    folder = base
+    for part in parts[:-1]:
+        folder = folder / part
+    last = parts[-1]
+    module = folder / f"{last}.py"
+    if _is_file(module):
+        return Target(folder=None, file=module)
+    return _package(folder / last)
+
+
+def _package(folder: Path) -> Optional[Target]:
+    if not _is_dir(folder):
+        return None
+    init = folder / "__init__.py"
+    return Target(folder=folder, file=init if _is_file(init) else None)
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def layout_for(path: str) -> Layout:
+    """The layout of the project that holds the file at `path`."""
+    folder = Path(os.path.realpath(path)).parent
+    return _layout_of_root(_root_above(folder))
+
+
+@functools.lru_cache(maxsize=256)
+def _root_above(folder: Path) -> Path:
+    for candidate in (folder, *folder.parents):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+            return candidate
+    return folder
+
+
+@functools.lru_cache(maxsize=64)
+def _layout_of_root(root: Path) -> Layout:
+    roots = [root]
+    if _is_dir(root / "src"):
+        roots.append(root / "src")
+    for extra in _configured_roots(root):
+        if extra not in roots:
+            roots.append(extra)
+    return Layout(root=root, roots=tuple(roots))
+
+
+def _configured_roots(root: Path) -> list:
+    """`[tool.devlint] import-roots = ["lib", "third/pkg"]` in the root's pyproject.toml: folders inside the root."""
+    try:
+        with open(root / "pyproject.toml", "rb") as stream:
+            data = tomllib.load(stream)
+    except (OSError, ValueError):
+        return []
+    names = data.get("tool", {}).get("devlint", {}).get("import-roots", []) if isinstance(data, dict) else []
+    if not isinstance(names, list):
+        return []
+    found = []
+    for name in names:
+        if isinstance(name, str):
+            folder = (root / name).resolve()
+            if _is_dir(folder) and (folder == root or root in folder.parents):
+                found.append(folder)
+    return found

@@ -1,0 +1,82 @@
+"""The project's other modules, read and parsed once per process (never imported or run).
+
+A module imported by many files is parsed once: the trees and their pre-passes are kept in a
+small least-recently-used table, checked against the file's size and time on each use. What
+was read is remembered as (path, digest) so that a cached result can say what it depended on.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
+from devlint.static.prescan import check_parsable
+from devlint.static.syntax import parse_module
+
+MAX_TREES = 128  # parsed modules kept per process
+
+
+@dataclass
+class Source:
+    path: Path
+    digest: str  # of the bytes read: a cache entry that used this module names it
+    tree: Optional[cst.Module]  # None: unreadable, too big, not UTF-8 or not parsable (its names stay unknown)
+    prepass: object = None  # the analysis' pre-pass of the tree, made once (by the analysis, which owns its type)
+
+
+_TABLE: "OrderedDict[tuple, Source]" = OrderedDict()
+
+
+def read_module(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Optional[Source]:
+    """The module at `path`, parsed; None when the file cannot be read at all."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    stamp = (str(path), info.st_size, info.st_mtime_ns)
+    found = _TABLE.get(stamp)
+    if found is not None:
+        _TABLE.move_to_end(stamp)
+        return found
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(max_size + 1)
+    except OSError:
+        return None
+    digest = digest_of(data)
+    tree = _parse(data) if len(data) <= max_size else None
+    source = Source(path=path, digest=digest, tree=tree)
+    _TABLE[stamp] = source
+    while len(_TABLE) > MAX_TREES:
+        _TABLE.popitem(last=False)
+    return source
+
+
+def digest_of(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=12).hexdigest()
+
+
+def file_digest(path: str) -> Optional[str]:
+    """The digest of the file now (None if unreadable): a cache entry is stale when one it used differs."""
+    try:
+        with open(path, "rb") as stream:
+            return digest_of(stream.read())
+    except OSError:
+        return None
+
+
+def _parse(data: bytes) -> Optional[cst.Module]:
+    if check_parsable(data) is not None:
+        return None
+    try:
+        data.decode("utf-8-sig")
+        return parse_module(data)
+    except Exception:  # noqa: BLE001 - a module we cannot read is unknown, as a library is
+        return None

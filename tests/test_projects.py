@@ -1,0 +1,338 @@
+"""Whole-project analysis: a file sees the project modules it imports (read, never run).
+
+The fixture packages under fixtures/projects are checked by tests/test_fixtures.py (their
+`# expect:` lines); these tests pin the mechanisms one at a time on small projects built here.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from devlint.static.engine import check_source
+from devlint.static.project.layout import layout_for
+from devlint.static.rules import ALL_RULES
+
+RULES = [r for r in ALL_RULES if r.default_enabled]
+
+
+def write(root: Path, files: dict) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def check(path: Path, isolated: bool = False, used: dict = None, checked: dict = None):
+    return check_source(path.read_bytes(), str(path), [r() for r in RULES], isolated=isolated, used=used,
+                        checked=checked)
+
+
+def codes(path: Path, **kw) -> set:
+    return {(f.line, f.code) for f in check(path, **kw)}
+
+
+HELPER = """\
+    import torch
+
+
+    def make_mask(n):
+        return torch.ones(n, n).tril()
+"""
+
+USER = """\
+    import torch
+    from {module} import make_mask
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    scores = torch.randn(4, 4).to(device)
+    masked = scores * make_mask(4)
+"""
+
+
+def test_a_module_beside_the_script_is_read_and_its_lines_named(tmp_path):
+    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    findings = check(tmp_path / "train.py")
+    assert [(f.line, f.code) for f in findings] == [(6, "DEV101")]
+    assert any("masks.py:5" in step for step in findings[0].why), findings[0].why
+
+
+def test_isolated_files_knows_nothing_of_the_helper(tmp_path):
+    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    assert codes(tmp_path / "train.py", isolated=True) == set()
+
+
+@pytest.mark.parametrize("layout, user, module", [
+    ({"pyproject.toml": "", "pkg/__init__.py": "", "pkg/util/__init__.py": "", "pkg/util/masks.py": HELPER},
+     "pkg/train.py", "pkg.util.masks"),
+    ({"pyproject.toml": "", "src/pkg/__init__.py": "", "src/pkg/masks.py": HELPER}, "src/pkg/train.py", "pkg.masks"),
+    ({"pkg/__init__.py": "", "pkg/masks.py": HELPER}, "pkg/train.py", ".masks"),
+    ({"pkg/__init__.py": "", "pkg/masks.py": HELPER, "pkg/sub/__init__.py": ""}, "pkg/sub/train.py", "..masks"),
+    ({"pyproject.toml": "", "pkg/__init__.py": "from .masks import make_mask\n", "pkg/masks.py": HELPER},
+     "train.py", "pkg"),  # a re-export through __init__.py
+    ({"pyproject.toml": "", "nsp/masks.py": HELPER}, "train.py", "nsp.masks"),  # a package without __init__.py
+    ({"pyproject.toml": '[tool.devlint]\nimport-roots = ["lib"]\n', "lib/masks.py": HELPER}, "train.py", "masks"),
+])
+def test_imports_resolve_in_every_layout(tmp_path, layout, user, module):
+    write(tmp_path, {**layout, user: USER.format(module=module)})
+    assert codes(tmp_path / user) == {(6, "DEV101")}
+
+
+def test_star_imports_aliases_and_imports_inside_functions(tmp_path):
+    write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/masks.py": HELPER, "train.py": """\
+        import torch
+        import app.masks as M
+        from app.masks import *
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        scores = torch.randn(4, 4).to(device)
+        a = scores * M.make_mask(4)
+        b = scores * make_mask(4)
+
+
+        def late():
+            from app.masks import make_mask as mm
+            return scores * mm(4)
+    """})
+    assert codes(tmp_path / "train.py") == {(7, "DEV101"), (8, "DEV101"), (13, "DEV101")}
+
+
+def test_a_trainer_that_moves_the_model_moves_the_callers_model(tmp_path):
+    write(tmp_path, {"trainer.py": """\
+        class Trainer:
+            def __init__(self, model, device):
+                self.model = model.to(device)
+    """, "good.py": """\
+        import torch
+        from trainer import Trainer
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = torch.nn.Linear(4, 2)
+        Trainer(model, device)
+        out = model(torch.randn(3, 4).to(device))
+    """, "bad.py": """\
+        import torch
+        from trainer import Trainer
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = torch.nn.Linear(4, 2)
+        Trainer(model, device)
+        out = model(torch.randn(3, 4))
+    """})
+    assert codes(tmp_path / "good.py") == set()
+    assert codes(tmp_path / "bad.py") == {(7, "DEV102")}
+
+
+def test_aliases_see_a_move_in_place(tmp_path):
+    write(tmp_path, {"aliases.py": """\
+        import torch
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        model = torch.nn.Linear(4, 2)
+        wrapped = torch.nn.DataParallel(model)
+        models = [model]
+        wrapped.to(device)
+        a = model(torch.randn(3, 4))
+        b = models[0](torch.randn(3, 4).to(device))
+    """})
+    assert codes(tmp_path / "aliases.py") == {(8, "DEV102")}
+
+
+def test_a_base_class_in_another_module_gives_its_attributes_and_methods(tmp_path):
+    write(tmp_path, {"base.py": """\
+        import torch
+        import torch.nn as nn
+
+
+        class Base(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.proj = nn.Linear(dim, dim)
+                self.bias_table = torch.zeros(dim)
+
+            def project(self, x):
+                return self.proj(x)
+    """, "net.py": """\
+        from base import Base as Parent
+
+
+        class Net(Parent):
+            def forward(self, x):
+                return self.project(x) + self.bias_table
+    """})
+    findings = check(tmp_path / "net.py")
+    assert [(f.line, f.code) for f in findings] == [(6, "DEV105")]
+    assert findings[0].why[0].startswith("defined at ") and "base.py:9" in findings[0].why[0]
+    assert not findings[0].edits  # the fix would be in base.py: none is offered here
+
+
+def test_a_device_constant_of_a_config_module(tmp_path):
+    write(tmp_path, {"config.py": 'DEVICE = "cuda"\n', "run.py": """\
+        import torch
+        from config import DEVICE
+
+        x = torch.zeros(3, device=DEVICE)
+        y = torch.ones(3, device=DEVICE)
+    """})
+    findings = check(tmp_path / "run.py")
+    assert [(f.line, f.code) for f in findings] == [(4, "DEV201")]  # one literal, one finding
+    assert "config.py:1" in findings[0].why[0]
+
+
+def test_a_timer_around_an_imported_function_that_launches_gpu_work(tmp_path):
+    write(tmp_path, {"work.py": """\
+        def run(model, x):
+            return model(x)
+    """, "bench.py": """\
+        import time
+        import torch
+        from work import run
+
+        model = torch.nn.Linear(8, 8).cuda()
+        x = torch.randn(4, 8).cuda()
+        start = time.perf_counter()
+        run(model, x)
+        print(time.perf_counter() - start)
+    """})
+    findings = [f for f in check(tmp_path / "bench.py") if f.code == "DEV301"]
+    assert [f.line for f in findings] == [9]
+    assert any("line 8 `run(model, x)`" in step for step in findings[0].why), findings[0].why
+
+
+def test_import_cycles_end(tmp_path):
+    write(tmp_path, {"a.py": """\
+        import torch
+        from b import helper_b
+
+
+        def helper_a(n):
+            return helper_b(n) + torch.zeros(n)
+    """, "b.py": """\
+        import torch
+        from a import helper_a
+
+
+        def helper_b(n):
+            return torch.ones(n)
+    """, "main.py": """\
+        import torch
+        from a import helper_a
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        y = torch.randn(3).to(device) + helper_a(3)
+    """})
+    assert codes(tmp_path / "main.py") == {(5, "DEV101")}
+    assert codes(tmp_path / "a.py") == set() and codes(tmp_path / "b.py") == set()
+
+
+def test_bad_modules_are_unknown_and_cost_nothing_else(tmp_path):
+    write(tmp_path, {"broken.py": "def make_mask(n:\n", "binary.py": "", "main.py": """\
+        import torch
+        from broken import make_mask
+        from binary import thing
+        from missing import other
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        y = torch.randn(3).to(device) + make_mask(3) + thing + other
+        z = torch.randn(3).to(device) + torch.zeros(3)
+    """})
+    (tmp_path / "binary.py").write_bytes(b"\xff\xfe\x00garbage")
+    assert codes(tmp_path / "main.py") == {(8, "DEV101")}
+
+
+def test_a_long_chain_of_imports_is_bounded(tmp_path):
+    files = {f"m{i}.py": f"from m{i + 1} import f\n" for i in range(60)}
+    files["m60.py"] = "import torch\n\n\ndef f(n):\n    return torch.ones(n)\n"
+    files["main.py"] = "import torch\nfrom m0 import f\n\ny = torch.randn(2).cuda() + f(2)\n"
+    write(tmp_path, files)
+    used: dict = {}
+    findings = check(tmp_path / "main.py", used=used)
+    assert all(f.code not in ("DEV003", "DEV005") for f in findings)
+    assert len(used) <= 48
+
+
+def test_the_cache_entry_names_the_modules_read(tmp_path):
+    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    used: dict = {}
+    check(tmp_path / "train.py", used=used)
+    assert list(used) == [str((tmp_path / "masks.py").resolve())]
+
+
+def run_cli(*args, cwd: Path, input: str = None):
+    return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
+                          input=input, timeout=120)
+
+
+def test_the_command_line_follows_imports_and_reports_only_the_files_named(tmp_path):
+    write(tmp_path, {"masks.py": textwrap.dedent(HELPER) + "\n\nx = torch.zeros(2).cuda()\n",
+                     "train.py": USER.format(module="masks")})
+    result = run_cli("--no-cache", "train.py", cwd=tmp_path)
+    assert result.returncode == 1
+    assert "train.py:6" in result.stdout and "masks.py:9" not in result.stdout.replace("masks.py:5", "")
+
+
+def test_an_edit_to_an_imported_module_rechecks_its_importer(tmp_path):
+    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    env_args = ("--format", "json", "train.py")
+    first = run_cli(*env_args, cwd=tmp_path)
+    assert first.returncode == 1
+    (tmp_path / "masks.py").write_text(HELPER.replace("torch.ones(n, n)", "torch.ones(n, n, device='cuda')"))
+    second = run_cli(*env_args, cwd=tmp_path)
+    assert second.returncode == 0 and second.stdout.strip() == "[]", second.stdout
+
+
+def test_stdin_is_placed_in_its_project(tmp_path):
+    write(tmp_path, {"masks.py": HELPER})
+    text = textwrap.dedent(USER.format(module="masks"))
+    result = run_cli("-", "--stdin-filename", str(tmp_path / "train.py"), cwd=tmp_path, input=text)
+    assert result.returncode == 1 and "DEV101" in result.stdout
+
+
+def test_the_root_is_the_nearest_marker(tmp_path):
+    write(tmp_path, {"outer/pyproject.toml": "", "outer/inner/setup.cfg": "", "outer/inner/deep/x.py": ""})
+    assert layout_for(str(tmp_path / "outer/inner/deep/x.py")).root == (tmp_path / "outer/inner").resolve()
+
+
+NUMPY_HELPER = """\
+    import torch
+
+
+    def to_numpy(t):
+        return t.detach().numpy()  # reached with a GPU tensor from train.py
+"""
+
+NUMPY_USER = """\
+    import torch
+    from helpers import to_numpy
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    out = torch.randn(4, 4).to(device)
+    print(to_numpy(out))
+"""
+
+
+def test_what_a_files_values_do_in_a_checked_helper_is_reported_there(tmp_path):
+    write(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER})
+    helper = str((tmp_path / "helpers.py").resolve())
+    findings = check(tmp_path / "train.py", checked={helper: "helpers.py"})
+    assert [(f.path, f.line, f.code) for f in findings] == [("helpers.py", 5, "DEV401")]
+    assert any(f"{tmp_path / 'train.py'}:6 `to_numpy(out)`" in step for step in findings[0].why), findings[0].why
+    assert not findings[0].edits
+    assert check(tmp_path / "train.py") == []  # an imported file that is not checked is never reported on
+
+
+def test_a_helper_finding_is_reported_once_and_noqa_in_the_helper_silences_it(tmp_path):
+    write(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER, "eval.py": NUMPY_USER})
+    result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
+    import json
+
+    found = [(os.path.normpath(f["path"]), f["line"], f["code"]) for f in json.loads(result.stdout)]
+    assert found == [("helpers.py", 5, "DEV401")], found
+    (tmp_path / "helpers.py").write_text(textwrap.dedent(NUMPY_HELPER).replace(
+        "# reached", "# noqa: DEV401 reached"))
+    assert run_cli("--no-cache", ".", cwd=tmp_path).returncode == 0
