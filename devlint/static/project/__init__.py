@@ -1,0 +1,1 @@
+"""The project around a checked file: its root, its import roots, and its modules read once (never run)."""
