@@ -398,7 +398,8 @@ class Class(Value):
     name: str = ""
     is_module: bool = False
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
-    # its base classes that the walk knows (this file's, or another module's of the project), in order
+    # its base classes as evaluated where it was defined (a Class of this file or another module's, a Ref
+    # to a library's, unknown), in order
     bases: tuple = field(default=(), compare=False)
 
 

@@ -52,6 +52,9 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
         # `args.device` of a parameter used as no tensor or module is: the device a configuration chose
         param = base.where.param
         return DeviceValue(why=((node, ""),) if node is not None else (), where=replace(SELECTED, name=f"{param}.device"))
+    if isinstance(base, Unknown) and attr == "device" and node is not None and type(node) is cst.Attribute \
+            and type(node.value) is cst.Name and node.value.value in interp.tensor_names():
+        return DeviceValue(where=None)  # the device of a tensor we know nothing of: unknown, not a chosen one
     if isinstance(base, (Unknown, Located)):
         return _unknown_attribute(base, attr, node)
     return BoundMethod(receiver=base, name=attr)

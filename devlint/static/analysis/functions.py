@@ -116,7 +116,7 @@ def call_super(interp, site: CallSite) -> Value:
     owner = interp.classes.get(current.owner) if current is not None and current.owner else None
     if owner is None or not isinstance(me, (Module, Instance)) or len(interp.stack) >= MAX_CALL_DEPTH:
         return UNKNOWN
-    method = next((found for base in owner.bases if base.node is not owner.node
+    method = next((found for base in owner.bases if isinstance(base, Class) and base.node is not owner.node
                    for found in [find_method(base, site.name, interp.classes)] if found is not None), None)
     fn = interp.functions.get(id(method)) if method is not None else None
     if fn is None or id(method) in interp.stack:
@@ -502,8 +502,9 @@ def has_state(interp, cls: Class, module: Module) -> bool:
             return True
     if _holds_imported_layer(interp, cls):
         return True
-    for base in cls.node.bases if cls.node is not None else ():
-        value = interp.eval(base.value, State())
+    # the bases as they were where the class was defined (another module's names differ from this file's)
+    bases = cls.bases or [interp.eval(base.value, State()) for base in (cls.node.bases if cls.node else ())]
+    for value in bases:
         if isinstance(value, Ref) and value.path.startswith("torch.nn."):
             if value.path in api.MODULES_WITH_PARAMETERS:
                 return True
@@ -554,7 +555,8 @@ def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) 
         if type(stmt) is cst.FunctionDef and stmt.name.value == name:
             return stmt
     for base in cls.bases:  # resolved where the class was defined: an alias, another module's class
-        found = find_method(base, name, classes, depth + 1) if base.node is not cls.node else None
+        found = find_method(base, name, classes, depth + 1) \
+            if isinstance(base, Class) and base.node is not cls.node else None
         if found is not None:
             return found
     for base in cls.node.bases:

@@ -389,7 +389,7 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases)
     cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset,
-                bases=tuple(b for b in bases if isinstance(b, Class)))
+                bases=tuple(bases))
     if interp.importing is None or name not in interp.classes:  # the checked file's own class wins
         interp.classes[name] = cls
     if any(is_skip_marker(interp, d, state) for d in node.decorators):

@@ -41,10 +41,12 @@ def torch_module(site: CallSite) -> Value:
         return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node))
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
-        members = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
-        members = [m for m in members if not (isinstance(m, Module) and m.stateless)]
+        given = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
+        members = [m for m in given if not (isinstance(m, Module) and m.stateless)]
         devices = {m.where for m in members if isinstance(m, Module)}
         attrs = _named_members(args) if path == "torch.nn.ModuleDict" else ()
+        if given and not members:  # only poolings, activations, losses: no parameters, it runs anywhere
+            return Module(why=((site.node, ""),), where=None, attrs=attrs, stateless=True, ident=id(site.node))
         if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
             return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs,
                           ident=id(site.node))
