@@ -10,7 +10,7 @@ import ast
 import re
 import sys
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -18,14 +18,13 @@ from devlint.static.analysis import analyse
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.static.file_context import FileContext
 from devlint.core.findings import (
-    DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
+    DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
 )
 from devlint.static.fixes import to_edits
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
-from devlint.static.suppressions import suppressed  # noqa: F401 - part of the engine's API
 from devlint.static.syntax import parse_module
 
 # A more specific story about the same operation wins.
@@ -231,6 +230,3 @@ def _declared_encoding(source: bytes) -> Optional[str]:
             return match.group(1).decode("ascii")
     return None
 
-
-def has_file_errors(findings: Iterable[Finding]) -> bool:
-    return any(f.code in FILE_ERRORS for f in findings)
