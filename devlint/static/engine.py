@@ -27,9 +27,6 @@ from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.static.syntax import parse_module
 
-# A more specific story about the same operation wins.
-_SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
-
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule]) -> list[Finding]:
     file = FileContext(module)
@@ -82,14 +79,16 @@ def _analyse_within_budget(module: cst.Module, emit) -> Optional[str]:
 def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
               silencer: Suppressions) -> list[Finding]:
     by_node: dict[int, set[str]] = defaultdict(set)
+    supersedes: dict[str, tuple[str, ...]] = {}  # a more specific story about the same operation wins
     for rule, report in reports:
         by_node[id(report.node)].add(rule.code)
+        supersedes[rule.code] = rule.supersedes
     seen: set = set()
     findings = []
     text_lines: Optional[list[str]] = None
     for rule, report in reports:
         codes_here = by_node[id(report.node)]
-        if any(rule.code in _SUPERSEDES.get(other, ()) for other in codes_here):
+        if any(rule.code in supersedes[other] for other in codes_here):
             continue
         pos = file.position(report.node)
         if pos is None:

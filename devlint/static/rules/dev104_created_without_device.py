@@ -41,6 +41,7 @@ class CreatedWithoutDevice(Rule):
     name = "created-without-device"
     severity = "error"
     facts = (Operation, ModuleCall)
+    supersedes = ("DEV101", "DEV102")  # the mix comes from a tensor created on the cpu: name that cause
 
     INVALID = (
         """\
