@@ -3,7 +3,9 @@
 A rule is one small class: its docstring is its documentation (a one-line
 summary, then "What it does" and "Why is this bad?" sections), ``INVALID`` and
 ``VALID`` are code examples the test suite runs (an invalid example marks each
-line it must be reported on with ``# expect: CODE``), ``supersedes`` names the
+line it must be reported on with ``# expect: CODE``), ``FIXED`` holds what
+``--fix --unsafe-fixes`` makes of each invalid example (the test suite checks it
+too; ``# expect:`` markers left out), ``supersedes`` names the
 codes its reports replace on the same node, and ``check`` turns one fact from
 the interpreter into zero or more reports.
 """
@@ -47,6 +49,9 @@ class Rule:
     supersedes: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[tuple[str, ...]] = ()
+    # FIXED[i]: INVALID[i] after its fixes, unsafe ones included; None for an example no fix applies to.
+    # A rule that fixes any of its invalid examples must show each result here.
+    FIXED: ClassVar[tuple[Optional[str], ...]] = ()
 
     file: FileContext  # set by the engine for each file
 

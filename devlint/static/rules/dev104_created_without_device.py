@@ -54,6 +54,17 @@ class Cell(nn.Module):
         return torch.cat([x, h], dim=1)  # expect: DEV104
 """,
     )
+    FIXED = (
+        """\
+import torch
+from torch import nn
+
+class Cell(nn.Module):
+    def forward(self, x):
+        h = torch.zeros(x.size(0), 8, device=x.device)
+        return torch.cat([x, h], dim=1)
+""",
+    )
     VALID = (
         """\
 import torch

@@ -70,6 +70,20 @@ print("CUDA:", torch.cuda.is_available())  # the script means to run without a G
 model = nn.Linear(3, 3).cuda()  # expect: DEV201
 """,
     )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.zeros(3).to(device)
+""",
+        """\
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print("CUDA:", torch.cuda.is_available())  # the script means to run without a GPU too
+model = nn.Linear(3, 3).to(device)
+""",
+    )
     VALID = (
         """\
 import torch

@@ -47,6 +47,16 @@ x = torch.randn(4, 8).cuda()
 torch.cuda.synchronize()
 """,
     )
+    FIXED = (
+        """\
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 8).to(device)
+x = torch.randn(4, 8).cuda()
+torch.cuda.synchronize()
+""",
+    )
     VALID = (
         """\
 import torch
