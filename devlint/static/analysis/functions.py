@@ -428,7 +428,7 @@ def placed_by_members(module: Module) -> Module:
     return module
 
 
-def has_state(interp, cls: Class, module: Module, _below: frozenset = frozenset()) -> bool:
+def has_state(interp, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
     """Does a module of a class defined here own parameters or buffers (so it has a device)?
 
     `_below`: the classes whose bases are being looked at; a base among them is a cycle
