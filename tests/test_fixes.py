@@ -73,7 +73,10 @@ def test_fix_parses_and_relints_clean_for_the_fixed_rule(path: Path, unsafe: boo
 
 
 def test_every_fixable_rule_is_exercised():
-    fixable_codes = {"DEV103", "DEV104", "DEV201", "DEV202", "DEV301", "DEV401"}
+    # The rules that show a fix (FIXED) and that the fixtures run; those off by default (DEV004) are
+    # exercised by their own examples in tests/test_rule_examples.py.
+    fixable_codes = {rule.code for rule in ALL_RULES if any(rule.FIXED) and rule.default_enabled}
+    assert {"DEV103", "DEV104", "DEV201", "DEV202", "DEV301", "DEV401"} <= fixable_codes
     exercised = set()
     for param in CASES:
         path, unsafe = param.values
@@ -207,3 +210,83 @@ def test_fixes_leave_multiline_code_as_written(tmp_path: Path):
         "        ).to(device)\n        y = (m.to(device))\n        z = m.to(device, non_blocking=True)\n"
         "        w = torch.tensor(\n            [1.0, 2.0], dtype=torch.float32, device=device,\n        )\n"
         "    return m, y, z, w\n")
+
+
+def _fixed(source: str, codes: tuple = ()) -> tuple[str, list[Finding]]:
+    """`source` after --fix --unsafe-fixes with the default rules (and `codes`), and what is left."""
+    rules = [r() for r in ALL_RULES if r.default_enabled or r.code in codes]
+    data = source.encode("utf-8")
+    before = check_source(data, "a.py", rules)
+    result = fix_file("a.py", data, before, lambda text: check_source(text, "a.py", rules), True)
+    assert result.error is None
+    ast.parse(result.after)
+    return result.after.decode("utf-8"), result.remaining
+
+
+def test_dev201_fixes_a_cuda_default_tensor_type():
+    text, left = _fixed("import torch\nprint(torch.cuda.is_available())\n"
+                        "torch.set_default_tensor_type('torch.cuda.FloatTensor')\n"
+                        "torch.set_default_tensor_type(torch.cuda.HalfTensor)\n")
+    assert text.splitlines()[2:] == [
+        "torch.set_default_tensor_type('torch.cuda.FloatTensor' if torch.cuda.is_available() else "
+        "'torch.FloatTensor')",
+        "torch.set_default_tensor_type(torch.cuda.HalfTensor if torch.cuda.is_available() else torch.HalfTensor)"]
+    assert not left
+
+
+def test_a_gpu_only_file_fixed_to_select_its_device_leaves_no_gpu_assumption():
+    """DEV204's fix makes the file check for a GPU; the assumptions it counted come back as DEV201 and
+    DEV203, and each is fixed in turn, a CUDA default tensor type and a `torch.cuda` statement included."""
+    source = ("import torch\n\ntorch.set_default_tensor_type('torch.cuda.FloatTensor')\n\n\n"
+              "def main(rank):\n    torch.cuda.set_device(rank)\n    x = torch.ones(3).cuda()\n"
+              "    y = torch.zeros(3).cuda()\n    torch.cuda.synchronize()\n    return x + y\n")
+    assert [f.code for f in lint_default(source)] == ["DEV204"]
+    text, left = _fixed(source)
+    assert not left, left
+    assert "    if torch.cuda.is_available():\n        torch.cuda.set_device(rank)\n" in text
+    assert "    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n" in text
+
+
+def test_dev203_guards_statements_only():
+    uses = "".join(f"x{i} = torch.ones(3, device=device)\n" for i in range(4))  # a file meant to run anywhere
+    source = ("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n" + uses +
+              "print(torch.cuda.get_device_name(0))  # which GPU\n"
+              "class Timer:\n    def stop(self):\n        torch.cuda.synchronize()\n"
+              "name = torch.cuda.get_device_name(0)\ntorch.cuda.synchronize(); done = True\n")
+    text, left = _fixed(source)
+    assert text == ("import torch\ndevice = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n" + uses +
+                    "if torch.cuda.is_available():\n    print(torch.cuda.get_device_name(0))  # which GPU\n"
+                    "class Timer:\n    def stop(self):\n        if torch.cuda.is_available():\n"
+                    "            torch.cuda.synchronize()\n"
+                    "name = torch.cuda.get_device_name(0)\ntorch.cuda.synchronize(); done = True\n")
+    # an assignment would leave its name unset, a shared line has no line of its own: left to the user
+    assert sorted((f.code, f.line) for f in left) == [("DEV203", 13), ("DEV203", 14)]
+
+
+def test_dev104_fix_follows_a_partner_created_on_a_parameter_device():
+    """`meshgrid` of two cpu aranges divided by a parameter: the first round's fix puts one arange on the
+    parameter's device, the second finds the other arange mixed with it and fixes it the same way."""
+    source = ("import torch\n\n\ndef grid(rows, cols):\n"
+              "    ys, xs = torch.meshgrid(torch.arange(rows), torch.arange(cols))\n"
+              "    return ys / rows + xs / cols\n\n\n"
+              "lengths = torch.tensor([3, 4]).to('cuda' if torch.cuda.is_available() else 'cpu')\n"
+              "grid(lengths[0], lengths[1])\n")
+    text, left = _fixed(source)
+    assert not [f for f in left if f.code == "DEV104"], left
+    line = text.splitlines()[4]
+    assert line.count("device=") == 2 and "torch.arange(rows, device=" in line and "torch.arange(cols, device=" in line
+
+
+def test_dev104_fix_names_the_parameter_its_partner_was_created_on():
+    """The partner's device is named after the caller's argument (`ilens`, the function analysed for that
+    call), not a parameter here: the `device=ilen.device` it was created with is."""
+    source = ("import torch\nfrom torch import nn\n\n\nclass Loss(nn.Module):\n    def forward(self, att, ilens):\n"
+              "        masks = [self._mask(ilen) for ilen in ilens]\n        return att * masks[0]\n\n"
+              "    @staticmethod\n    def _mask(ilen):\n        base = torch.arange(ilen, device=ilen.device)\n"
+              "        extra = torch.arange(ilen)\n        return base + extra\n")
+    text, left = _fixed(source)
+    assert "        extra = torch.arange(ilen, device=ilen.device)\n" in text and not left
+
+
+def lint_default(source: str) -> list[Finding]:
+    return check_source(source.encode("utf-8"), "a.py", [r() for r in ALL_RULES if r.default_enabled])

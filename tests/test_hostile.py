@@ -73,6 +73,41 @@ def test_valid_deep_code_is_analysed(name):
     assert ("DEV101", bug_line) in {(f.code, f.line) for f in findings}
 
 
+def class_cycle(length: int, module: bool, defined_before: bool) -> str:
+    """`class A(C)`, `class B(A)`, `class C(B)`: valid syntax that no program can run (or, when the
+    last class was defined before, runs with other bases than the last binding says), its methods
+    calling `super()` and each other, every class instantiated, moved and called."""
+    names = [chr(ord("A") + i) for i in range(length)]
+    lines = ["import torch", "from torch import nn"]
+    if defined_before:
+        lines += [f"class {names[-1]}(nn.Module):", "    pass"]
+    for i, name in enumerate(names):
+        lines += [f"class {name}({names[i - 1]}):", "    def __init__(self):", "        super().__init__()",
+                  f"        self.w{i} = torch.zeros(3)", "    def f(self):", "        return super().f() + self.g()",
+                  "    def g(self):", "        return self.f()"]
+        if module:
+            lines += ["    def forward(self, x):", f"        return super().forward(x) + self.w{i}"]
+    for name in names:
+        lines += [f"m_{name} = {name}().to('cuda')", f"m_{name}(torch.ones(3))", f"m_{name}.f()", f"{name}.g",
+                  f"isinstance(m_{name}, {names[0]})"]
+    return "\n".join(lines) + "\n"
+
+
+CLASS_CYCLES = {f"{n}-classes{'-modules' if module else ''}{'-defined-before' if before else ''}":
+                class_cycle(n, module, before) for n in (1, 2, 3) for module in (False, True) for before in (False, True)}
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_CYCLES))
+def test_a_class_inheritance_cycle_is_analysed(name):
+    """A base that leads back to its class is looked at once: never an internal error (DEV003)."""
+    source = CLASS_CYCLES[name]
+    start = time.perf_counter()
+    findings = lint(source + BUG)
+    assert time.perf_counter() - start < 10
+    assert not codes(findings) & {"DEV003", "DEV005"}, findings
+    assert ("DEV101", source.count("\n") + BUG_LINE) in {(f.code, f.line) for f in findings}
+
+
 # What neither Python nor libcst can take: refused before parsing, with the reason.
 TOO_DEEP = {
     "parentheses-3000": ("x = " + "(" * 3000 + "1" + ")" * 3000, "DEV001", "too many nested parentheses"),

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Optional, Sequence
 
-from devlint.core.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX
+from devlint.core.findings import DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SAFE, SYNTAX_ERROR, TOO_COMPLEX
 from devlint.static.rules import ALL_RULES
 from devlint.static.rules.base import Rule
 
@@ -108,11 +108,22 @@ def _example(source: str) -> str:
     return "\n".join(_MARKER.sub("", line) for line in source.rstrip().splitlines())
 
 
+def _fix_flags(rule) -> str:
+    """`--fix`, or `--fix --unsafe-fixes` when the example's fix is unsafe."""
+    from devlint.static.engine import check_source
+
+    findings = check_source(rule.INVALID[0].encode("utf-8"), "example.py", [rule()])
+    return "--fix" if all(f.applicability == SAFE for f in findings if f.edits) else "--fix --unsafe-fixes"
+
+
 def rule_page(rule) -> str:
     default = "yes" if rule.default_enabled else f"no (enable with `--extend-select {rule.code}`)"
     parts = [f"# {rule.code}: {rule.name}", "", rule.summary(), "", rule.documentation(), ""]
     if rule.INVALID:
         parts += ["## Example", "", "```python", _example(rule.INVALID[0]), "```", ""]
+    fixed = getattr(rule, "FIXED", ())
+    if fixed and fixed[0] is not None:
+        parts += [f"## After `devlint {_fix_flags(rule)}`", "", "```python", _example(fixed[0]), "```", ""]
     if rule.VALID:
         parts += ["## Use instead", "", "```python", _example(rule.VALID[0]), "```", ""]
     parts += [f"Severity: {rule.severity}. Enabled by default: {default}.", "", GENERATED, ""]

@@ -43,11 +43,6 @@ else:
 # stay far below: the heaviest in torch (common_methods_invocations.py) costs 3.4e5.
 MAX_PARSE_COST = 5_000_000
 
-# The analysis of one file: a deterministic count of steps (statements and
-# expressions evaluated, loop passes); the analysis raises AnalysisBudgetExceeded
-# when it is spent.
-MAX_ANALYSIS_STEPS = 2_000_000
-
 # A backstop in time for whatever the step count misses: the analysis of one file is
 # interrupted after this many seconds of its thread's CPU time (the findings made so
 # far are kept). CPU, not wall, time: a loaded machine must not change the findings.
@@ -91,17 +86,3 @@ class AnalysisBudgetExceeded(BaseException):
         super().__init__(reason)
         self.reason = reason
 
-
-class WorkBudget:
-    """A file's analysis budget: call `spend()` once per unit of work (a statement, a loop pass)."""
-
-    __slots__ = ("left", "limit")
-
-    def __init__(self, limit: int = MAX_ANALYSIS_STEPS) -> None:
-        self.limit = limit
-        self.left = limit
-
-    def spend(self, steps: int = 1) -> None:
-        self.left -= steps
-        if self.left < 0:
-            raise AnalysisBudgetExceeded(f"more than {self.limit:,} analysis steps")

@@ -156,10 +156,6 @@ def site_of(where: Optional[tuple]) -> Optional[Site]:
     return Site(display(code.co_filename), line, code.co_name)
 
 
-def user_site(depth: int = 2) -> Optional[Site]:
-    return site_of(user_where(depth + 1))
-
-
 def user_stack(limit: int = 3, depth: int = 2) -> list:
     """The user's frames, innermost first: where a failing operation sits and who called it."""
     frame, sites = _user_frame(sys._getframe(depth)), []

@@ -4,9 +4,10 @@
 
 Loaded in every pytest session where devlint is installed (entry point
 `pytest11`), it only adds options until `--devlint-runtime` is given; then it
-registers `RuntimePlugin`, which checks from configuration to the end:
-collection (a device chosen at import time sees the simulated GPU), fixtures,
-setup, the tests, teardown. A device error fails the test that caused it with
+registers `RuntimePlugin`, which checks from before the root conftest.py is
+imported (`pytest_load_initial_conftests`, as pytest-cov starts coverage) to
+the end: initial conftests and collection (a device chosen at import time sees
+the simulated GPU), fixtures, setup, the tests, teardown. A device error fails the test that caused it with
 the lines that put each operand on its device (once); the session ends with
 one summary table. Nothing is printed for a test unless it failed.
 """
@@ -18,6 +19,7 @@ from typing import Any, Optional
 
 import pytest
 
+_NAME = "devlint-runtime"
 _NEEDS_RUNTIME = ("devlint_simulate_gpu", "devlint_keep_going", "devlint_json")
 
 
@@ -33,6 +35,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--devlint-json", default=None, metavar="PATH", help="also write the runtime report as JSON")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Start before pytest imports the initial conftests, so that a device they choose at import time
+    (`DEVICE = "cuda" if torch.cuda.is_available() else "cpu"`) sees the simulated GPU."""
+    options = early_config.known_args_namespace  # the command line as far as pytest has parsed it
+    if getattr(options, "devlint_runtime", False) and not (options.help or options.version):
+        _start(early_config, options)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not config.getoption("devlint_runtime", default=False):
         given = [name for name in _NEEDS_RUNTIME if config.getoption(name, default=None)]
@@ -42,24 +53,31 @@ def pytest_configure(config: pytest.Config) -> None:
             flags = ", ".join("--" + name.replace("_", "-") for name in given)
             raise pytest.UsageError(f"{flags} only work(s) with --devlint-runtime")
         return
-    plugin = RuntimePlugin(config)
-    config.pluginmanager.register(plugin, "devlint-runtime")
+    if not config.pluginmanager.has_plugin(_NAME):  # not started early: loaded after the initial conftests
+        _start(config, config.option)
+
+
+def _start(config: pytest.Config, options: Any) -> None:
+    plugin = RuntimePlugin(options)
+    config.pluginmanager.register(plugin, _NAME)
+    # a cleanup runs even when the session ends before pytest_configure (a root conftest that fails to import)
+    config.add_cleanup(plugin.session.stop)
     plugin.start()
 
 
 class RuntimePlugin:
     """One checking session for the whole pytest session; each test phase gets its own report."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, options: Any) -> None:
         import torch
 
         from devlint.runtime.session import Session
 
-        simulate = config.getoption("devlint_simulate_gpu") or not torch.cuda.is_available()
-        gpus = config.getoption("devlint_gpus") or 1
-        self.session = Session(simulate, gpus, keep_going=config.getoption("devlint_keep_going"))
+        simulate = options.devlint_simulate_gpu or not torch.cuda.is_available()
+        gpus = options.devlint_gpus or 1
+        self.session = Session(simulate, gpus, keep_going=options.devlint_keep_going)
         self.total = self.session.report  # every phase's report is merged into it; outside phases, it is the checker's
-        self.json_path: Optional[str] = config.getoption("devlint_json")
+        self.json_path: Optional[str] = options.devlint_json
         self._phase: Any = None  # the current test phase's report
 
     def start(self) -> None:

@@ -10,7 +10,7 @@ import ast
 import re
 import sys
 from collections import defaultdict
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 import libcst as cst
 
@@ -18,21 +18,17 @@ from devlint.static.analysis import ProjectImports, analyse
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.static.file_context import FileContext
 from devlint.core.findings import (
-    DECODE_ERROR, FILE_ERRORS, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
+    DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
 )
 from devlint.static.fixes import to_edits
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
-from devlint.static.suppressions import suppressed  # noqa: F401 - part of the engine's API
 from devlint.static.syntax import parse_module
 
 # "line 12 `...`" in a why-chain (devlint.static.file_context): a line of the checked file.
 _LINE = re.compile(r"\bline (\d+) `")
-
-# A more specific story about the same operation wins.
-_SUPERSEDES = {"DEV104": ("DEV101", "DEV102"), "DEV102": ("DEV101",), "DEV107": ("DEV101", "DEV102")}
 
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule],
@@ -89,15 +85,17 @@ def _analyse_within_budget(module: cst.Module, emit, project: Optional[ProjectIm
 def _findings(reports: list, file: FileContext, source_text: str, lines: list[str], path: str,
               silencer: Suppressions, others: dict) -> list[Finding]:
     by_node: dict[int, set[str]] = defaultdict(set)
+    supersedes: dict[str, tuple[str, ...]] = {}  # a more specific story about the same operation wins
     for rule, report in reports:
         by_node[id(report.node)].add(rule.code)
+        supersedes[rule.code] = rule.supersedes
     seen: set = set()
     findings = []
     text_lines: Optional[list[str]] = None
     silencers = {path: silencer}
     for rule, report in reports:
         codes_here = by_node[id(report.node)]
-        if any(rule.code in _SUPERSEDES.get(other, ()) for other in codes_here):
+        if any(rule.code in supersedes[other] for other in codes_here):
             continue
         where = _where(file, report, path, others)
         if where is None:
@@ -139,11 +137,18 @@ def merge_findings(findings: Sequence[Finding]) -> list[Finding]:
     merged = []
     for f in findings:
         key = (f.path, f.line, f.column, f.code)
-        if key in seen or any(f.code in _SUPERSEDES.get(other, ()) for other in codes_at[key[:3]]):
+        if key in seen or any(f.code in _superseded_by(other) for other in codes_at[key[:3]]):
             continue
         seen.add(key)
         merged.append(f)
     return merged
+
+
+def _superseded_by(code: str) -> tuple:
+    from devlint.static.rules import RULES_BY_CODE  # the catalogue, which is found when first asked for
+
+    rule = RULES_BY_CODE.get(code)
+    return rule.supersedes if rule is not None else ()
 
 
 def _where(file: FileContext, report: Verdict, path: str, others: dict):
@@ -297,6 +302,3 @@ def _declared_encoding(source: bytes) -> Optional[str]:
             return match.group(1).decode("ascii")
     return None
 
-
-def has_file_errors(findings: Iterable[Finding]) -> bool:
-    return any(f.code in FILE_ERRORS for f in findings)

@@ -140,3 +140,50 @@ def test_json_report(pytester, tmp_path):
     pytester.runpytest("--devlint-runtime", "--devlint-json", str(saved))
     data = json.loads(saved.read_text())
     assert [p["code"] for p in data["problems"]] == ["DEV101"] and data["simulated_gpu"] is True
+
+
+ROOT_CONFTEST = """
+import pytest
+import torch
+
+# chosen once, when pytest imports the root conftest: before any plugin's pytest_configure
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+@pytest.fixture
+def device():
+    return DEVICE
+"""
+
+USES_ROOT_DEVICE = """
+import torch
+
+def test_conftest_chose_the_simulated_gpu(device):
+    assert device == "cuda"
+
+def test_mixed(device):
+    weights = torch.ones(3, device=device)
+    torch.zeros(3) + weights
+"""
+
+
+def test_a_device_chosen_in_the_root_conftest_is_simulated(pytester):
+    """The checker starts in pytest_load_initial_conftests, as pytest-cov does: before the root conftest."""
+    pytester.makeconftest(ROOT_CONFTEST)
+    pytester.makepyfile(test_root_device=USES_ROOT_DEVICE)
+    result = pytester.runpytest("--devlint-runtime", "--devlint-simulate-gpu", "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*test_conftest_chose_the_simulated_gpu PASSED*", "*test_mixed FAILED*"])
+    result.stdout.fnmatch_lines(["*cpu tensor from test_root_device.py:8 (torch.zeros without device=) and "
+                                 "cuda:0 tensor from test_root_device.py:7 (torch.ones(device=cuda:0))*"])
+
+
+def test_a_root_conftest_that_fails_to_import_leaves_torch_unpatched(pytester):
+    import torch
+
+    real_is_available = torch.cuda.is_available
+    pytester.makeconftest("import torch\nraise RuntimeError('broken conftest')\n")
+    pytester.makepyfile(test_x="def test_a():\n    pass\n")
+    result = pytester.runpytest("--devlint-runtime", "--devlint-simulate-gpu")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert torch.cuda.is_available is real_is_available  # the session was stopped, its patches undone

@@ -493,8 +493,11 @@ def placed_by_members(module: Module) -> Module:
     return module
 
 
-def has_state(interp, cls: Class, module: Module) -> bool:
-    """Does a module of a class defined here own parameters or buffers (so it has a device)?"""
+def has_state(interp, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
+    """Does a module of a class defined here own parameters or buffers (so it has a device)?
+
+    `_below`: the classes whose bases are being looked at; a base among them is a cycle
+    (`class A(B)` / `class B(A)`, which no program can run), and adds nothing."""
     for _, value in module.attrs:
         if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
             return True
@@ -510,8 +513,10 @@ def has_state(interp, cls: Class, module: Module) -> bool:
                 return True
             continue  # nn.Module itself, a loss, an activation
         if isinstance(value, Class) and value.name != cls.name:
+            if value.name in _below:
+                continue
             summary = class_summary(interp, value)
-            if not isinstance(summary, Module) or has_state(interp, value, summary):
+            if not isinstance(summary, Module) or has_state(interp, value, summary, _below | {cls.name}):
                 return True
             continue
         return True  # a base we cannot see may create parameters

@@ -32,13 +32,6 @@ def polarity(value: Value) -> Optional[bool]:
     return None
 
 
-def cuda_polarity(value: Value) -> Optional[bool]:
-    """As `polarity`, for checks that say whether CUDA is there (they guard GPU code)."""
-    if isinstance(value, Availability) and value.backend == "cuda":
-        return value.positive
-    return None
-
-
 def learns(value: Value, outcome: bool, backend: str = "cuda") -> Optional[bool]:
     """What the path where `value` was `outcome` knows of CUDA: True available, False missing."""
     if not isinstance(value, Availability) or value.backend != backend:

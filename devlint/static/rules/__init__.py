@@ -1,33 +1,35 @@
-"""The rule catalogue. Adding a rule: write its module, add its class here."""
+"""The rule catalogue, found by discovery: every `devNNN_*.py` module of this package holds one rule
+class. Adding a rule: write its module (and run `devlint docs rules` for its page), nothing else."""
 
 from __future__ import annotations
 
-from devlint.static.rules.base import Verdict, Rule
-from devlint.static.rules.dev004_unused_suppression import UnusedSuppression
-from devlint.static.rules.dev101_mixed_devices import MixedDevices
-from devlint.static.rules.dev102_module_input_device import ModuleInputDevice
-from devlint.static.rules.dev103_discarded_move import ThrownAwayMove
-from devlint.static.rules.dev104_created_without_device import CreatedWithoutDevice
-from devlint.static.rules.dev105_plain_tensor_attribute import PlainTensorAttribute
-from devlint.static.rules.dev106_cpu_only_argument import GpuTensorForCpuArgument
-from devlint.static.rules.dev107_module_in_plain_container import ModuleInPlainContainer
-from devlint.static.rules.dev108_optimizer_state_left_behind import OptimizerStateNotMoved
-from devlint.static.rules.dev201_gpu_assumed import GpuAssumed
-from devlint.static.rules.dev202_load_without_map_location import LoadWithoutMapLocation
-from devlint.static.rules.dev203_cuda_api_unguarded import CudaApiUnguarded
-from devlint.static.rules.dev204_gpu_only_file import GpuOnlyFile
-from devlint.static.rules.dev301_unsynchronized_timing import UnsynchronizedTiming
-from devlint.static.rules.dev302_event_not_synchronized import EventNotSynchronized
-from devlint.static.rules.dev401_host_conversion import HostConversionOfGpuTensor
-from devlint.static.rules.dev501_created_then_moved import CreatedThenMoved
-from devlint.static.rules.dev502_sync_in_training_loop import SyncInTrainingLoop
+import importlib
+import pkgutil
+import re
 
-ALL_RULES: list[type[Rule]] = [
-    UnusedSuppression, MixedDevices, ModuleInputDevice, ThrownAwayMove, CreatedWithoutDevice, PlainTensorAttribute,
-    GpuTensorForCpuArgument, ModuleInPlainContainer, OptimizerStateNotMoved, GpuAssumed, LoadWithoutMapLocation,
-    CudaApiUnguarded, GpuOnlyFile, UnsynchronizedTiming,
-    EventNotSynchronized, HostConversionOfGpuTensor, CreatedThenMoved, SyncInTrainingLoop,
-]
+from devlint.static.rules.base import Verdict, Rule
+
+RULE_MODULE = re.compile(r"dev\d{3}_\w+")
+
+
+def rule_modules() -> list[str]:
+    """The names of this package's rule modules, `dev101_mixed_devices` ..."""
+    return sorted(info.name for info in pkgutil.iter_modules(__path__) if RULE_MODULE.fullmatch(info.name))
+
+
+def rules_of(module_name: str) -> list[type[Rule]]:
+    """The Rule classes a rule module defines (not those it imports from another one)."""
+    module = importlib.import_module(f"{__name__}.{module_name}")
+    return [obj for obj in vars(module).values()
+            if isinstance(obj, type) and issubclass(obj, Rule) and obj.__module__ == module.__name__]
+
+
+def discover() -> list[type[Rule]]:
+    """Every rule of the package's rule modules, by code."""
+    return sorted((rule for name in rule_modules() for rule in rules_of(name)), key=lambda rule: rule.code)
+
+
+ALL_RULES: list[type[Rule]] = discover()
 RULES_BY_CODE: dict[str, type[Rule]] = {rule.code: rule for rule in ALL_RULES}
 
 __all__ = ["ALL_RULES", "RULES_BY_CODE", "Verdict", "Rule"]

@@ -3,8 +3,11 @@
 A rule is one small class: its docstring is its documentation (a one-line
 summary, then "What it does" and "Why is this bad?" sections), ``INVALID`` and
 ``VALID`` are code examples the test suite runs (an invalid example marks each
-line it must be reported on with ``# expect: CODE``), and ``check`` turns one
-fact from the interpreter into zero or more reports.
+line it must be reported on with ``# expect: CODE``), ``FIXED`` holds what
+``--fix --unsafe-fixes`` makes of each invalid example (the test suite checks it
+too; ``# expect:`` markers left out), ``supersedes`` names the
+codes its reports replace on the same node, and ``check`` turns one fact from
+the interpreter into zero or more reports.
 """
 
 from __future__ import annotations
@@ -43,8 +46,15 @@ class Rule:
     default_enabled: ClassVar[bool] = True
     # The fact types (classes from devlint.core.facts) this rule wants to see.
     facts: ClassVar[tuple[type, ...]] = ()
+    # Codes this rule's report replaces on the same node: a more specific story about the same
+    # operation wins (DEV104 "created without device=" over the DEV101 mix it causes). The engine
+    # drops a report whose code is superseded by another rule's report on that node.
+    supersedes: ClassVar[tuple[str, ...]] = ()
     INVALID: ClassVar[tuple[str, ...]] = ()
     VALID: ClassVar[tuple[str, ...]] = ()
+    # FIXED[i]: INVALID[i] after its fixes, unsafe ones included; None for an example no fix applies to.
+    # A rule that fixes any of its invalid examples must show each result here.
+    FIXED: ClassVar[tuple[Optional[str], ...]] = ()
 
     file: FileContext  # set by the engine for each file
 

@@ -33,6 +33,13 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 x = torch.zeros(3, device=device)  # noqa: DEV101  # expect: DEV004
 """,
     )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.zeros(3, device=device)
+""",
+    )
     VALID = (
         """\
 import torch

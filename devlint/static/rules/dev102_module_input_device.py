@@ -27,6 +27,7 @@ class ModuleInputDevice(Rule):
     name = "module-input-device"
     severity = "error"
     facts = (ModuleCall,)
+    supersedes = ("DEV101",)  # a module called with input on another device: more specific than a mix
 
     INVALID = (
         """\

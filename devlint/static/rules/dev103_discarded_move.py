@@ -39,6 +39,14 @@ x = torch.randn(4, 4)
 x.to(device)  # expect: DEV103
 """,
     )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(4, 4)
+x = x.to(device)
+""",
+    )
     VALID = (
         """\
 import torch

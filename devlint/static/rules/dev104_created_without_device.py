@@ -6,15 +6,24 @@ import libcst as cst
 
 from devlint.core.facts import ModuleCall, Operand, Operation
 from devlint.static.fixes import AFTER, Fix, NodeEdit
-from devlint.static.fixes.helpers import function_of
+from devlint.static.fixes.helpers import function_of, parent_of, statement_of, torch_alias
 from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.static.rules.base import Verdict, Rule
+from devlint.static.syntax import dotted
 
 # torch factories that take `device=` in every overload
 _FACTORIES = frozenset(
     "zeros ones empty full rand randn randint randperm arange linspace logspace eye tensor as_tensor asarray "
     "empty_strided scalar_tensor tril_indices triu_indices hann_window hamming_window bartlett_window "
     "blackman_window kaiser_window".split())
+
+
+def _bare_factory(node: object) -> bool:
+    """`torch.zeros(n)`: a factory call with arguments, none of them `device=` or unpacked."""
+    if type(node) is not cst.Call or not node.args or type(node.func) is not cst.Attribute:
+        return False
+    return node.func.attr.value in _FACTORIES and not any(
+        a.star or (a.keyword and a.keyword.value == "device") for a in node.args)
 
 
 class CreatedWithoutDevice(Rule):
@@ -34,13 +43,15 @@ class CreatedWithoutDevice(Rule):
 
     ## Fix
     Safe: `--fix` adds `device=x.device` to the factory call, where `x` is the
-    function's parameter whose device the other operand follows.
+    function's parameter whose device the other operand follows, or that the
+    other operand was created on there (`torch.arange(n, device=x.device)`).
     """
 
     code = "DEV104"
     name = "created-without-device"
     severity = "error"
     facts = (Operation, ModuleCall)
+    supersedes = ("DEV101", "DEV102")  # the mix comes from a tensor created on the cpu: name that cause
 
     INVALID = (
         """\
@@ -51,6 +62,17 @@ class Cell(nn.Module):
     def forward(self, x):
         h = torch.zeros(x.size(0), 8)
         return torch.cat([x, h], dim=1)  # expect: DEV104
+""",
+    )
+    FIXED = (
+        """\
+import torch
+from torch import nn
+
+class Cell(nn.Module):
+    def forward(self, x):
+        h = torch.zeros(x.size(0), 8, device=x.device)
+        return torch.cat([x, h], dim=1)
 """,
     )
     VALID = (
@@ -107,20 +129,49 @@ class Cell(nn.Module):
             return
 
     def autofix(self, factory: Optional[cst.CSTNode], other: Operand) -> Optional[Fix]:
-        """`device=p.device` on the factory, p the parameter the other side follows, in p's function."""
+        """`device=p.device` on the factory, p the parameter the other side follows, in p's function; or
+        else the `device=p.device` the other side was created with there (its own device may be named
+        after the caller's argument when the function was analysed for one call)."""
         if type(factory) is cst.SimpleStatementLine and type(factory.body[0]) in (cst.Assign, cst.AnnAssign):
             factory = factory.body[0].value  # `h = torch.zeros(n)`, where it was created on some path
-        value = other.value
-        param = value.from_param or (value.where.param if value.where is not None else None)
-        if type(factory) is not cst.Call or not param or param == "self" or not factory.args:
-            return None
-        name = factory.func.attr.value if type(factory.func) is cst.Attribute else None
-        if name not in _FACTORIES or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
+        if not _bare_factory(factory):
             return None
         function = function_of(self.file, factory)
         if function is None:
             return None
         params = function.params
-        if param not in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
-            return None
-        return Fix.safe(NodeEdit(factory.args[-1].value, f", device={param}.device", AFTER))
+        names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} - {"self"}
+        value = other.value
+        param = value.from_param or (value.where.param if value.where is not None else None)
+        if param not in names:
+            param = self._created_on_param(other, function, names)
+            if param is None:
+                return None
+        return Fix.safe(*(NodeEdit(made.args[-1].value, f", device={param}.device", AFTER)
+                          for made in self._created_together(factory)))
+
+    def _created_together(self, factory: cst.Call) -> list:
+        """The factory, and the bare factories beside it in the torch call that takes it
+        (`torch.meshgrid(torch.arange(h), torch.arange(w))`): moving one alone would mix them there."""
+        statement = statement_of(self.file, factory)
+        torch = torch_alias(self.file.module)
+        parent = parent_of(statement, factory) if statement is not None else None
+        if type(parent) is cst.Element:  # in a list or tuple display: `torch.cat([a, b])`
+            parent = parent_of(statement, parent_of(statement, parent))
+        call = parent_of(statement, parent) if type(parent) is cst.Arg else None
+        if type(call) is not cst.Call or torch is None or not (dotted(call.func) or "").startswith(torch + "."):
+            return [factory]
+        values = [arg.value for arg in call.args]
+        values += [e.value for v in values if type(v) in (cst.List, cst.Tuple) for e in v.elements]
+        return [v for v in values if v is factory or _bare_factory(v)]
+    def _created_on_param(self, other: Operand, function: cst.FunctionDef, names: set) -> Optional[str]:
+        """p when the other side was created in `function` by a call with `device=p.device`, p a parameter."""
+        for node in (other.node, *(step[0] for step in reversed(getattr(other.value, "why", None) or ()))):
+            if type(node) is not cst.Call or function_of(self.file, node) is not function:
+                continue
+            for arg in node.args:
+                device = arg.value if arg.keyword is not None and arg.keyword.value == "device" else None
+                if type(device) is cst.Attribute and device.attr.value == "device" and \
+                        type(device.value) is cst.Name and device.value.value in names:
+                    return device.value.value
+        return None

@@ -29,6 +29,7 @@ class ModuleInPlainContainer(Rule):
     name = "module-in-plain-container"
     severity = "error"
     facts = (UnregisteredModule,)
+    supersedes = ("DEV101", "DEV102")  # the mix comes from a module model.to() never moved: name that cause
 
     INVALID = (
         """\

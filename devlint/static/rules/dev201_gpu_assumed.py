@@ -47,7 +47,8 @@ class GpuAssumed(Rule):
     Unsafe (the code then runs on the cpu where it used to fail, which may
     not be what you want): `--fix --unsafe-fixes` rewrites `torch.device("cuda")`
     and `device = "cuda"` to `"cuda" if torch.cuda.is_available() else "cpu"`,
-    and `.cuda()`, `.to("cuda")`, `device="cuda"` to use a `device` variable
+    a CUDA tensor type given to `set_default_tensor_type` to the cpu type when
+    CUDA is missing, and `.cuda()`, `.to("cuda")`, `device="cuda"` to use a `device` variable
     that it defines once after the imports:
     `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")`.
     """
@@ -68,6 +69,20 @@ import torch
 from torch import nn
 print("CUDA:", torch.cuda.is_available())  # the script means to run without a GPU too
 model = nn.Linear(3, 3).cuda()  # expect: DEV201
+""",
+    )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.zeros(3).to(device)
+""",
+        """\
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print("CUDA:", torch.cuda.is_available())  # the script means to run without a GPU too
+model = nn.Linear(3, 3).to(device)
 """,
     )
     VALID = (
@@ -114,8 +129,25 @@ if torch.cuda.is_available():
                 return self._with_variable(node.args[0], lambda name: f"{name}, ", BEFORE, rename)
             return self._with_variable(node, lambda name: name, BEFORE_LAST, rename)
         if type(node) is cst.Call:
-            return self._fix_legacy_type(node)
+            return self._fix_legacy_type(node) or self._fix_type_argument(node)
         return None
+
+    def _fix_type_argument(self, call: cst.Call) -> Optional[Fix]:
+        """A CUDA tensor type given as the one argument (`set_default_tensor_type('torch.cuda.FloatTensor')`):
+        `'torch.cuda.FloatTensor' if torch.cuda.is_available() else 'torch.FloatTensor'`."""
+        torch = torch_alias(self.file.module)
+        if torch is None or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+            return None
+        value = call.args[0].value
+        text = simple_string_value(value) if type(value) is cst.SimpleString else dotted(value)
+        prefix = "torch.cuda." if type(value) is cst.SimpleString else f"{torch}.cuda."
+        kind = text[len(prefix): -len("Tensor")] if text and text.startswith(prefix) and text.endswith("Tensor") \
+            else None
+        if kind not in _LEGACY_DTYPES:
+            return None
+        written = code(self.file, value)
+        on_cpu = written.replace(prefix, prefix[: -len("cuda.")], 1)
+        return Fix.unsafe(NodeEdit(value, f"{written} if {torch}.cuda.is_available() else {on_cpu}"))
 
     def _fix_legacy_type(self, call: cst.Call) -> Optional[Fix]:
         """`torch.cuda.FloatTensor([1.0])` -> `torch.tensor([1.0], dtype=torch.float32, device=device)`;

@@ -43,6 +43,12 @@ import torch
 state = torch.load("checkpoint.pt")  # expect: DEV202
 """,
     )
+    FIXED = (
+        """\
+import torch
+state = torch.load("checkpoint.pt", map_location="cpu")
+""",
+    )
     VALID = (
         """\
 import torch

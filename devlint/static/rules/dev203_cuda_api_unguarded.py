@@ -1,8 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.core.facts import FileIntent, GpuAssumption
+from devlint.static.fixes import BEFORE, LINE_BEFORE, Fix, NodeEdit
+from devlint.static.fixes.helpers import statement_of, torch_alias
 from devlint.static.rules.base import Verdict, Rule
 
 
@@ -21,6 +25,13 @@ class CudaApiUnguarded(Rule):
     Without a GPU they raise (`Torch not compiled with CUDA enabled`, `Found
     no NVIDIA driver`), so a script that would otherwise run on the cpu dies
     on a bookkeeping call.
+
+    ## Fix
+    Unsafe (the call is then skipped on a machine without a GPU): a statement
+    whose value nothing keeps (`torch.cuda.set_device(rank)`,
+    `print(torch.cuda.get_device_name(0))`) goes under
+    `if torch.cuda.is_available():`. An assignment is left to you: skipping it
+    would leave its name unset.
     """
 
     code = "DEV203"
@@ -33,6 +44,14 @@ class CudaApiUnguarded(Rule):
 import torch
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 print(torch.cuda.get_device_name(0))  # expect: DEV203
+""",
+    )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+if torch.cuda.is_available():
+    print(torch.cuda.get_device_name(0))
 """,
     )
     VALID = (
@@ -55,4 +74,17 @@ torch.cuda.manual_seed_all(0)
                 f"`{fact.what}()` fails without a GPU, and no `torch.cuda.is_available()` check guards it",
                 why=self.called_from(fact),
                 fix="guard it with `if torch.cuda.is_available():`",
+                autofix=self.autofix(fact.node),
             )
+
+    def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
+        """The expression statement around the call, under `if torch.cuda.is_available():`."""
+        torch = torch_alias(self.file.module)
+        statement = statement_of(self.file, node)
+        if torch is None or type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                or type(statement.body[0]) is not cst.Expr:
+            return None
+        module, guard = self.file.module, f"if {torch}.cuda.is_available():"
+        if any(statement is top for top in module.body):  # column 0: one insertion (two at one place collide)
+            return Fix.unsafe(NodeEdit(statement, guard + module.default_newline + module.default_indent, BEFORE))
+        return Fix.unsafe(NodeEdit(statement, guard, LINE_BEFORE), NodeEdit(statement, module.default_indent, BEFORE))

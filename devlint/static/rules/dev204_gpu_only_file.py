@@ -24,7 +24,9 @@ class GpuOnlyFile(Rule):
     ## Fix
     Unsafe: DEV201's, for the first assumption it can rewrite (a `device`
     variable selected once after the imports); the file then checks for a GPU,
-    and the rest are DEV201s that `--fix --unsafe-fixes` rewrites in turn.
+    and the rest are DEV201s and DEV203s that `--fix --unsafe-fixes` rewrites
+    in turn where they can be (an assignment from a `torch.cuda` call is left
+    to you).
 
     ## Why is this bad?
     It is not, if the file is meant for GPU machines only: then set
@@ -43,6 +45,16 @@ class GpuOnlyFile(Rule):
 import torch
 from torch import nn
 model = nn.Linear(8, 8).cuda()  # expect: DEV204
+x = torch.randn(4, 8).cuda()
+torch.cuda.synchronize()
+""",
+    )
+    FIXED = (
+        """\
+import torch
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 8).to(device)
 x = torch.randn(4, 8).cuda()
 torch.cuda.synchronize()
 """,

@@ -63,6 +63,19 @@ y = x @ x
 elapsed = time.perf_counter() - start  # expect: DEV301
 """,
     )
+    FIXED = (
+        """\
+import time
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(256, 256, device=device)
+start = time.perf_counter()
+y = x @ x
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+elapsed = time.perf_counter() - start
+""",
+    )
     VALID = (
         """\
 import time

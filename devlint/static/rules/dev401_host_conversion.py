@@ -44,6 +44,14 @@ scores = torch.randn(10, device=device)
 values = scores.numpy()  # expect: DEV401
 """,
     )
+    FIXED = (
+        """\
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+scores = torch.randn(10, device=device)
+values = scores.detach().cpu().numpy()
+""",
+    )
     VALID = (
         """\
 import torch
