@@ -336,3 +336,31 @@ def test_a_helper_finding_is_reported_once_and_noqa_in_the_helper_silences_it(tm
     (tmp_path / "helpers.py").write_text(textwrap.dedent(NUMPY_HELPER).replace(
         "# reached", "# noqa: DEV401 reached"))
     assert run_cli("--no-cache", ".", cwd=tmp_path).returncode == 0
+
+
+def test_a_callback_sees_the_model_a_trainer_moved_under_main(tmp_path):
+    """minGPT's layout: the Trainer moves the model in its __init__; the evaluation callback uses the model."""
+    write(tmp_path, {"trainer.py": """\
+        import torch
+
+
+        class Trainer:
+            def __init__(self, model):
+                self.device = "cuda" if torch.cuda.is_available() else "cpu"
+                self.model = model
+                self.model = self.model.to(self.device)
+    """, "run.py": """\
+        import torch
+        from trainer import Trainer
+
+        if __name__ == "__main__":
+            model = torch.nn.Linear(4, 2)
+            trainer = Trainer(model)
+
+            def evaluate(trainer):
+                x = torch.randn(3, 4).to(trainer.device)
+                return model(x)
+
+            trainer.callback = evaluate
+    """})
+    assert codes(tmp_path / "run.py") == set()

@@ -23,6 +23,7 @@ from devlint.core.findings import (
 from devlint.static.fixes import to_edits
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
+from devlint.static.rules import RULES_BY_CODE
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.static.syntax import parse_module
@@ -145,8 +146,6 @@ def merge_findings(findings: Sequence[Finding]) -> list[Finding]:
 
 
 def _superseded_by(code: str) -> tuple:
-    from devlint.static.rules import RULES_BY_CODE  # the catalogue, which is found when first asked for
-
     rule = RULES_BY_CODE.get(code)
     return rule.supersedes if rule is not None else ()
 

@@ -12,6 +12,65 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # found by whole-project analysis on detectron2 (poolers.py, boxes.py): a ModuleList of poolings has no
+    # parameters, so a module holding only it runs wherever its input is
+    "module_list_of_stateless_layers_runs_anywhere": """
+import torch
+from torch import nn
+class Pooler(nn.Module):
+    def __init__(self, scales):
+        super().__init__()
+        self.levels = nn.ModuleList(nn.AvgPool2d(s) for s in scales)
+    def forward(self, x):
+        return self.levels[0](x)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+pooler = Pooler([2, 4])
+out = pooler(torch.randn(1, 3, 8, 8).to(device))
+""",
+    "module_list_with_a_layer_stays_on_the_cpu": """
+import torch
+from torch import nn
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.levels = nn.ModuleList([nn.AvgPool2d(2), nn.Linear(4, 4)])
+    def forward(self, x):
+        return self.levels[1](x)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+head = Head()
+out = head(torch.randn(1, 4).to(device))  # expect: DEV102
+""",
+    # `inter.device` of a tensor this function computed from a call we cannot see: unknown, not a device
+    # the program chose (boxes.py pairwise_iou given cpu boxes by a test)
+    "device_of_an_unknown_local_tensor_is_unknown": """
+import torch
+from helpers import intersection
+def iou(area, boxes):
+    inter = intersection(boxes)
+    return torch.where(inter > 0, inter / area, torch.zeros(1, device=inter.device))
+iou(torch.ones(3), torch.ones(3, 4))
+""",
+    "device_of_a_configuration_is_still_the_chosen_one": """
+import torch
+def train(args, model):
+    model.to(args.device)
+    x = torch.randn(3, 4)
+    return model(x)  # expect: DEV102
+""",
+    # `is_numpy = isinstance(box, np.ndarray)` ... `if is_numpy: np.asarray(box)`: host data in that branch
+    "isinstance_numpy_flag_narrows": """
+import numpy as np
+import torch
+def convert(box):
+    is_numpy = isinstance(box, np.ndarray)
+    if is_numpy:
+        arr = torch.from_numpy(np.asarray(box))
+    else:
+        arr = box.clone()
+    return arr
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+convert(torch.ones(2, 4).to(device))
+""",
     # `.to()` alone on an object of unknown class: it may move itself in place (BatchEncoding, PyG Data)
     "custom_collate_batch_moves_itself": """
 import torch

@@ -52,12 +52,27 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
         # `args.device` of a parameter used as no tensor or module is: the device a configuration chose
         param = base.where.param
         return DeviceValue(why=((node, ""),) if node is not None else (), where=replace(SELECTED, name=f"{param}.device"))
-    if isinstance(base, Unknown) and attr == "device" and node is not None and type(node) is cst.Attribute \
-            and type(node.value) is cst.Name and node.value.value in interp.tensor_names():
+    if isinstance(base, Unknown) and attr == "device" and _unknown_local(interp, node, state):
         return DeviceValue(where=None)  # the device of a tensor we know nothing of: unknown, not a chosen one
     if isinstance(base, (Unknown, Located)):
         return _unknown_attribute(base, attr, node)
     return BoundMethod(receiver=base, name=attr)
+
+
+def _unknown_local(interp, node: Optional[cst.CSTNode], state) -> bool:
+    """`inter.device` where `inter` is a value this function computed and we cannot know (a tensor, as a
+    rule: `x.device` of a configuration, `args.device`, is the chosen device, but a configuration is a
+    parameter or a module-level name), or a name used as a tensor."""
+    if node is None or type(node) is not cst.Attribute or type(node.value) is not cst.Name:
+        return False
+    name = node.value.value
+    if name in interp.tensor_names():
+        return True
+    function = interp.current_function
+    if function is None or name not in state.env:
+        return False
+    params = function.params
+    return all(p.name.value != name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
 def _configuration(interp, base: Located) -> bool:

@@ -248,6 +248,8 @@ def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
         state.timing = caller.timing.copy()
         state.timing.depth, state.timing.lap = 0, False
+    elif interp.moved_at_end:  # analysed on its own (a callback): the module level's moves have happened
+        state.moved = dict(interp.moved_at_end)
     if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is

@@ -50,6 +50,7 @@ class Interpreter:
         self.project = project  # the project's other modules, or None: this file alone
         self.importing = None  # the file of the project module whose top level is being walked
         self.foreign = 0  # > 0: in a function of another module, called from this file
+        self.moved_at_end: dict = {}  # the modules moved in place by the module level (functions see them)
         self._emit = emit
         self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
         # the muted level of a loop's first pass, which runs on the state before the loop: what it sees
@@ -88,6 +89,7 @@ class Interpreter:
         self.globals = state.env
         end = exec_block(self, self.module.body, state)
         self.globals = end.env
+        self.moved_at_end = end.moved
         self.module_default_device = end.default_device
         called = self.prepass.called_names
         foreign = self.project.foreign_functions if self.project is not None else ()

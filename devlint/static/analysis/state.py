@@ -120,7 +120,7 @@ class State:
             new.default_device = SELECTED if availability_split and gpu and None in devices else None
         new.timing = self.timing.join(other.timing)
         if self.moved or other.moved:
-            new.moved = _join_moves(self.moved, other.moved, availability_split, branch)
+            new.moved = _join_moves(self, other, availability_split, branch)
         return new
 
     def same(self, other: "State") -> bool:
@@ -133,14 +133,20 @@ class State:
         )
 
 
-def _join_moves(mine: dict, other: dict, availability_split: bool, branch) -> dict:
-    """Moves where paths meet. A move made on one path only is forgotten: the names joined hold what
-    is known of the object then (`if torch.cuda.is_available(): model.cuda()` leaves it on the selected
-    device, which the join of `model` says)."""
+def _join_moves(mine: "State", other: "State", availability_split: bool, branch) -> dict:
+    """Moves where paths meet. A move made on one path only is forgotten when the other path knows the
+    object too: the names joined hold what is known of it then (`if torch.cuda.is_available():
+    model.cuda()` leaves it on the selected device, which the join of `model` says). An object the other
+    path never saw (built and moved under `if __name__ == "__main__":`) keeps its move."""
     moved = {}
-    for ident in mine.keys() & other.keys():
-        a, b = mine[ident], other[ident]
+    for ident in mine.moved.keys() & other.moved.keys():
+        a, b = mine.moved[ident], other.moved[ident]
         moved[ident] = a if a is b else join(a, b, availability_split, branch)
+    for one, rest in ((mine, other), (other, mine)):
+        only = one.moved.keys() - rest.moved.keys()
+        if only:
+            seen = {getattr(v, "ident", 0) for v in rest.env.values()}
+            moved.update((ident, one.moved[ident]) for ident in only if ident not in seen)
     return moved
 
 

@@ -227,21 +227,39 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
 
 
 def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
-    """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch."""
+    """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch;
+    `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
+    if type(test) is cst.Name:
+        test = _flag_definition(interp, test.value) or test
     if not (type(test) is cst.Call and test.args):
         return
     callee = interp.eval(test.func, then_state)
     path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
     subject = dotted(test.args[0].value)
-    is_tensor = path == "torch.is_tensor" or (
-        path == "isinstance" and len(test.args) > 1
-        and getattr(interp.eval(test.args[1].value, then_state), "path", "") == "torch.Tensor"
-    )
+    kind = getattr(interp.eval(test.args[1].value, then_state), "path", "") if len(test.args) > 1 else ""
+    is_tensor = path == "torch.is_tensor" or (path == "isinstance" and kind == "torch.Tensor")
+    if path == "isinstance" and kind == "numpy.ndarray" and subject and subject in then_state.env:
+        then_state.env[subject] = UNKNOWN  # a numpy array here, whatever the callers passed elsewhere
+        return
     if is_tensor and subject:
         current = then_state.env.get(subject)
         if isinstance(current, (Unknown, Located)) or current is None:
             then_state.env[subject] = Tensor(where=current.device if current else None, from_param=subject)
             interp.tensor_names().add(subject)
+
+
+def _flag_definition(interp, name: str) -> Optional[cst.BaseExpression]:
+    """The call a flag of the current function was set to (`is_numpy = isinstance(box, np.ndarray)`)."""
+    function = interp.current_function
+    body = function.body.body if function is not None and type(function.body) is cst.IndentedBlock else ()
+    found = None
+    for stmt in body:
+        if type(stmt) is cst.SimpleStatementLine:
+            for small in stmt.body:
+                if type(small) is cst.Assign and len(small.targets) == 1 \
+                        and type(small.targets[0].target) is cst.Name and small.targets[0].target.value == name:
+                    found = small.value if found is None else False  # set twice: no single meaning
+    return found or None
 
 
 def exec_try(interp, node: cst.Try, state: State) -> State:
