@@ -24,24 +24,22 @@ from devlint.runtime.origins import (Origin, _library_files, _sites, describe_st
                                      story_sites, user_stack, user_where, where_of)
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Record
-from devlint.static.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
-                                         RUNTIME_PACKED_RNNS, RUNTIME_SYNCS)
+from devlint.core.torch_catalogue.views import (RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES,
+                                                RUNTIME_FIRST_OUTPUT_ONLY, RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS,
+                                                RUNTIME_PACKED_RNNS, RUNTIME_QUERIES, RUNTIME_SYNCS)
 
 _CROSS_DEVICE = RUNTIME_CROSS_DEVICE
 _FACTORIES = RUNTIME_FACTORIES
 _PACKED_RNNS = RUNTIME_PACKED_RNNS
 _MODULE_FUNCTIONS = RUNTIME_MODULE_FUNCTIONS
 _SYNCS = RUNTIME_SYNCS
-_FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})  # the rest stay on the cpu
-_ANSWERED = frozenset({"get_device", "pin_memory", "is_pinned", "record_stream"})
-_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+_FIRST_OUTPUT_ONLY = RUNTIME_FIRST_OUTPUT_ONLY  # the rest stay on the cpu
+_ANSWERED = RUNTIME_ANSWERED
+_HOOKS = RUNTIME_HOOKS
 # Questions about one tensor that answer with a Python value on any device (or return the tensor itself):
 # nothing to check, nothing made. Descriptors' `__get__` (dtype, shape...) count too, those in
 # _DESCRIPTORS apart. A third of a numerical test suite's torch calls are these.
-_QUERIES = frozenset({
-    "dim", "ndimension", "size", "numel", "nelement", "__len__", "is_complex", "is_floating_point", "is_signed",
-    "element_size", "stride", "is_contiguous", "storage_offset", "data_ptr", "requires_grad_", "is_inference",
-    "_set_grad_enabled", "__get__"})
+_QUERIES = RUNTIME_QUERIES
 # Results that are no tensor, and hold none: nothing to record.
 _PLAIN_RESULTS = frozenset({type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device})
 _DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import torch
 
-from devlint.static.semantics.torch_api import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_NAMES,
-                                         TENSOR_TYPE_DTYPES)
+from devlint.core.torch_catalogue.views import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_DTYPES,
+                                                TENSOR_TYPE_NAMES)
 
 if TYPE_CHECKING:
     from devlint.runtime.checker import DeviceChecker

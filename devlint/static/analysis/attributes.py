@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.static.analysis import functions
 from devlint.static.analysis.guards import guess_flag
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
     Module, Ref, Seq, Tensor, Unknown, Value, replace,

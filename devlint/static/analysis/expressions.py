@@ -11,7 +11,7 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
 from devlint.static.analysis.state import Returned
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import const_key, element, join_all, make_seq
 from devlint.static.semantics.devices import as_device

@@ -18,7 +18,7 @@ from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.prepass import Scope, children
 from devlint.static.analysis.state import Returned, State
 from devlint.core.facts import Context
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.static.syntax import dotted

@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
     Value,

@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter
 
 

@@ -16,7 +16,7 @@ from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, polarity
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base

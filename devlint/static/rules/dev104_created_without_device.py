@@ -5,16 +5,11 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.core.facts import ModuleCall, Operand, Operation
+from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
+from devlint.core.torch_catalogue.views import FACTORIES_WITH_DEVICE
 from devlint.static.fixes import AFTER, Fix, NodeEdit
 from devlint.static.fixes.helpers import function_of
-from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.static.rules.base import Verdict, Rule
-
-# torch factories that take `device=` in every overload
-_FACTORIES = frozenset(
-    "zeros ones empty full rand randn randint randperm arange linspace logspace eye tensor as_tensor asarray "
-    "empty_strided scalar_tensor tril_indices triu_indices hann_window hamming_window bartlett_window "
-    "blackman_window kaiser_window".split())
 
 
 class CreatedWithoutDevice(Rule):
@@ -115,7 +110,7 @@ class Cell(nn.Module):
         if type(factory) is not cst.Call or not param or param == "self" or not factory.args:
             return None
         name = factory.func.attr.value if type(factory.func) is cst.Attribute else None
-        if name not in _FACTORIES or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
+        if name not in FACTORIES_WITH_DEVICE or any(a.star or (a.keyword and a.keyword.value == "device") for a in factory.args):
             return None
         function = function_of(self.file, factory)
         if function is None:

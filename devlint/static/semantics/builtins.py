@@ -4,7 +4,7 @@ and the calls that never return (`sys.exit`)."""
 from __future__ import annotations
 
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import element, join_all
 from devlint.static.semantics.modules import register_by_hand

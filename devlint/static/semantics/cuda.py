@@ -5,7 +5,7 @@ from __future__ import annotations
 
 
 from devlint.core.facts import EventElapsed, GpuAssumption
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device

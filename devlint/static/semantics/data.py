@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.core.facts import CpuOnlyArgument, Load
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.syntax import dotted

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from devlint.core.facts import FreshMove
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import (

@@ -4,7 +4,7 @@ conversions that make the host wait for the GPU (`.item()`, `.tolist()`, `print(
 from __future__ import annotations
 
 from devlint.core.facts import CpuOnlyArgument, HostConversion
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.core.values import UNKNOWN, Located, Tensor, Value

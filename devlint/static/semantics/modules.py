@@ -7,7 +7,7 @@ import libcst as cst
 
 from devlint.core.facts import UnregisteredModule
 from devlint.static.semantics import optim
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why

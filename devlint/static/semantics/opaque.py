@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from devlint.static.semantics import (
     argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
 )
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler
 from devlint.core.values import (
     UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,

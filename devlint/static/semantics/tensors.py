@@ -11,7 +11,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.facts import Operand
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import dict_entry
 from devlint.static.semantics.devices import device_argument
