@@ -17,6 +17,11 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
+from devlint.core.torch_catalogue.views import (HOST_CONVERSION_METHODS, MOVE_METHODS, MOVES_LIKE, MOVES_TO_ARGUMENT,
+                                                MOVES_TO_CPU, MOVES_TO_GPU, RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES,
+                                                RUNTIME_FIRST_OUTPUT_ONLY, RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS,
+                                                RUNTIME_PACKED_RNNS, RUNTIME_QUERIES, RUNTIME_SYNCS)
 from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
     tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
@@ -24,11 +29,10 @@ from devlint.runtime.origins import (Origin, _library_files, _sites, describe_st
                                      story_sites, user_stack, user_where, where_of)
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Record
-from devlint.core.torch_catalogue.views import (RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES,
-                                                RUNTIME_FIRST_OUTPUT_ONLY, RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS,
-                                                RUNTIME_PACKED_RNNS, RUNTIME_QUERIES, RUNTIME_SYNCS)
 
 _CROSS_DEVICE = RUNTIME_CROSS_DEVICE
+_MOVES = MOVE_METHODS | MOVES_LIKE
+_TO_NUMPY = HOST_CONVERSION_METHODS
 _FACTORIES = RUNTIME_FACTORIES
 _PACKED_RNNS = RUNTIME_PACKED_RNNS
 _MODULE_FUNCTIONS = RUNTIME_MODULE_FUNCTIONS
@@ -114,8 +118,8 @@ class DeviceChecker(TorchFunctionMode):
         owner = getattr(func, "__self__", None)
         if name in ("__get__", "__set__") and owner in _DESCRIPTORS:
             return (self._get if name == "__get__" else self._set), _DESCRIPTORS[owner]
-        table = {"to": self._move, "cuda": self._move, "cpu": self._move, "type_as": self._move,
-                 "numpy": self._to_host,
+        table = {**{name: self._move for name in _MOVES},
+                 **{name: self._to_host for name in _TO_NUMPY},
                  "__array__": self._to_host, "set_": self._set_storage, "grad": self._autograd_grad,
                  "_parse_to": self._passthrough, "_pack_padded_sequence": self._pack}
         if name in table and not (name == "grad" and func is not torch.autograd.grad):
@@ -182,7 +186,7 @@ class DeviceChecker(TorchFunctionMode):
                 self.records.of(out).origin = origin
                 if target is not None:
                     devices.tag(out, target)
-            if target is not None and target.type == "cuda":
+            if target is not None and target.type == CUDA_TYPE:
                 self.pending_work = self.launched_since_clock = True
         return result
 
@@ -302,11 +306,11 @@ class DeviceChecker(TorchFunctionMode):
         devices = self.devices
         source = devices.device_of(tensor)
         dtype = memory_format = None
-        if name == "cpu":
+        if name in MOVES_TO_CPU:
             target, memory_format = CPU, kwargs.get("memory_format")
-        elif name == "cuda":
+        elif name in MOVES_TO_GPU:
             index = args[1] if len(args) > 1 else kwargs.get("device")
-            target, memory_format = devices.resolve(index if index is not None else "cuda"), kwargs.get("memory_format")
+            target, memory_format = devices.resolve(index if index is not None else CUDA_TYPE), kwargs.get("memory_format")
         else:
             target, dtype, memory_format = to_target(devices, args, kwargs)
         if target is None or target == source:
@@ -322,7 +326,7 @@ class DeviceChecker(TorchFunctionMode):
             return result
         result = devices.transfer(func, tensor, args, kwargs, dtype)
         where = user_where(3)
-        how = {"cpu": ".cpu()", "cuda": ".cuda()", "type_as": ".type_as()"}.get(name, f".to({target})")
+        how = f".to({target})" if name in MOVES_TO_ARGUMENT else f".{name}()"
         self.records.of(result).origin = Origin(where, how)
         devices.tag(result, target)
         self._count_transfer(tensor, source, target, where)
@@ -331,9 +335,9 @@ class DeviceChecker(TorchFunctionMode):
     def _count_transfer(self, tensor: torch.Tensor, source: torch.device, target: torch.device,
                         where: Optional[tuple]) -> None:
         self.report.add_transfer(site_of(where), f"{source}->{target}", tensor.numel() * tensor.element_size())
-        if target.type == "cuda":
+        if target.type == CUDA_TYPE:
             self.pending_work = self.launched_since_clock = True
-        elif source.type == "cuda":
+        elif source.type == CUDA_TYPE:
             self._synced(".cpu()", where)
 
     # ------------------------------------------------------------ checks
@@ -412,7 +416,7 @@ class DeviceChecker(TorchFunctionMode):
         lengths = args[1] if len(args) > 1 else kwargs.get("lengths")
         if isinstance(lengths, torch.Tensor):
             device = self.devices.device_of(lengths)
-            if device.type != "cpu":
+            if device.type != CPU_TYPE:
                 dtype = str(lengths.dtype).replace("torch.", "").capitalize()
                 message = (f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {device} "
                            f"{dtype} tensor\ndevlint: pack_padded_sequence: lengths from {self._story(lengths)}")
@@ -423,7 +427,7 @@ class DeviceChecker(TorchFunctionMode):
         __tracebackhide__ = True
         tensor = args[0]
         device = self.devices.device_of(tensor)
-        if device.type != "cpu" and not kwargs.get("force", False):
+        if device.type != CPU_TYPE and not kwargs.get("force", False):
             message = (f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                        f"to host memory first.\ndevlint: the tensor comes from {self._story(tensor)}")
             self._problem("DEV401", message, [tensor], HostConversionError)

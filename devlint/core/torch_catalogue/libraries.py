@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from devlint.core.torch_catalogue.records import CPU, CUDA, MPS, XPU
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE
 
 # Canonical names for common aliases.
 ALIASES = {
@@ -17,7 +17,7 @@ TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch
                        "torch.sparse.", "torch.autograd.")
 MODULE_CLASSES_PREFIX = ("torch.nn.",)
 # The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
-BACKEND_MODULES = frozenset({CUDA, MPS, XPU, CPU, "npu", "hpu", "mtia"})
+BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
 
 # Libraries that need an NVIDIA GPU to import or to do anything: code after their import runs with one.
 CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt"})
@@ -51,15 +51,15 @@ SKIP_UNLESS_DECORATORS = frozenset({"unittest.skipUnless"})
 
 # Command-line options that choose a device: a file with one means to run without a GPU too.
 DEVICE_OPTIONS = frozenset(
-    {CPU, "no_cuda", "nocuda", CUDA, "use_cuda", "device", "devices", "gpu", "gpus", "gpu_id", "gpu_ids",
-     "no_gpu", "use_gpu", "ngpu", "n_gpu", "num_gpus", "accelerator", "no_accel", "no_mps", MPS, "use_cpu",
+    {"cpu", "no_cuda", "nocuda", "cuda", "use_cuda", "device", "devices", "gpu", "gpus", "gpu_id", "gpu_ids",
+     "no_gpu", "use_gpu", "ngpu", "n_gpu", "num_gpus", "accelerator", "no_accel", "no_mps", "mps", "use_cpu",
      "cpu_only", "force_cpu", "local_rank"}
 )
 
 # Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
-FLAG_NAMES = frozenset({CUDA, "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
+FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})
-NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", CPU, "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
+NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
 
 # Parameters (or variables) named like these hold a dtype.
 DTYPE_NAME_HINTS = ("dtype", "type", "precision", "half", "float")

@@ -30,8 +30,9 @@ MODULE_RECORDS: List[Api] = [
         "MultiheadAttention PReLU").split()),
     # a module returns itself
     method("eval", roles=Role.KEEPS_MODULE | Role.MODULE_ONLY),
-    method("train", "float", "double", "half", "bfloat16", "share_memory", "apply", "zero_grad",
-           roles=Role.KEEPS_MODULE),
+    method("float", "double", "half", roles=Role.KEEPS_MODULE | Role.KEEPS_TENSOR | Role.KEEPS_SCALAR),
+    method("bfloat16", roles=Role.KEEPS_MODULE | Role.KEEPS_TENSOR),
+    method("train", "share_memory", "apply", "zero_grad", roles=Role.KEEPS_MODULE),
     # only an nn.Module has these
     method("parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers",
            "named_buffers", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
@@ -42,6 +43,8 @@ DATA_RECORDS: List[Api] = [
     fn("torch.utils.data.Dataset", "torch.utils.data.IterableDataset", "torch.utils.data.Sampler",
        "torch.utils.data.dataset.Dataset", "torch.utils.data.sampler.Sampler", "torch.utils.data.BatchSampler",
        roles=Role.DATASET_BASE),
-    fn("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader", roles=Role.LOADER),
+    fn("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader", roles=Role.LOADER,
+       cpu_only_options=(("pin_memory", "pins (`pin_memory=True`)"),
+                         ("num_workers", "sends to worker processes (`num_workers > 0`)"))),
     fn("torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset", roles=Role.TENSOR_DATASET),
 ]

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 # Device types, as torch spells them in `torch.device(TYPE)` and `tensor.device.type`.
-CPU = "cpu"
-CUDA = "cuda"
-MPS = "mps"
-XPU = "xpu"
+CPU_TYPE = "cpu"
+CUDA_TYPE = "cuda"
+MPS_TYPE = "mps"
+XPU_TYPE = "xpu"
 
 
 class Device(enum.Enum):
@@ -29,6 +29,9 @@ class Device(enum.Enum):
     CPU_RESULT = enum.auto()  # always on cpu, whatever the arguments (`torch.from_numpy`)
     CURRENT_GPU = enum.auto()  # on the current GPU, and assumes one (`torch.cuda.FloatTensor`)
     IDENTITY = enum.auto()  # returns its first argument as it is (`torch.autograd.Variable`)
+    MOVE = enum.auto()  # `x.to(d)`: to the device its argument names (or only a dtype change)
+    TO_GPU = enum.auto()  # `x.cuda()`: to the current GPU, or the one given
+    TO_CPU = enum.auto()  # `x.cpu()`
 
 
 class Host(enum.Enum):
@@ -47,6 +50,38 @@ class Sync(enum.Enum):
     RUNTIME = enum.auto()  # the runtime checker only (dunders the static walk never sees as calls)
 
 
+class Simulated(enum.Enum):
+    """What the simulated GPU (runtime/simulate.py, runtime/devices.py) answers in place of the real call."""
+
+    TRUE = enum.auto()  # `is_available()`
+    GPU_COUNT = enum.auto()  # `device_count()`: the simulated number of GPUs
+    CURRENT_INDEX = enum.auto()  # `current_device()`
+    SET_INDEX = enum.auto()  # `set_device(i)`
+    DEVICE_CONTEXT = enum.auto()  # `with torch.cuda.device(i)`
+    DEVICE_OF = enum.auto()  # `with torch.cuda.device_of(x)`
+    INDEX_CONTEXT = enum.auto()  # `with torch.accelerator.device_index(i)`
+    CURRENT_ACCELERATOR = enum.auto()  # a cuda device
+    DEVICE_NAME = enum.auto()
+    PROPERTIES = enum.auto()
+    CAPABILITY = enum.auto()  # (8, 0)
+    CAPABILITY_DICT = enum.auto()  # {"major": 8, "minor": 0}, as torch.accelerator says it
+    SYNCHRONIZE = enum.auto()  # empties the queue of GPU work the timing check watches
+    EVENT = enum.auto()
+    STREAM = enum.auto()
+    CURRENT_STREAM = enum.auto()
+    STREAM_CONTEXT = enum.auto()  # `with torch.cuda.stream(s)`
+    MEMORY_INFO = enum.auto()  # (free, total)
+    MEMORY_SUMMARY = enum.auto()
+    EMPTY_STATS = enum.auto()  # {}
+    ZERO = enum.auto()  # 0 bytes
+    RNG_STATE = enum.auto()
+    RNG_STATES = enum.auto()  # one per GPU
+    NOTHING = enum.auto()  # does nothing, returns None
+    RECEIVER = enum.auto()  # a tensor method that returns its tensor (`pin_memory()`: pinning needs a real GPU)
+    FALSE = enum.auto()  # a tensor method that answers False (`is_pinned()`)
+    DEVICE_INDEX = enum.auto()  # `get_device()`: the simulated index, -1 on cpu
+
+
 class Role(enum.Flag):
     """Memberships that are no device effect: what a name is evidence of, how to treat its arguments."""
 
@@ -54,6 +89,7 @@ class Role(enum.Flag):
     # functions
     SAMPLES = enum.auto()  # samples from tensor arguments when given them: then on their device
     SCALAR_FROM_NUMBER = enum.auto()  # 0-dim when given a single Python number
+    FOLLOWS_DATA = enum.auto()  # given a tensor (`torch.tensor(t)`), a copy where that tensor is
     TAKES_SEQUENCE = enum.auto()  # its first argument is a list of tensors
     RETURNS_TUPLE = enum.auto()  # returns a tuple of tensors on its input's device
     NOT_OP = enum.auto()  # computes on no tensor: no device check, no tensor result
@@ -62,6 +98,9 @@ class Role(enum.Flag):
     METADATA = enum.auto()  # returns host metadata, not a tensor
     CROSS_DEVICE = enum.auto()  # may cross devices by design, or reads only its argument's shape
     KEEPS_MODULE = enum.auto()  # a module returns itself (a tensor: a view or copy on its device)
+    KEEPS_TENSOR = enum.auto()  # a tensor returns itself, or a copy on its device, with its story
+    KEEPS_SCALAR = enum.auto()  # a 0-dim tensor stays 0-dim
+    REDUCES = enum.auto()  # 0-dim result when given no dimension (`x.sum()`, `torch.sum(x)`)
     MODULE_ONLY = enum.auto()  # only an nn.Module has it: evidence of a module
     TENSOR_ONLY = enum.auto()  # only a tensor has it: evidence of a tensor
     # classes
@@ -81,6 +120,7 @@ class Role(enum.Flag):
     CURRENT_ACCELERATOR = enum.auto()
     DEVICE_COUNT = enum.auto()
     DEVICE_CHECK = enum.auto()  # a file calling it means to run without a GPU too
+    DEVICE_CONSTRUCTOR = enum.auto()  # `torch.device("cuda", 1)`
     DEVICE_CONTEXT = enum.auto()  # `with torch.cuda.device(i)`
     SET_DEVICE = enum.auto()
     SET_DEFAULT_DEVICE = enum.auto()
@@ -97,9 +137,6 @@ class Role(enum.Flag):
     RT_MODULE_FUNCTION = enum.auto()  # functional form of a module with parameters
     RT_PACKED_RNN = enum.auto()  # a recurrent kernel that takes cpu batch sizes beside GPU data
     RT_FIRST_OUTPUT_ONLY = enum.auto()  # only the first output follows the input; the rest stay on cpu
-    # the simulated GPU
-    SIM_ZERO_MEMORY = enum.auto()  # answers 0 bytes
-    SIM_NO_OP = enum.auto()  # does nothing
 
 
 @dataclass(frozen=True)
@@ -112,11 +149,15 @@ class Api:
     takes_device: bool = False  # takes `device=` in every overload (DEV104's autofix adds one)
     syncs: Sync = Sync.NO
     needs_gpu: bool = False  # fails on a machine without a GPU (DEV203)
+    launches: bool = False  # queues GPU work on its receiver's device whatever it returns (`loss.backward()`)
     host: Host = Host.NONE
     roles: Role = Role.NONE
     accelerator: Optional[str] = None  # the device type an availability check is about, when not CUDA
     cpu_only_arg: Optional[Tuple[Optional[int], str]] = None  # an argument that must be on cpu: (position, keyword)
     trace: Optional[Tuple[int, int]] = None  # calls a module on an example input: (module position, input position)
+    simulated: Optional[Simulated] = None  # what the simulated GPU answers instead
+    # keyword options that need cpu data, and what each does with it (for the message): DataLoader(pin_memory=)
+    cpu_only_options: Tuple[Tuple[str, str], ...] = ()
 
 
 def fn(*names: str, **fields: object) -> Api:

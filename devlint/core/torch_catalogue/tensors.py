@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from devlint.core.torch_catalogue.records import Api, Device, Host, Role, Sync, fn, method
+from devlint.core.torch_catalogue.records import Api, Device, Host, Role, Simulated, Sync, fn, method
 
 FACTORY, LIKE, NEW = Device.FACTORY, Device.LIKE, Device.NEW
 
@@ -17,11 +17,13 @@ TENSOR_TYPE_NAMES = tuple(TENSOR_TYPE_DTYPES)
 FACTORY_RECORDS: List[Api] = [
     # create on cpu unless given device=; `takes_device`: every overload takes device=
     *(fn(f"torch.{name}", device=FACTORY, takes_device=True) for name in (
-        "zeros ones empty full rand randn randint randperm arange linspace logspace eye asarray "
+        "zeros ones empty full rand randn randint randperm arange linspace logspace eye "
         "empty_strided tril_indices triu_indices hann_window hamming_window bartlett_window "
         "blackman_window kaiser_window").split()),
-    *(fn(f"torch.{name}", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER)
-      for name in ("tensor", "as_tensor", "scalar_tensor")),
+    fn("torch.asarray", device=FACTORY, takes_device=True, roles=Role.FOLLOWS_DATA),
+    fn("torch.tensor", "torch.as_tensor", device=FACTORY, takes_device=True,
+       roles=Role.SCALAR_FROM_NUMBER | Role.FOLLOWS_DATA),
+    fn("torch.scalar_tensor", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER),
     *(fn(f"torch.{name}", device=FACTORY) for name in "range sparse_coo_tensor sparse_csr_tensor complex polar "
       "Tensor".split()),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
@@ -47,9 +49,10 @@ FUNCTION_RECORDS: List[Api] = [
     *(fn(f"torch.{name}", roles=Role.NOT_OP) for name in (
         "save is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
         "set_printoptions get_default_dtype set_default_dtype is_floating_point is_complex typename "
-        "device dtype Size finfo iinfo set_num_threads get_num_threads use_deterministic_algorithms "
+        "dtype Size finfo iinfo set_num_threads get_num_threads use_deterministic_algorithms "
         "set_float32_matmul_precision equal allclose isclose testing.assert_close").split()),
     fn("torch.load", roles=Role.NOT_OP | Role.LOAD),
+    fn("torch.device", roles=Role.NOT_OP | Role.DEVICE_CONSTRUCTOR),
     fn("torch.compile", "torch.jit.script", roles=Role.NOT_OP | Role.MODULE_WRAPPER),
     fn("torch.jit.trace", "torch.onnx.export", roles=Role.NOT_OP, trace=(0, 1)),
     method("add_graph", trace=(0, 1)),  # SummaryWriter.add_graph
@@ -63,11 +66,16 @@ _EVIDENCE = Role.TENSOR_ONLY
 
 METHOD_RECORDS: List[Api] = [
     # tensor -> Python value, and an implicit synchronization
-    method("item", "tolist", host=Host.VALUE, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE),
+    method("item", host=Host.VALUE, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE | Role.REDUCES),
+    method("tolist", host=Host.VALUE, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE),
     method("numpy", host=Host.NUMPY, syncs=Sync.YES, roles=_EVIDENCE),
-    method("cpu", syncs=Sync.YES, roles=Role.CROSS_DEVICE),
-    method("to", "cuda", "set_", roles=Role.CROSS_DEVICE),
-    method("copy_", "type_as", "index_put_", "reshape_as", "resize_as_", roles=Role.CROSS_DEVICE | Role.RT_CROSS_DEVICE),
+    # moves
+    method("to", device=Device.MOVE, roles=Role.CROSS_DEVICE),
+    method("cuda", device=Device.TO_GPU, needs_gpu=True, roles=Role.CROSS_DEVICE),
+    method("cpu", device=Device.TO_CPU, syncs=Sync.YES, roles=Role.CROSS_DEVICE),
+    method("type_as", device=LIKE, roles=Role.CROSS_DEVICE | Role.RT_CROSS_DEVICE),
+    method("set_", roles=Role.CROSS_DEVICE),
+    method("copy_", "index_put_", "reshape_as", "resize_as_", roles=Role.CROSS_DEVICE | Role.RT_CROSS_DEVICE),
     method("expand_as", "view_as", roles=Role.CROSS_DEVICE | Role.RT_CROSS_DEVICE | _EVIDENCE),
     method("synchronize", syncs=Sync.YES),  # Stream.synchronize, Event.synchronize
     method("nonzero", syncs=Sync.RUNTIME, roles=_EVIDENCE),
@@ -77,19 +85,32 @@ METHOD_RECORDS: List[Api] = [
     method("size", "dim", "ndimension", "numel", roles=_META | _QUERY | _EVIDENCE),
     method("nelement", "element_size", "is_contiguous", "stride", "data_ptr", "storage_offset",
            "is_floating_point", "is_complex", "__len__", roles=_META | _QUERY),
-    method("get_device", "is_pinned", roles=_META | Role.RT_ANSWERED),
+    method("get_device", roles=_META | Role.RT_ANSWERED, simulated=Simulated.DEVICE_INDEX),
+    method("is_pinned", roles=_META | Role.RT_ANSWERED, simulated=Simulated.FALSE),
     method("register_hook", roles=_META | Role.RT_HOOK),
     method("share_memory_", roles=_META | Role.RT_CROSS_DEVICE),
-    method("type", "backward", "retain_grad", "q_scale", "q_zero_point", "nbytes", "itemsize", "is_shared",
+    method("backward", roles=_META, launches=True),
+    method("step", launches=True),  # an optimizer's step
+    method("type", "retain_grad", "q_scale", "q_zero_point", "nbytes", "itemsize", "is_shared",
            "untyped_storage", roles=_META),
-    method("pin_memory", "record_stream", roles=Role.RT_ANSWERED),
+    method("pin_memory", roles=Role.RT_ANSWERED, simulated=Simulated.RECEIVER),
+    method("record_stream", roles=Role.RT_ANSWERED, simulated=Simulated.NOTHING),
     method("register_post_accumulate_grad_hook", roles=Role.RT_HOOK),
     method("is_signed", "is_inference", "_set_grad_enabled", "__get__", roles=_QUERY),
-    method("requires_grad_", roles=_QUERY | Role.KEEPS_MODULE),
+    method("requires_grad_", roles=_QUERY | Role.KEEPS_MODULE | Role.KEEPS_TENSOR),
+    # reductions, and methods that return several tensors when given arguments
+    method("sum", "mean", "norm", "prod", "std", "var", "all", "any", "argmax", "argmin", "logsumexp", "dot",
+           "nansum", "nanmean", "amax", "amin", roles=Role.REDUCES),
+    method("max", "min", "median", roles=Role.REDUCES | Role.RETURNS_TUPLE),
+    method("sort", "chunk", "split", "kthvalue", "mode", roles=Role.RETURNS_TUPLE),
+    method("topk", "unbind", roles=Role.RETURNS_TUPLE | _EVIDENCE),
+    # a 0-dim tensor stays 0-dim
+    method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", roles=Role.KEEPS_SCALAR),
+    method("squeeze", "contiguous", "long", "int", roles=Role.KEEPS_SCALAR | _EVIDENCE),
     # evidence that a name is a tensor
-    method("shape", "view", "unsqueeze", "squeeze", "reshape", "permute", "transpose", "contiguous", "masked_fill",
-           "masked_fill_", "expand", "ndim", "is_cuda", "fill_", "zero_", "index_select", "topk", "narrow",
-           "unbind", "scatter_", "index_add_", "long", "int", "bool", "byte", roles=_EVIDENCE),
+    method("shape", "view", "unsqueeze", "reshape", "permute", "transpose", "masked_fill", "masked_fill_",
+           "expand", "ndim", "is_cuda", "fill_", "zero_", "index_select", "narrow", "scatter_", "index_add_",
+           "bool", "byte", roles=_EVIDENCE),
     # the runtime checker: calls that may take tensors on several devices
     method("__setitem__", "_has_compatible_shallow_copy_type", "_copy_from", "_to_copy", "__reduce_ex__",
            "__deepcopy__", "_is_same_size", "is_set_to", "__repr__", "__format__", "__str__", "equal",

@@ -10,9 +10,9 @@ from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
 from devlint.core.torch_catalogue.libraries import *  # noqa: F401,F403  (the library-level tables, re-exported)
-from devlint.core.torch_catalogue.libraries import __dict__ as _libraries
 from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
-from devlint.core.torch_catalogue.records import Api, Device, Host, Role, Sync
+from devlint.core.torch_catalogue.records import (CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE, Api, Device, Host, Role,
+                                                  Simulated, Sync)
 from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
                                                  TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 
@@ -50,15 +50,32 @@ FACTORIES = paths(effect(Device.FACTORY))
 FACTORIES_WITH_DEVICE = bare(paths(lambda r: r.device is Device.FACTORY and r.takes_device))
 SAMPLING_FACTORIES = paths(role(Role.SAMPLES))
 SCALAR_FACTORIES = paths(role(Role.SCALAR_FROM_NUMBER))
+DATA_FOLLOWING_FACTORIES = paths(role(Role.FOLLOWS_DATA))
 CPU_RESULTS = paths(effect(Device.CPU_RESULT))
 CUDA_TENSOR_TYPES = paths(effect(Device.CURRENT_GPU))
 LIKE_FACTORIES = paths(effect(Device.LIKE))
 NEW_METHODS = methods(effect(Device.NEW))
 IDENTITY_FUNCTIONS = paths(effect(Device.IDENTITY))
 
+# --- moves
+
+MOVES_TO_ARGUMENT = methods(effect(Device.MOVE))
+MOVES_TO_GPU = methods(effect(Device.TO_GPU))
+MOVES_TO_CPU = methods(effect(Device.TO_CPU))
+MOVE_METHODS = MOVES_TO_ARGUMENT | MOVES_TO_GPU | MOVES_TO_CPU
+# `x.type_as(y)`: to y's device and dtype.
+MOVES_LIKE = methods(effect(Device.LIKE))
+
 # --- methods
 
 SAME_DEVICE_METHODS_MODULE = methods(role(Role.KEEPS_MODULE))
+SAME_TENSOR_METHODS = methods(role(Role.KEEPS_TENSOR))
+# Reductions (by method name, or a function's last name): 0-dim without a dimension.
+REDUCTIONS = methods(role(Role.REDUCES))
+# Methods after which a 0-dim tensor is still 0-dim.
+SCALAR_KEEPING = methods(role(Role.KEEPS_SCALAR))
+# Methods that return several tensors when given arguments.
+TUPLE_METHODS = methods(role(Role.RETURNS_TUPLE))
 HOST_SYNC_METHODS = methods(lambda r: r.host is Host.VALUE)
 HOST_CONVERSION_METHODS = methods(lambda r: r.host is Host.NUMPY)
 METADATA_METHODS = methods(role(Role.METADATA))
@@ -67,6 +84,12 @@ MODULE_ONLY_METHODS = methods(role(Role.MODULE_ONLY))
 TENSOR_ONLY_ATTRS = methods(role(Role.TENSOR_ONLY))
 # Methods whose call waits for the GPU.
 SYNC_METHODS = methods(lambda r: r.syncs is Sync.YES)
+# Methods that turn their tensor into a Python value or a numpy array.
+HOST_METHODS = methods(lambda r: r.host is not Host.NONE)
+# Methods that hand their tensor to the host (a Python value, a numpy array, a cpu tensor).
+TO_HOST_METHODS = methods(lambda r: r.host is not Host.NONE or r.device is Device.TO_CPU)
+# Methods that queue GPU work on their receiver's device.
+LAUNCHING_METHODS = methods(lambda r: r.launches)
 
 # --- functions
 
@@ -110,6 +133,7 @@ SET_DEVICE = paths(role(Role.SET_DEVICE))
 SET_DEFAULT_DEVICE = paths(role(Role.SET_DEFAULT_DEVICE))
 SET_DEFAULT_TENSOR_TYPE = paths(role(Role.SET_DEFAULT_TENSOR_TYPE))
 DEVICE_CHECKS = paths(role(Role.DEVICE_CHECK))
+DEVICE_CONSTRUCTORS = paths(role(Role.DEVICE_CONSTRUCTOR))
 MULTI_GPU = paths(role(Role.MULTI_GPU))
 INIT_PROCESS_GROUP = paths(role(Role.INIT_PROCESS_GROUP))
 
@@ -124,10 +148,23 @@ RUNTIME_HOOKS = methods(role(Role.RT_HOOK))
 RUNTIME_FIRST_OUTPUT_ONLY = methods(role(Role.RT_FIRST_OUTPUT_ONLY))
 RUNTIME_MODULE_FUNCTIONS = methods(role(Role.RT_MODULE_FUNCTION))
 RUNTIME_PACKED_RNNS = methods(role(Role.RT_PACKED_RNN))
-RUNTIME_CUDA_ZERO_MEMORY = bare(paths(role(Role.SIM_ZERO_MEMORY)))
-RUNTIME_CUDA_NO_OPS = bare(paths(role(Role.SIM_NO_OP)))
 
-__all__ = sorted(
-    [name for name in globals() if name.isupper() and not name.startswith("_")]
-    + [name for name in _libraries if not name.startswith("_") and (name.isupper() or name == "looks_like_device_name")]
-    + ["TENSOR_TYPE_DTYPES", "TENSOR_TYPE_NAMES"])
+
+def _simulated(namespace: str) -> Dict[str, Simulated]:
+    """`name -> answer` for the simulated functions of one namespace (`torch.cuda.`)."""
+    return {name[len(namespace):]: record.simulated for record in RECORDS if record.simulated is not None
+            for name in record.names if name.startswith(namespace) and "." not in name[len(namespace):]}
+
+
+SIMULATED_CUDA = _simulated("torch.cuda.")
+SIMULATED_ACCELERATOR = _simulated("torch.accelerator.")
+# Tensor methods the device table answers itself on a simulated GPU.
+SIMULATED_TENSOR_METHODS: Dict[str, Simulated] = {
+    name: record.simulated for record in RECORDS if record.simulated is not None for name in record.methods}
+# The DataLoader options that need cpu data: option -> what it does with the data.
+LOADER_CPU_ONLY_OPTIONS: Tuple[Tuple[str, str], ...] = tuple(
+    option for record in RECORDS if Role.LOADER in record.roles for option in record.cpu_only_options)
+
+# Every table, the library-level ones star-imported above included.
+__all__ = sorted({name for name in globals() if name.isupper() and not name.startswith("_")}
+                 | {"looks_like_device_name"})

@@ -285,7 +285,7 @@ def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> 
     path = getattr(annotation, "path", "")
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
-    if path == "torch.device":
+    if path in api.DEVICE_CONSTRUCTORS:
         return DeviceValue(where=SELECTED)
     if name in api.FLAG_NAMES:
         return Availability(positive=True)
@@ -338,7 +338,7 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
     return found
 
 
-_TO_HOST = frozenset({"cpu", "tolist", "numpy", "item"})
+_TO_HOST = api.TO_HOST_METHODS
 
 
 def _to_cpu(call: cst.Call) -> bool:

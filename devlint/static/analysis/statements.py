@@ -139,7 +139,7 @@ def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) ->
     if type(expr) is cst.SimpleString:
         return  # a docstring: evaluating it (a compile) would change nothing
     if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute
-            and expr.func.attr.value in ("to", "cuda", "cpu")):
+            and expr.func.attr.value in api.MOVE_METHODS):
         interp.eval(expr, state)
         return
     receiver_node = expr.func.value

@@ -145,7 +145,7 @@ def _forward(site: CallSite, module: Value):
 def module_move(site: CallSite) -> Value:
     """`model.to(device)`: moves the module in place, and returns it."""
     module: Module = site.receiver
-    if site.name == "cpu":
+    if site.name in api.MOVES_TO_CPU:
         where = CPU
     elif keeps_device(site):
         return module
@@ -236,8 +236,9 @@ def module_other(site: CallSite) -> Value:
     if not tensors or module.stateless or module.cls is not None:
         return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
     data = site.args.positional[0] if site.args.positional else None
-    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None and data[1].where.kind == "cpu" \
-            and module.moved and module.where is not None and module.where.concrete and module.where.kind != "cpu":
+    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
+            and data[1].where.kind == api.CPU_TYPE and module.moved and module.where is not None \
+            and module.where.concrete and module.where.kind != api.CPU_TYPE:
         # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
         # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
         # the other way round is not judged)
@@ -270,7 +271,7 @@ FUNCTIONS = {
     **{path: trace for path in api.TRACE_CALLS},
 }
 MODULE_METHODS = {
-    "to": module_move, "cuda": module_move, "cpu": module_move,
+    **{name: module_move for name in api.MOVE_METHODS},
     **{name: module_same for name in api.SAME_DEVICE_METHODS_MODULE},
     **{name: module_parameters for name in ("parameters", "buffers", "children", "modules", "named_parameters")},
     **{name: module_register for name in ("register_buffer", "register_parameter", "add_module")},

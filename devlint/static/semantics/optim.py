@@ -16,6 +16,7 @@ from devlint.core.facts import OptimizerStateLeftBehind
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
+from devlint.core.torch_catalogue.records import CPU_TYPE
 
 
 def is_optimizer_class(path: str) -> bool:
@@ -62,7 +63,7 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
     name = site.receiver_name
     if not name or where is None:
         return
-    if not (where.concrete and where.kind != "cpu"):
+    if not (where.concrete and where.kind != CPU_TYPE):
         return
     env = site.state.env
     for key, value in list(env.items()):
@@ -81,7 +82,7 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
 def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
     """Its state was loaded while its module was on the cpu, and that module is the one moving now."""
     return owner == moved and opt.loaded is not None and opt.loaded_where is not None \
-        and opt.loaded_where.kind == "cpu"
+        and opt.loaded_where.kind == CPU_TYPE
 
 
 def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:
