@@ -24,6 +24,7 @@ FACTORY_RECORDS: List[Api] = [
     fn("torch.tensor", "torch.as_tensor", device=FACTORY, takes_device=True,
        roles=Role.SCALAR_FROM_NUMBER | Role.FOLLOWS_DATA),
     fn("torch.scalar_tensor", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER),
+    fn("torch.empty_permuted", device=FACTORY, takes_device=True),
     *(fn(f"torch.{name}", device=FACTORY) for name in "range sparse_coo_tensor sparse_csr_tensor complex polar "
       "Tensor".split()),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
