@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
-from devlint.core.torch_catalogue.records import Api, Role, fn, method
+from devlint.core.torch_catalogue.records import Api, Member, Role, fn, method
 
 _BASE, _CONTAINER, _PARAMS = Role.MODULE_BASE, Role.MODULE_CONTAINER, Role.HAS_PARAMETERS
 _DATA_PARALLEL = Role.MODULE_WRAPPER | Role.MOVES_INPUTS | Role.MULTI_GPU
@@ -12,7 +12,8 @@ _DATA_PARALLEL = Role.MODULE_WRAPPER | Role.MOVES_INPUTS | Role.MULTI_GPU
 MODULE_RECORDS: List[Api] = [
     fn("torch.nn.Module", "torch.nn.modules.module.Module", "lightning.LightningModule",
        "pytorch_lightning.LightningModule", "lightning.pytorch.LightningModule", roles=_BASE),
-    fn("torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict", roles=_BASE | _CONTAINER | _PARAMS),
+    fn("torch.nn.Sequential", "torch.nn.ModuleList", roles=_BASE | _CONTAINER | _PARAMS),
+    fn("torch.nn.ModuleDict", roles=_BASE | _CONTAINER | _PARAMS | Role.NAMED_CONTAINER),
     fn("torch.nn.Parameter", "torch.nn.parameter.Parameter", roles=Role.NOT_MODULE | Role.PARAMETER_CLASS),
     fn("torch.nn.init", "torch.nn.functional", "torch.nn.utils", "torch.nn.parallel", "torch.nn.ParameterList",
        "torch.nn.ParameterDict", roles=Role.NOT_MODULE),
@@ -34,9 +35,16 @@ MODULE_RECORDS: List[Api] = [
     method("bfloat16", roles=Role.KEEPS_MODULE | Role.KEEPS_TENSOR),
     method("train", "share_memory", "apply", "zero_grad", roles=Role.KEEPS_MODULE),
     # only an nn.Module has these
-    method("parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers",
-           "named_buffers", "register_buffer", "register_forward_hook", "register_forward_pre_hook",
-           "register_full_backward_hook", "register_module", "add_module", roles=Role.MODULE_ONLY),
+    method("parameters", roles=Role.MODULE_ONLY, member=Member.PARAMETERS),
+    method("named_parameters", roles=Role.MODULE_ONLY, member=Member.NAMED_PARAMETERS),
+    method("buffers", "children", "modules", roles=Role.MODULE_ONLY, member=Member.EACH),
+    method("named_modules", "named_children", roles=Role.MODULE_ONLY, member=Member.NO_DEVICE),
+    method("register_buffer", roles=Role.MODULE_ONLY, member=Member.BUFFER),
+    method("add_module", roles=Role.MODULE_ONLY, member=Member.SUBMODULE),
+    method("named_buffers", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+           "register_module", roles=Role.MODULE_ONLY),
+    method("register_parameter", member=Member.PARAMETER),
+    method("load_state_dict", "extra_repr", member=Member.NO_DEVICE),
 ]
 
 DATA_RECORDS: List[Api] = [

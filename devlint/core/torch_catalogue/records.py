@@ -82,6 +82,18 @@ class Simulated(enum.Enum):
     DEVICE_INDEX = enum.auto()  # `get_device()`: the simulated index, -1 on cpu
 
 
+class Member(enum.Enum):
+    """What an nn.Module method gives or takes of the module's members."""
+
+    PARAMETERS = enum.auto()  # `model.parameters()`: its parameters, where the module is
+    NAMED_PARAMETERS = enum.auto()  # `model.named_parameters()`: (name, parameter) pairs
+    EACH = enum.auto()  # `model.buffers()`, `children()`, `modules()`: members where the module is
+    BUFFER = enum.auto()  # `register_buffer(name, t)`: t becomes a member that moves with the module
+    PARAMETER = enum.auto()  # `register_parameter(name, p)`
+    SUBMODULE = enum.auto()  # `add_module(name, m)`
+    NO_DEVICE = enum.auto()  # `load_state_dict`, `named_modules()`...: nothing the device tables follow
+
+
 class Role(enum.Flag):
     """Memberships that are no device effect: what a name is evidence of, how to treat its arguments."""
 
@@ -107,6 +119,7 @@ class Role(enum.Flag):
     MODULE_BASE = enum.auto()  # subclassing it makes an nn.Module
     NOT_MODULE = enum.auto()  # in torch.nn, but no module
     MODULE_CONTAINER = enum.auto()  # a module whose device is its members'
+    NAMED_CONTAINER = enum.auto()  # its members are named by its arguments (`nn.ModuleDict({...})`)
     MODULE_WRAPPER = enum.auto()  # keeps the wrapped module's device
     HAS_PARAMETERS = enum.auto()  # owns parameters or buffers (others run on their input's device)
     MOVES_INPUTS = enum.auto()  # a wrapper that moves its inputs to the module's device
@@ -156,6 +169,7 @@ class Api:
     cpu_only_arg: Optional[Tuple[Optional[int], str]] = None  # an argument that must be on cpu: (position, keyword)
     trace: Optional[Tuple[int, int]] = None  # calls a module on an example input: (module position, input position)
     simulated: Optional[Simulated] = None  # what the simulated GPU answers instead
+    member: Optional[Member] = None  # an nn.Module method's members
     # keyword options that need cpu data, and what each does with it (for the message): DataLoader(pin_memory=)
     cpu_only_options: Tuple[Tuple[str, str], ...] = ()
 

@@ -11,8 +11,8 @@ from typing import Callable, Dict, FrozenSet, Optional, Tuple
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
 from devlint.core.torch_catalogue.libraries import *  # noqa: F401,F403  (the library-level tables, re-exported)
 from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
-from devlint.core.torch_catalogue.records import (CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE, Api, Device, Host, Role,
-                                                  Simulated, Sync)
+from devlint.core.torch_catalogue.records import (CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE, Api, Device, Host, Member,
+                                                  Role, Simulated, Sync)
 from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
                                                  TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 
@@ -81,6 +81,12 @@ HOST_CONVERSION_METHODS = methods(lambda r: r.host is Host.NUMPY)
 METADATA_METHODS = methods(role(Role.METADATA))
 CROSS_DEVICE_METHODS = methods(role(Role.CROSS_DEVICE))
 MODULE_ONLY_METHODS = methods(role(Role.MODULE_ONLY))
+# nn.Module methods and what they give or take of the module's members.
+MODULE_MEMBERS: Dict[str, Member] = {
+    name: record.member for record in RECORDS if record.member is not None for name in record.methods}
+# The methods an optimizer's parameters come from (`Adam(model.parameters())`).
+PARAMETER_METHODS = frozenset(
+    name for name, member in MODULE_MEMBERS.items() if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS))
 TENSOR_ONLY_ATTRS = methods(role(Role.TENSOR_ONLY))
 # Methods whose call waits for the GPU.
 SYNC_METHODS = methods(lambda r: r.syncs is Sync.YES)
@@ -108,6 +114,7 @@ CPU_ONLY_ARGS: Dict[str, Tuple[Optional[int], str]] = {
 MODULE_BASES = paths(role(Role.MODULE_BASE))
 NOT_MODULES = paths(role(Role.NOT_MODULE))
 MODULE_CONTAINERS = paths(role(Role.MODULE_CONTAINER))
+NAMED_MODULE_CONTAINERS = paths(role(Role.NAMED_CONTAINER))
 MODULE_WRAPPERS = paths(role(Role.MODULE_WRAPPER))
 MODULES_WITH_PARAMETERS = paths(role(Role.HAS_PARAMETERS))
 INPUT_MOVING_WRAPPERS = paths(role(Role.MOVES_INPUTS))

@@ -16,6 +16,7 @@ from devlint.core.facts import OptimizerStateLeftBehind
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
+from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
 
 
@@ -33,7 +34,7 @@ def optimizer(site: CallSite) -> Value:
 def _owner(node: cst.BaseExpression):
     """`model` in `model.parameters()`, `[{"params": model.parameters()}]`, `model.net.parameters()`."""
     if type(node) is cst.Call and type(node.func) is cst.Attribute \
-            and node.func.attr.value in ("parameters", "named_parameters"):
+            and node.func.attr.value in api.PARAMETER_METHODS:
         return dotted(node.func.value)
     if type(node) in (cst.List, cst.Tuple) and node.elements:
         return _owner(node.elements[0].value)
