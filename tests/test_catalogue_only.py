@@ -23,6 +23,8 @@ AMBIGUOUS = frozenset({
     "type",  # `device.type`, a JSON field
     "full",  # an output format
     "where",  # a report field
+    "T",  # a TypeVar
+    "data",  # `DataLoader(data)`, `torch.tensor(data)`: an argument's name
 })
 
 # Still spelled outside the catalogue: module -> {name: occurrences}. Each group says why.
@@ -33,20 +35,20 @@ ALLOWED: Dict[str, Dict[str, int]] = {
     "devlint/core/mixing.py": {"cpu": 8},
     "devlint/core/values.py": {"Module": 1, "Tensor": 1, "cpu": 8, "cuda": 10, "mps": 2, "xpu": 2},
     "devlint/static/analysis/interpreter.py": {"cpu": 1},
-    # The runtime's own plumbing, keyed by what torch calls things: tensor descriptors (`x.is_cuda`),
-    # `__get__`, the handlers of `set_`, `copy_` and the packed-sequence kernel, the functions patches.py
+    # The runtime's own plumbing, keyed by what torch calls things:
+    # `__get__`, the handlers of `set_`, `copy_`, `.grad` and the packed-sequence kernel, the functions patches.py
     # replaces (setattr targets), the launcher's module name, and the simulated classes' names.
-    "devlint/runtime/checker.py": {"__get__": 2, "_pack_padded_sequence": 1, "copy_": 1, "is_cuda": 2, "set_": 1},
-    "devlint/runtime/devices.py": {"is_cuda": 1},
+    "devlint/runtime/checker.py": {"__get__": 2, "_base": 1, "_pack_padded_sequence": 1, "copy_": 1, "grad": 4,
+                                   "set_": 1},
     "devlint/runtime/distributed.py": {"torch.distributed.run": 2},
     "devlint/runtime/patches.py": {
         "Event": 1, "Stream": 1, "apply": 2, "compile": 1, "cuda": 1, "init_process_group": 1, "load": 1,
         "register_full_backward_hook": 1, "save": 1, "set_default_device": 1, "spawn": 1, "synchronize": 1,
         "torch.multiprocessing.spawn": 1},
     "devlint/runtime/simulate.py": {"Event": 1, "Stream": 1, "Tensor": 2},
-    # Tensor attributes (not calls: the catalogue has no attribute records yet), type annotations and
-    # isinstance checks the walk reads, and syntax heuristics (`x.numpy` in a prepass, a decorator naming amp,
-    # a parameter named like cuda). Kept out of a bigger edit of analysis/ while it is being reworked.
+    # Handlers of tensor attributes keyed by name (`x.shape`, `x.is_cuda`), type annotations and isinstance
+    # checks the walk reads, and syntax heuristics (`x.numpy` in a prepass, a decorator naming amp, a
+    # parameter named like cuda). Kept out of a bigger edit of analysis/ while it is being reworked.
     "devlint/static/analysis/attributes.py": {"dtype": 1, "is_cuda": 1, "ndim": 1, "shape": 1},
     "devlint/static/analysis/functions.py": {"__len__": 1, "cuda": 1, "to": 1, "torch.FloatTensor": 1,
                                              "torch.LongTensor": 1, "torch.Tensor": 1},

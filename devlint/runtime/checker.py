@@ -18,10 +18,11 @@ import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
-from devlint.core.torch_catalogue.views import (HOST_CONVERSION_METHODS, MOVE_METHODS, MOVES_LIKE, MOVES_TO_ARGUMENT,
-                                                MOVES_TO_CPU, MOVES_TO_GPU, RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES,
-                                                RUNTIME_FIRST_OUTPUT_ONLY, RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS,
-                                                RUNTIME_PACKED_RNNS, RUNTIME_QUERIES, RUNTIME_SYNCS)
+from devlint.core.torch_catalogue.views import (HOST_CONVERSION_METHODS, MOVES_LIKE, MOVES_TO_ARGUMENT, MOVES_TO_CPU,
+                                                MOVES_TO_GPU, MOVE_METHODS, RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE,
+                                                RUNTIME_DESCRIPTORS, RUNTIME_FACTORIES, RUNTIME_FIRST_OUTPUT_ONLY,
+                                                RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS, RUNTIME_PACKED_RNNS,
+                                                RUNTIME_QUERIES, RUNTIME_SYNCS, SIMULATED_TENSOR_METHODS)
 from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
     tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
@@ -46,8 +47,9 @@ _HOOKS = RUNTIME_HOOKS
 _QUERIES = RUNTIME_QUERIES
 # Results that are no tensor, and hold none: nothing to record.
 _PLAIN_RESULTS = frozenset({type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device})
-_DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (
-    "device", "is_cuda", "is_cpu", "data", "grad", "T", "mT", "H", "mH", "real", "imag", "_base")}
+_DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in sorted(RUNTIME_DESCRIPTORS)}
+# Attributes the device table answers (simulated: the tagged device).
+_DEVICE_ATTRIBUTES = RUNTIME_DESCRIPTORS & frozenset(SIMULATED_TENSOR_METHODS)
 
 
 Tensor = torch.Tensor
@@ -262,7 +264,7 @@ class DeviceChecker(TorchFunctionMode):
 
     def _get(self, func, name, args, kwargs):
         tensor = args[0]
-        if name in ("device", "is_cuda", "is_cpu"):
+        if name in _DEVICE_ATTRIBUTES:
             return self.devices.attribute(name, tensor, lambda: func(*args, **kwargs))
         value = func(*args, **kwargs)
         if isinstance(value, torch.Tensor) and value is not tensor and self.records.get(value) is None:

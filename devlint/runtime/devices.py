@@ -182,13 +182,13 @@ class SimulatedDevices(RealDevices):
 
     def attribute(self, name: str, tensor: torch.Tensor, real: Callable) -> Any:
         device = self.device_of(tensor)
-        if name == "device":
-            return device
-        if name == "is_cuda":
-            return device is not CPU and is_cuda(device)
-        if name == "is_cpu":
-            return device is CPU or device.type == CPU_TYPE
         answer = SIMULATED_TENSOR_METHODS.get(name)
+        if answer is Simulated.DEVICE:
+            return device
+        if answer is Simulated.IS_CUDA:
+            return device is not CPU and is_cuda(device)
+        if answer is Simulated.IS_CPU:
+            return device is CPU or device.type == CPU_TYPE
         if answer is Simulated.DEVICE_INDEX:
             return device.index if device.type == CUDA_TYPE else -1
         if answer is Simulated.RECEIVER:

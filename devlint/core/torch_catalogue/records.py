@@ -80,6 +80,9 @@ class Simulated(enum.Enum):
     RECEIVER = enum.auto()  # a tensor method that returns its tensor (`pin_memory()`: pinning needs a real GPU)
     FALSE = enum.auto()  # a tensor method that answers False (`is_pinned()`)
     DEVICE_INDEX = enum.auto()  # `get_device()`: the simulated index, -1 on cpu
+    DEVICE = enum.auto()  # `x.device`: the simulated device
+    IS_CUDA = enum.auto()  # `x.is_cuda`
+    IS_CPU = enum.auto()  # `x.is_cpu`
 
 
 class Member(enum.Enum):
@@ -115,6 +118,7 @@ class Role(enum.Flag):
     REDUCES = enum.auto()  # 0-dim result when given no dimension (`x.sum()`, `torch.sum(x)`)
     MODULE_ONLY = enum.auto()  # only an nn.Module has it: evidence of a module
     TENSOR_ONLY = enum.auto()  # only a tensor has it: evidence of a tensor
+    SAME_DEVICE_ATTRIBUTE = enum.auto()  # a tensor attribute that is a tensor on its device (`x.T`, `x.grad`)
     # classes
     MODULE_BASE = enum.auto()  # subclassing it makes an nn.Module
     NOT_MODULE = enum.auto()  # in torch.nn, but no module
@@ -147,6 +151,7 @@ class Role(enum.Flag):
     RT_QUERY = enum.auto()  # a question about one tensor answered with a Python value: nothing to check
     RT_ANSWERED = enum.auto()  # the device table answers (simulated: without a real GPU)
     RT_HOOK = enum.auto()  # registers a hook that autograd calls out of the checker's sight
+    RT_DESCRIPTOR = enum.auto()  # a tensor attribute whose `__get__` the checker sees (`x.device`, `x.grad`)
     RT_MODULE_FUNCTION = enum.auto()  # functional form of a module with parameters
     RT_PACKED_RNN = enum.auto()  # a recurrent kernel that takes cpu batch sizes beside GPU data
     RT_FIRST_OUTPUT_ONLY = enum.auto()  # only the first output follows the input; the rest stay on cpu

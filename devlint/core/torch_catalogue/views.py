@@ -88,6 +88,7 @@ MODULE_MEMBERS: Dict[str, Member] = {
 PARAMETER_METHODS = frozenset(
     name for name, member in MODULE_MEMBERS.items() if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS))
 TENSOR_ONLY_ATTRS = methods(role(Role.TENSOR_ONLY))
+SAME_DEVICE_ATTRIBUTES = methods(role(Role.SAME_DEVICE_ATTRIBUTE))
 # Methods whose call waits for the GPU.
 SYNC_METHODS = methods(lambda r: r.syncs is Sync.YES)
 # Methods that turn their tensor into a Python value or a numpy array.
@@ -152,6 +153,7 @@ RUNTIME_SYNCS = methods(lambda r: r.syncs is not Sync.NO)
 RUNTIME_QUERIES = methods(role(Role.RT_QUERY))
 RUNTIME_ANSWERED = methods(role(Role.RT_ANSWERED))
 RUNTIME_HOOKS = methods(role(Role.RT_HOOK))
+RUNTIME_DESCRIPTORS = methods(role(Role.RT_DESCRIPTOR))
 RUNTIME_FIRST_OUTPUT_ONLY = methods(role(Role.RT_FIRST_OUTPUT_ONLY))
 RUNTIME_MODULE_FUNCTIONS = methods(role(Role.RT_MODULE_FUNCTION))
 RUNTIME_PACKED_RNNS = methods(role(Role.RT_PACKED_RNN))

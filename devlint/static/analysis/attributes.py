@@ -15,7 +15,7 @@ from devlint.core.values import (
 )
 
 # Attributes that are the tensor itself, for device purposes.
-_SAME_TENSOR = ("data", "T", "mT", "real", "imag", "grad")
+_SAME_TENSOR = api.SAME_DEVICE_ATTRIBUTES
 
 
 def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
