@@ -17,6 +17,12 @@ from typing import Any, Callable, Iterator, Optional
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack
 
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
+from devlint.core.torch_catalogue.views import (HOST_CONVERSION_METHODS, MOVES_LIKE, MOVES_TO_ARGUMENT, MOVES_TO_CPU,
+                                                MOVES_TO_GPU, MOVE_METHODS, RUNTIME_ANSWERED, RUNTIME_CROSS_DEVICE,
+                                                RUNTIME_DESCRIPTORS, RUNTIME_FACTORIES, RUNTIME_FIRST_OUTPUT_ONLY,
+                                                RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS, RUNTIME_PACKED_RNNS,
+                                                RUNTIME_QUERIES, RUNTIME_SYNCS, SIMULATED_TENSOR_METHODS)
 from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
     tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
@@ -24,28 +30,26 @@ from devlint.runtime.origins import (Origin, _library_files, _sites, describe_st
                                      story_sites, user_stack, user_where, where_of)
 from devlint.runtime.report import Report
 from devlint.runtime.tracking import Record
-from devlint.static.semantics.torch_api import (RUNTIME_CROSS_DEVICE, RUNTIME_FACTORIES, RUNTIME_MODULE_FUNCTIONS,
-                                         RUNTIME_PACKED_RNNS, RUNTIME_SYNCS)
 
 _CROSS_DEVICE = RUNTIME_CROSS_DEVICE
+_MOVES = MOVE_METHODS | MOVES_LIKE
+_TO_NUMPY = HOST_CONVERSION_METHODS
 _FACTORIES = RUNTIME_FACTORIES
 _PACKED_RNNS = RUNTIME_PACKED_RNNS
 _MODULE_FUNCTIONS = RUNTIME_MODULE_FUNCTIONS
 _SYNCS = RUNTIME_SYNCS
-_FIRST_OUTPUT_ONLY = frozenset({"_pack_padded_sequence", "_pad_packed_sequence"})  # the rest stay on the cpu
-_ANSWERED = frozenset({"get_device", "pin_memory", "is_pinned", "record_stream"})
-_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+_FIRST_OUTPUT_ONLY = RUNTIME_FIRST_OUTPUT_ONLY  # the rest stay on the cpu
+_ANSWERED = RUNTIME_ANSWERED
+_HOOKS = RUNTIME_HOOKS
 # Questions about one tensor that answer with a Python value on any device (or return the tensor itself):
 # nothing to check, nothing made. Descriptors' `__get__` (dtype, shape...) count too, those in
 # _DESCRIPTORS apart. A third of a numerical test suite's torch calls are these.
-_QUERIES = frozenset({
-    "dim", "ndimension", "size", "numel", "nelement", "__len__", "is_complex", "is_floating_point", "is_signed",
-    "element_size", "stride", "is_contiguous", "storage_offset", "data_ptr", "requires_grad_", "is_inference",
-    "_set_grad_enabled", "__get__"})
+_QUERIES = RUNTIME_QUERIES
 # Results that are no tensor, and hold none: nothing to record.
 _PLAIN_RESULTS = frozenset({type(None), bool, int, float, complex, str, torch.Size, torch.dtype, torch.device})
-_DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in (
-    "device", "is_cuda", "is_cpu", "data", "grad", "T", "mT", "H", "mH", "real", "imag", "_base")}
+_DESCRIPTORS = {torch._C.TensorBase.__dict__[name]: name for name in sorted(RUNTIME_DESCRIPTORS)}
+# Attributes the device table answers (simulated: the tagged device).
+_DEVICE_ATTRIBUTES = RUNTIME_DESCRIPTORS & frozenset(SIMULATED_TENSOR_METHODS)
 
 
 Tensor = torch.Tensor
@@ -116,8 +120,8 @@ class DeviceChecker(TorchFunctionMode):
         owner = getattr(func, "__self__", None)
         if name in ("__get__", "__set__") and owner in _DESCRIPTORS:
             return (self._get if name == "__get__" else self._set), _DESCRIPTORS[owner]
-        table = {"to": self._move, "cuda": self._move, "cpu": self._move, "type_as": self._move,
-                 "numpy": self._to_host,
+        table = {**{name: self._move for name in _MOVES},
+                 **{name: self._to_host for name in _TO_NUMPY},
                  "__array__": self._to_host, "set_": self._set_storage, "grad": self._autograd_grad,
                  "_parse_to": self._passthrough, "_pack_padded_sequence": self._pack}
         if name in table and not (name == "grad" and func is not torch.autograd.grad):
@@ -184,7 +188,7 @@ class DeviceChecker(TorchFunctionMode):
                 self.records.of(out).origin = origin
                 if target is not None:
                     devices.tag(out, target)
-            if target is not None and target.type == "cuda":
+            if target is not None and target.type == CUDA_TYPE:
                 self.pending_work = self.launched_since_clock = True
         return result
 
@@ -260,7 +264,7 @@ class DeviceChecker(TorchFunctionMode):
 
     def _get(self, func, name, args, kwargs):
         tensor = args[0]
-        if name in ("device", "is_cuda", "is_cpu"):
+        if name in _DEVICE_ATTRIBUTES:
             return self.devices.attribute(name, tensor, lambda: func(*args, **kwargs))
         value = func(*args, **kwargs)
         if isinstance(value, torch.Tensor) and value is not tensor and self.records.get(value) is None:
@@ -304,11 +308,11 @@ class DeviceChecker(TorchFunctionMode):
         devices = self.devices
         source = devices.device_of(tensor)
         dtype = memory_format = None
-        if name == "cpu":
+        if name in MOVES_TO_CPU:
             target, memory_format = CPU, kwargs.get("memory_format")
-        elif name == "cuda":
+        elif name in MOVES_TO_GPU:
             index = args[1] if len(args) > 1 else kwargs.get("device")
-            target, memory_format = devices.resolve(index if index is not None else "cuda"), kwargs.get("memory_format")
+            target, memory_format = devices.resolve(index if index is not None else CUDA_TYPE), kwargs.get("memory_format")
         else:
             target, dtype, memory_format = to_target(devices, args, kwargs)
         if target is None or target == source:
@@ -324,7 +328,7 @@ class DeviceChecker(TorchFunctionMode):
             return result
         result = devices.transfer(func, tensor, args, kwargs, dtype)
         where = user_where(3)
-        how = {"cpu": ".cpu()", "cuda": ".cuda()", "type_as": ".type_as()"}.get(name, f".to({target})")
+        how = f".to({target})" if name in MOVES_TO_ARGUMENT else f".{name}()"
         self.records.of(result).origin = Origin(where, how)
         devices.tag(result, target)
         self._count_transfer(tensor, source, target, where)
@@ -333,9 +337,9 @@ class DeviceChecker(TorchFunctionMode):
     def _count_transfer(self, tensor: torch.Tensor, source: torch.device, target: torch.device,
                         where: Optional[tuple]) -> None:
         self.report.add_transfer(site_of(where), f"{source}->{target}", tensor.numel() * tensor.element_size())
-        if target.type == "cuda":
+        if target.type == CUDA_TYPE:
             self.pending_work = self.launched_since_clock = True
-        elif source.type == "cuda":
+        elif source.type == CUDA_TYPE:
             self._synced(".cpu()", where)
 
     # ------------------------------------------------------------ checks
@@ -414,7 +418,7 @@ class DeviceChecker(TorchFunctionMode):
         lengths = args[1] if len(args) > 1 else kwargs.get("lengths")
         if isinstance(lengths, torch.Tensor):
             device = self.devices.device_of(lengths)
-            if device.type != "cpu":
+            if device.type != CPU_TYPE:
                 dtype = str(lengths.dtype).replace("torch.", "").capitalize()
                 message = (f"'lengths' argument should be a 1D CPU int64 tensor, but got {lengths.dim()}D {device} "
                            f"{dtype} tensor\ndevlint: pack_padded_sequence: lengths from {self._story(lengths)}")
@@ -425,7 +429,7 @@ class DeviceChecker(TorchFunctionMode):
         __tracebackhide__ = True
         tensor = args[0]
         device = self.devices.device_of(tensor)
-        if device.type != "cpu" and not kwargs.get("force", False):
+        if device.type != CPU_TYPE and not kwargs.get("force", False):
             message = (f"can't convert {device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
                        f"to host memory first.\ndevlint: the tensor comes from {self._story(tensor)}")
             self._problem("DEV401", message, [tensor], HostConversionError)

@@ -17,9 +17,11 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, Simulated
+from devlint.core.torch_catalogue.views import SIMULATED_TENSOR_METHODS
 from devlint.runtime.tracking import Records
 
-CPU = torch.device("cpu")
+CPU = torch.device(CPU_TYPE)
 Tensor = torch.Tensor
 # `device.type` builds a new string each time (a fifth of a microsecond); the checker asks it on every call
 CUDA_DEVICES: dict = {}
@@ -28,7 +30,7 @@ CUDA_DEVICES: dict = {}
 def is_cuda(device: torch.device) -> bool:
     known = CUDA_DEVICES.get(device)
     if known is None:
-        known = CUDA_DEVICES[device] = device.type == "cuda"
+        known = CUDA_DEVICES[device] = device.type == CUDA_TYPE
     return known
 
 
@@ -48,9 +50,9 @@ class RealDevices:
         """Whether a tensor may live off the cpu yet: until then, no two devices can differ."""
         if self._accelerator is None:
             accelerator = getattr(torch, "accelerator", None)  # torch 2.6 and later
-            self._accelerator = "cuda" if torch.cuda.is_available() else \
+            self._accelerator = CUDA_TYPE if torch.cuda.is_available() else \
                 "other" if accelerator is not None and accelerator.is_available() else ""
-        if self._accelerator == "cuda":
+        if self._accelerator == CUDA_TYPE:
             return torch.cuda.is_initialized()
         return self._accelerator == "other"  # mps, xpu...: no cheap question, so always
 
@@ -62,11 +64,11 @@ class RealDevices:
         if device is None:
             return None
         if isinstance(device, int) and not isinstance(device, bool):
-            device = torch.device("cuda", device)
+            device = torch.device(CUDA_TYPE, device)
         elif not isinstance(device, torch.device):
             device = torch.device(device)
-        if device.type == "cuda" and device.index is None:
-            device = torch.device("cuda", self.current_index())
+        if device.type == CUDA_TYPE and device.index is None:
+            device = torch.device(CUDA_TYPE, self.current_index())
         return device
 
     def device_of(self, tensor: torch.Tensor) -> torch.device:
@@ -127,7 +129,7 @@ class SimulatedDevices(RealDevices):
 
     def resolve(self, device: Any) -> Optional[torch.device]:
         device = super().resolve(device)
-        if device is not None and device.type == "cuda" and device.index >= self.gpus:
+        if device is not None and device.type == CUDA_TYPE and device.index >= self.gpus:
             raise RuntimeError(f"CUDA error: invalid device ordinal (devlint simulates {self.gpus} GPU(s); "
                                f"use --gpus {device.index + 1})")
         return device
@@ -157,7 +159,7 @@ class SimulatedDevices(RealDevices):
         return tensors, devices
 
     def tag(self, tensor: torch.Tensor, device: torch.device) -> None:
-        if device is CPU or device.type == "cpu":
+        if device is CPU or device.type == CPU_TYPE:
             record = self.records.get(tensor)
             if record is not None:
                 record.device = None
@@ -166,7 +168,7 @@ class SimulatedDevices(RealDevices):
             self._gpu_used = True
 
     def factory_kwargs(self, kwargs: dict, target: torch.device) -> dict:
-        return dict(kwargs, device="cpu") if target.type != "cpu" else kwargs
+        return dict(kwargs, device=CPU_TYPE) if target.type != CPU_TYPE else kwargs
 
     def same_device(self, func: Callable, tensor: torch.Tensor, args: tuple, kwargs: dict, dtype: Any,
                     memory_format: Any, copy: bool) -> Any:
@@ -180,19 +182,20 @@ class SimulatedDevices(RealDevices):
 
     def attribute(self, name: str, tensor: torch.Tensor, real: Callable) -> Any:
         device = self.device_of(tensor)
-        if name == "device":
+        answer = SIMULATED_TENSOR_METHODS.get(name)
+        if answer is Simulated.DEVICE:
             return device
-        if name == "is_cuda":
+        if answer is Simulated.IS_CUDA:
             return device is not CPU and is_cuda(device)
-        if name == "is_cpu":
-            return device is CPU or device.type == "cpu"
-        if name == "get_device":
-            return device.index if device.type == "cuda" else -1
-        if name == "pin_memory":
-            return tensor  # pinned memory needs a real GPU; simulated, a no-op
-        if name == "is_pinned":
+        if answer is Simulated.IS_CPU:
+            return device is CPU or device.type == CPU_TYPE
+        if answer is Simulated.DEVICE_INDEX:
+            return device.index if device.type == CUDA_TYPE else -1
+        if answer is Simulated.RECEIVER:
+            return tensor  # e.g. pinned memory needs a real GPU; simulated, a no-op
+        if answer is Simulated.FALSE:
             return False
-        if name == "record_stream":
+        if answer is Simulated.NOTHING:
             return None
         return real()
 
@@ -211,7 +214,7 @@ def tensors_in(values: Any) -> list:
 def cuda_indices(args: tuple, kwargs: dict) -> tuple:
     """`to(0)` means the accelerator's device 0, which a cpu build cannot name: say cuda:0."""
     def device(value: Any) -> Any:
-        return torch.device("cuda", value) if isinstance(value, int) and not isinstance(value, bool) else value
+        return torch.device(CUDA_TYPE, value) if isinstance(value, int) and not isinstance(value, bool) else value
 
     return tuple(device(a) for a in args), ({**kwargs, "device": device(kwargs["device"])} if "device" in kwargs
                                              else kwargs)

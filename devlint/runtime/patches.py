@@ -20,7 +20,7 @@ from devlint.runtime.errors import DeviceMismatchError
 from devlint.runtime.origins import called_from_user, site_of, user_where
 from devlint.runtime.report import Report
 from devlint.runtime.simulate import SimulatedGPU, gloo_instead_of_nccl, say
-from devlint.static.semantics.torch_api import CLOCKS
+from devlint.core.torch_catalogue.views import CLOCKS
 
 if TYPE_CHECKING:
     from devlint.runtime.checker import DeviceChecker

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 import torch
 
-from devlint.static.semantics.torch_api import (RUNTIME_CUDA_NO_OPS, RUNTIME_CUDA_ZERO_MEMORY, TENSOR_TYPE_NAMES,
-                                         TENSOR_TYPE_DTYPES)
+from devlint.core.torch_catalogue.records import Simulated as S
+from devlint.core.torch_catalogue.views import (CPU_TYPE, CUDA_TYPE, SIMULATED_ACCELERATOR, SIMULATED_CUDA,
+                                                TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 
 if TYPE_CHECKING:
     from devlint.runtime.checker import DeviceChecker
@@ -48,7 +49,7 @@ class SimulatedGPU:
         if isinstance(device, self.device):
             return device.idx
         resolved = self.devices.resolve(device)
-        return resolved.index if resolved is not None and resolved.type == "cuda" else self.devices.current_index()
+        return resolved.index if resolved is not None and resolved.type == CUDA_TYPE else self.devices.current_index()
 
     def set_device(self, device: Any) -> None:
         index = self.index_of(device)
@@ -67,18 +68,18 @@ class SimulatedGPU:
 
     def set_default_device(self, device: Any) -> None:
         resolved = self.devices.resolve(device) if device is not None else None
-        self.devices.default_device = resolved if resolved is not None and resolved.type != "cpu" else None
+        self.devices.default_device = resolved if resolved is not None and resolved.type != CPU_TYPE else None
 
     def get_default_device(self) -> torch.device:
-        return self.devices.default_device or torch.device("cpu")
+        return self.devices.default_device or torch.device(CPU_TYPE)
 
     def legacy_type(self, kind: str) -> Callable:
         dtype = getattr(torch, TENSOR_TYPE_DTYPES[kind])
 
         def create(*args: Any) -> torch.Tensor:
             if len(args) == 1 and isinstance(args[0], (list, tuple)):
-                return torch.tensor(args[0], dtype=dtype, device="cuda")
-            return torch.empty(*args, dtype=dtype, device="cuda")
+                return torch.tensor(args[0], dtype=dtype, device=CUDA_TYPE)
+            return torch.empty(*args, dtype=dtype, device=CUDA_TYPE)
 
         create.__name__ = f"{kind}Tensor"
         return create
@@ -110,7 +111,7 @@ class SimulatedGPU:
     def location_tag(self, real_tag: Callable) -> Callable:
         def location_tag(storage: Any) -> str:
             location = real_tag(storage)
-            device = self._saving.get(storage.data_ptr()) if location == "cpu" and self._saving else None
+            device = self._saving.get(storage.data_ptr()) if location == CPU_TYPE and self._saving else None
             return str(device) if device is not None else location
 
         return location_tag
@@ -130,7 +131,7 @@ class SimulatedGPU:
             targets = {}
             for pointer, location in locations.items():
                 target = self._mapped(location, map_location)
-                if target is not None and target.type == "cuda":
+                if target is not None and target.type == CUDA_TYPE:
                     targets[pointer] = target
             if targets:
                 self._tag_loaded(loaded, targets, set())
@@ -173,52 +174,44 @@ class SimulatedGPU:
         for item in items:
             self._tag_loaded(item, targets, seen)
 
+    def answer(self, kind: S) -> Callable:
+        """The catalogue's simulated answer `kind` as a callable on a machine with `gpus` GPUs: a fresh one
+        each time (torch._dynamo refuses one function object under two names)."""
+        gpus, index_of = self.devices.gpus, self.index_of
+        return {
+            S.TRUE: lambda *a, **k: True, S.GPU_COUNT: lambda: gpus, S.CURRENT_INDEX: self.devices.current_index,
+            S.SET_INDEX: self.set_device, S.DEVICE_CONTEXT: self.device, S.DEVICE_OF: self.device_of,
+            S.INDEX_CONTEXT: self.device_index,
+            S.CURRENT_ACCELERATOR: lambda check_available=False: torch.device(CUDA_TYPE),
+            S.DEVICE_NAME: lambda device=None: properties(index_of(device)).name,
+            S.PROPERTIES: lambda device=None: properties(index_of(device)),
+            S.CAPABILITY: lambda device=None: (8, 0),
+            S.CAPABILITY_DICT: lambda device=None: {"major": 8, "minor": 0},
+            S.SYNCHRONIZE: self.synchronize, S.EVENT: self.Event, S.STREAM: self.Stream,
+            S.CURRENT_STREAM: self.current_stream, S.STREAM_CONTEXT: self.stream,
+            S.MEMORY_INFO: lambda device=None: (16 * _GiB, 16 * _GiB),
+            S.MEMORY_SUMMARY: lambda *a, **k: "devlint simulated GPU: no memory statistics",
+            S.EMPTY_STATS: lambda *a, **k: {}, S.ZERO: lambda device=None: 0,
+            S.RNG_STATE: lambda *a, **k: torch.get_rng_state(),
+            S.RNG_STATES: lambda: [torch.get_rng_state() for _ in range(gpus)],
+            S.NOTHING: lambda *a, **k: None,
+        }[kind]
+
     def cuda_api(self) -> dict:
         """torch.cuda's answers on a machine with `gpus` GPUs."""
-        gpus = self.devices.gpus
-        api = {
-            "is_available": lambda: True, "device_count": lambda: gpus, "is_initialized": lambda: True,
-            "current_device": self.devices.current_index, "set_device": self.set_device, "device": self.device,
-            "device_of": self.device_of, "get_device_name": lambda device=None: properties(self.index_of(device)).name,
-            "get_device_properties": lambda device=None: properties(self.index_of(device)),
-            "get_device_capability": lambda device=None: (8, 0), "is_bf16_supported": lambda *a, **k: True,
-            "synchronize": self.synchronize, "Event": self.Event, "Stream": self.Stream,
-            "current_stream": self.current_stream, "default_stream": self.current_stream, "stream": self.stream,
-            "set_stream": lambda stream: None, "mem_get_info": lambda device=None: (16 * _GiB, 16 * _GiB),
-            "memory_summary": lambda *a, **k: "devlint simulated GPU: no memory statistics",
-            "memory_stats": lambda *a, **k: {}, "get_rng_state": lambda device="cuda": torch.get_rng_state(),
-            "set_rng_state": lambda new_state, device="cuda": None,
-            "get_rng_state_all": lambda: [torch.get_rng_state() for _ in range(gpus)],
-            "set_rng_state_all": lambda states: None,
-        }
-        api.update({name: (lambda device=None: 0) for name in RUNTIME_CUDA_ZERO_MEMORY})
-        api.update({name: (lambda *a, **k: None) for name in RUNTIME_CUDA_NO_OPS})
+        api = {name: self.answer(kind) for name, kind in SIMULATED_CUDA.items()}
         api.update({f"{kind}Tensor": self.legacy_type(kind) for kind in TENSOR_TYPE_NAMES})
         return api
 
     def accelerator_api(self) -> dict:
         """torch.accelerator's answers: a CUDA accelerator with `gpus` devices."""
-        return {
-            "is_available": lambda: True, "device_count": lambda: self.devices.gpus,
-            "current_accelerator": lambda check_available=False: torch.device("cuda"),
-            "current_device_index": self.devices.current_index, "current_device_idx": self.devices.current_index,
-            "set_device_index": self.set_device, "set_device_idx": self.set_device,
-            "device_index": self.device_index, "synchronize": self.synchronize,
-            "current_stream": self.current_stream, "set_stream": lambda stream: None,
-            "get_memory_info": lambda device=None: (16 * _GiB, 16 * _GiB),
-            "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,
-            "memory_reserved": lambda device=None: 0, "max_memory_reserved": lambda device=None: 0,
-            "memory_stats": lambda device=None: {}, "empty_cache": lambda: None,
-            "reset_peak_memory_stats": lambda device=None: None,
-            "reset_accumulated_memory_stats": lambda device=None: None,
-            "get_device_capability": lambda device=None: {"major": 8, "minor": 0},
-        }
+        return {name: self.answer(kind) for name, kind in SIMULATED_ACCELERATOR.items()}
 
     # ------------------------------------------------------------ the collectives DataParallel uses
 
     def _copy_to(self, tensor: torch.Tensor, device: Any) -> torch.Tensor:
         """A copy of `tensor` on simulated `device`, outside the checker (it may run inside backward)."""
-        target = self.devices.resolve(device if not (isinstance(device, int) and device < 0) else "cpu")
+        target = self.devices.resolve(device if not (isinstance(device, int) and device < 0) else CPU_TYPE)
         with torch._C.DisableTorchFunction():
             if self.devices.device_of(tensor) == target:
                 return tensor
@@ -234,7 +227,7 @@ class SimulatedGPU:
         return tuple(self._copy_to(chunk.contiguous(), device) for chunk, device in zip(chunks, devices))
 
     def gather(self, tensors: Any, dim: int = 0, destination: Any = None, out: Any = None) -> torch.Tensor:
-        moved = [self._copy_to(t, destination if destination is not None else "cuda") for t in tensors]
+        moved = [self._copy_to(t, destination if destination is not None else CUDA_TYPE) for t in tensors]
         target = self.devices.device_of(moved[0])
         with torch._C.DisableTorchFunction():
             result = torch.cat(moved, dim)
@@ -261,7 +254,7 @@ class SimulatedGPU:
         """DataParallel's Scatter.forward, without the copy streams (torch.device(i) needs a real GPU)."""
         ctx.dim = dim
         device = self.devices.device_of(input)
-        ctx.input_device = device.index if device.type == "cuda" else -1
+        ctx.input_device = device.index if device.type == CUDA_TYPE else -1
         return self.scatter(input, target_gpus, chunk_sizes, dim)
 
     def comm_api(self) -> dict:
@@ -304,10 +297,10 @@ def _event_and_stream(gpu: SimulatedGPU) -> tuple:
         """torch.cuda.Stream / torch.Stream: one queue, always done."""
 
         def __init__(self, device: Any = None, priority: int = 0, **_: Any) -> None:
-            resolved = gpu.devices.resolve(device if device is not None else "cuda")
-            self.device = resolved if resolved is not None and resolved.type == "cuda" else \
-                torch.device("cuda", gpu.devices.current_index())
-            self.device_index, self.device_type = self.device.index, "cuda"
+            resolved = gpu.devices.resolve(device if device is not None else CUDA_TYPE)
+            self.device = resolved if resolved is not None and resolved.type == CUDA_TYPE else \
+                torch.device(CUDA_TYPE, gpu.devices.current_index())
+            self.device_index, self.device_type = self.device.index, CUDA_TYPE
             self.priority = priority
 
         def synchronize(self) -> None:

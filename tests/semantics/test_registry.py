@@ -3,7 +3,7 @@
 import pytest
 
 from devlint.static.semantics import registry, tensors
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 
 
 def test_every_table_entry_has_one_handler():

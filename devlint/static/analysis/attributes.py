@@ -9,14 +9,14 @@ import libcst as cst
 from devlint.static.analysis import functions
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
     Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 # Attributes that are the tensor itself, for device purposes.
-_SAME_TENSOR = ("data", "T", "mT", "real", "imag", "grad")
+_SAME_TENSOR = api.SAME_DEVICE_ATTRIBUTES
 
 
 def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,

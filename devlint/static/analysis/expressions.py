@@ -11,7 +11,7 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
 from devlint.static.analysis.state import Returned
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import const_key, element, join_all, make_seq
 from devlint.static.semantics.devices import as_device
@@ -265,7 +265,7 @@ def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_n
     if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
             and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)
-    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith("cuda") and op == "+":
+    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(api.CUDA_TYPE) and op == "+":
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
@@ -293,7 +293,7 @@ def eval_subscript(interp, node: cst.Subscript, state) -> Value:
         # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
         integer = all(isinstance(v, Const) and isinstance(v.value, int) for _, v in indices) and indices
         return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
-                       and container.where.kind == "cpu", fresh=False, derived=True)
+                       and container.where.kind == api.CPU_TYPE, fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)
     if isinstance(container, Module):

@@ -18,7 +18,7 @@ from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.prepass import Scope, children
 from devlint.static.analysis.state import Returned, State
 from devlint.core.facts import Context
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.static.syntax import dotted
@@ -350,7 +350,7 @@ def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> 
     path = getattr(annotation, "path", "")
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
-    if path == "torch.device":
+    if path in api.DEVICE_CONSTRUCTORS:
         return DeviceValue(where=SELECTED)
     if name in api.FLAG_NAMES:
         return Availability(positive=True)
@@ -403,7 +403,7 @@ def _cpu_only_params(fdef: cst.FunctionDef) -> set:
     return found
 
 
-_TO_HOST = frozenset({"cpu", "tolist", "numpy", "item"})
+_TO_HOST = api.TO_HOST_METHODS
 
 
 def _to_cpu(call: cst.Call) -> bool:

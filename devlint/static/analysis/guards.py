@@ -12,7 +12,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
     Value,
@@ -32,7 +32,7 @@ def polarity(value: Value) -> Optional[bool]:
     return None
 
 
-def learns(value: Value, outcome: bool, backend: str = "cuda") -> Optional[bool]:
+def learns(value: Value, outcome: bool, backend: str = api.CUDA_TYPE) -> Optional[bool]:
     """What the path where `value` was `outcome` knows of CUDA: True available, False missing."""
     if not isinstance(value, Availability) or value.backend != backend:
         return None
@@ -54,7 +54,7 @@ def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availabili
     if not checks:
         return None
     backends = {v.backend for v in checks}
-    backend = "cuda" if backends <= {"cuda"} else sorted(backends - {"cuda"})[0]
+    backend = api.CUDA_TYPE if backends <= {api.CUDA_TYPE} else sorted(backends - {api.CUDA_TYPE})[0]
     choice = all(v.choice for v in checks)
     if len(checks) == 2 and all(v.branch == "both" for v in checks) and checks[0].positive == checks[1].positive \
             and (checks[0].positive == conjunction):
@@ -95,27 +95,27 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
     if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
             and type(op) in (cst.In, cst.NotIn):
         texts = {v.value for v in right.items}
-        if texts == {"cpu"}:
+        if texts == {api.CPU_TYPE}:
             return type(op) is cst.NotIn  # `device not in ["cpu"]`
-        if all(isinstance(t, str) and t.startswith("cuda") for t in texts):
+        if all(isinstance(t, str) and t.startswith(api.CUDA_TYPE) for t in texts):
             return True if type(op) is cst.In else None
         return None
     text = right.value if isinstance(right, Const) else None
     subject = left
     if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown, Located)):
         text, subject = left.value, right
-    if isinstance(subject, (Unknown, Located)) and isinstance(text, str) and text.startswith("cuda"):
+    if isinstance(subject, (Unknown, Located)) and isinstance(text, str) and text.startswith(api.CUDA_TYPE):
         # `args.device == "cuda"`, `x.device.type == "cuda"`, `device_type == "cuda"` (a parameter),
         # `"cuda" in device`: checked by hand
         if type(op) in (cst.Equal, cst.Is, cst.In):
             return True
     if isinstance(subject, (DeviceType, DeviceValue)) and isinstance(text, str):
-        wants_cuda = text.startswith("cuda")
+        wants_cuda = text.startswith(api.CUDA_TYPE)
         if type(op) in (cst.Equal, cst.Is):
-            return True if wants_cuda else (False if text == "cpu" else None)
+            return True if wants_cuda else (False if text == api.CPU_TYPE else None)
         if type(op) in (cst.NotEqual, cst.IsNot):
-            return True if text == "cpu" else None
-        if type(op) is cst.In and text == "cuda":
+            return True if text == api.CPU_TYPE else None
+        if type(op) is cst.In and text == api.CUDA_TYPE:
             return True
     return None
 
@@ -138,7 +138,7 @@ def mentions_gpu(decorator_source: str) -> bool:
     """A project's own test decorator that names cuda or a GPU (`@RunIf(min_cuda_gpus=1)`) runs
     (or mocks) the test only where a GPU is."""
     text = decorator_source.lower()
-    return ("cuda" in text or "gpu" in text) and "autocast" not in text and "amp" not in text
+    return (api.CUDA_TYPE in text or "gpu" in text) and "autocast" not in text and "amp" not in text
 
 
 def is_skip_marker(interp, decorator: cst.Decorator, state) -> bool:

@@ -21,7 +21,7 @@ from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
 from devlint.static.project.layout import Layout, Target, layout_for
 from devlint.static.project.sources import read_module
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import attr_path
 from devlint.core.values import Ref, Value
 

@@ -13,7 +13,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter
 
 
@@ -257,15 +257,15 @@ def _source(node: cst.CSTNode) -> str:
 def _device_move(call: cst.Call) -> bool:
     """`x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`: not a dtype change."""
     attr = call.func.attr.value
-    if attr == "cuda":
+    if attr in api.MOVES_TO_GPU:
         return True
-    if attr != "to" or not call.args:
+    if attr not in api.MOVES_TO_ARGUMENT or not call.args:
         return False
     arg = call.args[0]
     if arg.keyword is not None:
         return arg.keyword.value == "device"
     if type(arg.value) is cst.SimpleString:
-        return "cuda" in arg.value.value or "mps" in arg.value.value
+        return api.CUDA_TYPE in arg.value.value or api.MPS_TYPE in arg.value.value
     name = dotted(arg.value)
     return bool(name) and api.looks_like_device_name(name)
 
@@ -300,7 +300,7 @@ def has_training_call(node: cst.CSTNode) -> bool:
     while stack:
         current = stack.pop()
         kind = type(current)
-        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in ("backward", "step"):
+        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in api.LAUNCHING_METHODS:
             return True
         if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.SimpleString or kind is cst.Name:
             continue

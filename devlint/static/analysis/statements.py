@@ -17,7 +17,7 @@ from devlint.static.analysis.guards import as_condition, is_skip_marker, learns,
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
@@ -145,7 +145,7 @@ def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) ->
     if type(expr) is cst.SimpleString:
         return  # a docstring: evaluating it (a compile) would change nothing
     if not (type(expr) is cst.Call and type(expr.func) is cst.Attribute
-            and expr.func.attr.value in ("to", "cuda", "cpu")):
+            and expr.func.attr.value in api.MOVE_METHODS):
         interp.eval(expr, state)
         return
     receiver_node = expr.func.value

@@ -5,24 +5,19 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.core.facts import ModuleCall, Operand, Operation
+from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
+from devlint.core.torch_catalogue.views import FACTORIES_WITH_DEVICE
 from devlint.static.fixes import AFTER, Fix, NodeEdit
 from devlint.static.fixes.helpers import function_of, parent_of, statement_of, torch_alias
-from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.static.rules.base import Verdict, Rule
 from devlint.static.syntax import dotted
-
-# torch factories that take `device=` in every overload
-_FACTORIES = frozenset(
-    "zeros ones empty full rand randn randint randperm arange linspace logspace eye tensor as_tensor asarray "
-    "empty_strided scalar_tensor tril_indices triu_indices hann_window hamming_window bartlett_window "
-    "blackman_window kaiser_window".split())
 
 
 def _bare_factory(node: object) -> bool:
     """`torch.zeros(n)`: a factory call with arguments, none of them `device=` or unpacked."""
     if type(node) is not cst.Call or not node.args or type(node.func) is not cst.Attribute:
         return False
-    return node.func.attr.value in _FACTORIES and not any(
+    return node.func.attr.value in FACTORIES_WITH_DEVICE and not any(
         a.star or (a.keyword and a.keyword.value == "device") for a in node.args)
 
 

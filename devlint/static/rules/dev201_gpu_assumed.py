@@ -5,6 +5,8 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.core.facts import FileIntent, GpuAssumption
+from devlint.core.torch_catalogue.records import CUDA_TYPE
+from devlint.core.torch_catalogue.views import MOVES_TO_GPU, TENSOR_TYPE_DTYPES
 from devlint.static.fixes import AFTER, BEFORE, BEFORE_LAST, LINE_AFTER, LINE_BEFORE, REPLACE, Fix, NodeEdit
 from devlint.static.fixes.helpers import (SELECT_DEVICE, code, free_name, function_of, module_header_end, parent_of,
                                    simple_string_value, statement_of, torch_alias)
@@ -12,8 +14,6 @@ from devlint.static.rules.base import Verdict, Rule
 from devlint.static.syntax import dotted
 
 _DEVICE_NAMES = ("device", "torch_device", "selected_device", "default_device")
-_LEGACY_DTYPES = {"Float": "float32", "Double": "float64", "Half": "float16", "BFloat16": "bfloat16", "Long": "int64",
-                  "Int": "int32", "Short": "int16", "Char": "int8", "Byte": "uint8", "Bool": "bool"}
 
 
 class GpuAssumed(Rule):
@@ -119,7 +119,7 @@ if torch.cuda.is_available():
     def autofix(self, node: cst.CSTNode) -> Optional[Fix]:
         if type(node) is cst.SimpleString:
             return self._fix_literal(node)
-        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "cuda":
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value in MOVES_TO_GPU:
             if any(not a.keyword or a.keyword.value != "non_blocking" for a in node.args):
                 return None  # `.cuda(1)`: a chosen GPU is not the selected device
             # `.cuda()` -> `.to(device)`, `.cuda(non_blocking=True)` -> `.to(device, non_blocking=True)`:
@@ -143,7 +143,7 @@ if torch.cuda.is_available():
         prefix = "torch.cuda." if type(value) is cst.SimpleString else f"{torch}.cuda."
         kind = text[len(prefix): -len("Tensor")] if text and text.startswith(prefix) and text.endswith("Tensor") \
             else None
-        if kind not in _LEGACY_DTYPES:
+        if kind not in TENSOR_TYPE_DTYPES:
             return None
         written = code(self.file, value)
         on_cpu = written.replace(prefix, prefix[: -len("cuda.")], 1)
@@ -155,7 +155,8 @@ if torch.cuda.is_available():
         name = dotted(call.func) or ""
         kind = name.rsplit(".", 1)[-1][: -len("Tensor")] if name.endswith("Tensor") and ".cuda." in name else None
         torch = torch_alias(self.file.module)
-        if kind not in _LEGACY_DTYPES or torch is None or not call.args or any(a.keyword or a.star for a in call.args):
+        if kind not in TENSOR_TYPE_DTYPES or torch is None or not call.args \
+                or any(a.keyword or a.star for a in call.args):
             return None
         if len(call.args) == 1 and type(call.args[0].value) in (cst.List, cst.Tuple):
             factory = "tensor"
@@ -164,11 +165,11 @@ if torch.cuda.is_available():
         else:
             return None
         rename = NodeEdit(call.func, f"{torch}.{factory}")
-        return self._with_variable(call.args[-1].value, lambda device: f", dtype={torch}.{_LEGACY_DTYPES[kind]}, "
+        return self._with_variable(call.args[-1].value, lambda device: f", dtype={torch}.{TENSOR_TYPE_DTYPES[kind]}, "
                                                                        f"device={device}", AFTER, rename)
 
     def _fix_literal(self, node: cst.SimpleString) -> Optional[Fix]:
-        if simple_string_value(node) not in ("cuda", "cuda:0"):
+        if simple_string_value(node) not in (CUDA_TYPE, f"{CUDA_TYPE}:0"):
             return None  # "cuda:1" names a GPU on purpose
         statement = statement_of(self.file, node)
         parent = parent_of(statement, node) if statement is not None else None

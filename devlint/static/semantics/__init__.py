@@ -1,6 +1,6 @@
 """What library calls do to devices: one module per subject, one handler per call.
 
-`torch_api` is the data (shared with the runtime checker); `registry` looks a
+The data is `devlint.core.torch_catalogue` (shared with the runtime checker); `registry` looks a
 call's handler up by dotted path or by receiver kind and method name; each
 handler is given one `CallSite`. Importing this package imports nothing else.
 """

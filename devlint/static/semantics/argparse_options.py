@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Optional
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.core.values import (
     SELECTED, UNKNOWN, ArgsNamespace, Availability, Const, DeviceValue, Parser, ParserGroup, Seq, Value,

@@ -4,7 +4,7 @@ and the calls that never return (`sys.exit`)."""
 from __future__ import annotations
 
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import element, join_all
 from devlint.static.semantics.modules import register_by_hand
@@ -62,7 +62,7 @@ def builtin_print(site: CallSite) -> Value:
 def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
-    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != "cpu"):
+    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != api.CPU_TYPE):
         site.walk.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
     elif isinstance(first, Unknown) and site.args.positional \
             and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():

@@ -8,7 +8,7 @@ from typing import Optional
 import libcst as cst
 
 from devlint.core.facts import CpuOnlyArgument, Load
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.syntax import dotted
@@ -37,18 +37,15 @@ def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
     if len(devices) != 1 or None in devices:
         return None
     where = devices.pop()
-    if where.concrete and where.kind != "cpu":
-        for option in ("pin_memory", "num_workers"):
+    if where.concrete and where.kind != api.CPU_TYPE:
+        for option, does in api.LOADER_CPU_ONLY_OPTIONS:
             value = site.args.get(option)
             if isinstance(value, Const) and value.value not in (None, False, 0):
-                site.emit(CpuOnlyArgument(site.node, "DataLoader", f"the items it {_WHY[option]}",
+                site.emit(CpuOnlyArgument(site.node, "DataLoader", f"the items it {does}",
                                           site.operand(site.args.find(0, "dataset")[0],
                                                        Tensor(why=item_why(item), where=where)), site.context))
                 break
     return where
-
-
-_WHY = {"pin_memory": "pins (`pin_memory=True`)", "num_workers": "sends to worker processes (`num_workers > 0`)"}
 
 
 def item_why(item: Value) -> tuple:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional
 
 from devlint.core.facts import FreshMove
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import (
@@ -20,7 +20,7 @@ from devlint.core.values import (
 
 def resolve_current(device: Optional[Device], state) -> Optional[Device]:
     """Plain 'cuda' means the current device where it is created."""
-    if device is not None and device.kind == "cuda" and device.index is None and state.cuda_index is not None:
+    if device is not None and device.kind == api.CUDA_TYPE and device.index is None and state.cuda_index is not None:
         return cuda(state.cuda_index)
     return device
 
@@ -56,7 +56,7 @@ def _argument_device(walk, value: Value, state, node) -> Optional[Device]:
     if isinstance(value, Const):
         if isinstance(value.value, str):
             device = parse_device_string(value.value)
-            if device is not None and device.kind == "cuda" and not value.guarded and not state.guarded:
+            if device is not None and device.kind == api.CUDA_TYPE and not value.guarded and not state.guarded:
                 walk.gpu_assumption(value.node or node, f"'{value.value}'", state, use=node)
             return resolve_current(device, state)
         if isinstance(value.value, int) and not isinstance(value.value, bool):
@@ -76,12 +76,13 @@ def make_device(site: CallSite) -> Value:
     index_value = args.positional[1][1] if len(args.positional) > 1 else args.get("index")
     if isinstance(value, Const) and isinstance(value.value, str):
         device = parse_device_string(value.value)
-        if device is not None and device.kind == "cuda" and isinstance(index_value, Const) \
+        if device is not None and device.kind == api.CUDA_TYPE and isinstance(index_value, Const) \
                 and isinstance(index_value.value, int):
             device = cuda(index_value.value)
-        elif device is not None and device.kind == "cuda" and index_value is not UNKNOWN and len(args.positional) > 1:
+        elif device is not None and device.kind == api.CUDA_TYPE and index_value is not UNKNOWN \
+                and len(args.positional) > 1:
             device = cuda(None)
-        literal = value.node if device is not None and device.kind == "cuda" else None
+        literal = value.node if device is not None and device.kind == api.CUDA_TYPE else None
         # constructing a device touches no GPU: using it unguarded is the assumption (device_argument)
         return DeviceValue(why=((site.node, ""),), where=device, literal=literal,
                            literal_guarded=value.guarded or state.guarded)
@@ -105,7 +106,7 @@ def set_default_device(site: CallSite) -> Value:
 def set_default_tensor_type(site: CallSite) -> Value:
     value = site.args.first()
     text = value.value if isinstance(value, Const) else getattr(value, "path", "")
-    if isinstance(text, str) and "cuda" in text:
+    if isinstance(text, str) and api.CUDA_TYPE in text:
         site.walk.gpu_assumption(site.node, "torch.set_default_tensor_type(cuda)", site.state)
         site.state.default_device = cuda(site.state.cuda_index)
     return UNKNOWN
@@ -116,7 +117,7 @@ def set_default_tensor_type(site: CallSite) -> Value:
 
 def keeps_device(site: CallSite) -> bool:
     """`.to(torch.float16)`, `.to(None)`, `.to()`: a dtype change, the device stays."""
-    if site.name == "cuda":
+    if site.name in api.MOVES_TO_GPU:
         return False
     args = site.args
     if "device" in args.keywords:
@@ -132,7 +133,7 @@ def keeps_device(site: CallSite) -> bool:
 def move_target(site: CallSite) -> Optional[Device]:
     """Where `.to(...)`/`.cuda(...)` sends its receiver (not a dtype-only `.to`); None when unknown."""
     args, state = site.args, site.state
-    if site.name == "cuda":
+    if site.name in api.MOVES_TO_GPU:
         if not state.guarded:
             site.walk.gpu_assumption(site.node, ".cuda()", state)
         value = args.first("device")
@@ -176,7 +177,7 @@ def tensor_to(site: CallSite) -> Value:
         # (a blocking copy from the host also waits for the work queued before it, but a measurement
         # that starts with one still leaves the work after it unfinished: it is no sync here)
         state.timing.note_work((node, ""))
-    if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == "cpu":
+    if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == api.CPU_TYPE:
         site.walk.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
                   where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
@@ -184,7 +185,7 @@ def tensor_to(site: CallSite) -> Value:
 
 def tensor_cpu(site: CallSite) -> Value:
     receiver: Tensor = site.receiver
-    if receiver.where is None or receiver.where.kind != "cpu":
+    if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
         site.walk.host_sync(site.node, ".cpu()", site.operand(site.receiver_node, receiver), site.state)
     return Tensor(why=receiver.why + ((site.node, "moved to cpu"),), where=CPU, scalar=receiver.scalar,
                   from_param=receiver.from_param, derived=True)
@@ -209,7 +210,7 @@ def tensor_type(site: CallSite) -> Value:
         return Tensor(why=site.receiver.why + ((site.node, f"moved to {value.where}"),), where=value.where,
                       derived=True)
     text = value.value if isinstance(value, Const) else getattr(value, "path", "")
-    if isinstance(text, str) and "cuda" in text:
+    if isinstance(text, str) and api.CUDA_TYPE in text:
         site.walk.gpu_assumption(site.node, ".type(cuda)", site.state)
         return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), derived=True)
     return replace(site.receiver, fresh=False, derived=True) if text else Tensor(where=None, derived=True)
@@ -228,7 +229,7 @@ def unknown_to(site: CallSite) -> Value:
 
 def string_method(site: CallSite) -> Value:
     """`"cuda:{}".format(rank)`: a GPU chosen at run time."""
-    if site.name == "format" and site.receiver.value.startswith("cuda"):
+    if site.name == "format" and site.receiver.value.startswith(api.CUDA_TYPE):
         return DeviceValue(why=((site.node, ""),), where=cuda(None))
     return UNKNOWN
 
@@ -236,13 +237,13 @@ def string_method(site: CallSite) -> Value:
 def startswith_cuda(site: CallSite) -> Value:
     """`if args.device.startswith("cuda"):` is a guard."""
     first = site.args.first()
-    if isinstance(first, Const) and isinstance(first.value, str) and first.value.startswith("cuda"):
+    if isinstance(first, Const) and isinstance(first.value, str) and first.value.startswith(api.CUDA_TYPE):
         return Availability(positive=True)
     return UNKNOWN
 
 
 FUNCTIONS = {
-    "torch.device": make_device,
+    **{path: make_device for path in api.DEVICE_CONSTRUCTORS},
     **{path: set_default_device for path in api.SET_DEFAULT_DEVICE},
     **{path: set_default_tensor_type for path in api.SET_DEFAULT_TENSOR_TYPE},
 }

@@ -4,7 +4,7 @@ conversions that make the host wait for the GPU (`.item()`, `.tolist()`, `print(
 from __future__ import annotations
 
 from devlint.core.facts import CpuOnlyArgument, HostConversion
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.core.values import UNKNOWN, Located, Tensor, Value
@@ -36,7 +36,7 @@ def cpu_only_argument(site: CallSite) -> Value:
     found = args.find(position, keyword)
     if found is not None:
         arg_node, value = found
-        if isinstance(value, Tensor) and value.where is not None and value.where.kind != "cpu" \
+        if isinstance(value, Tensor) and value.where is not None and value.where.kind != api.CPU_TYPE \
                 and (value.derived or value.where.concrete):
             site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
                                       site.context))
@@ -55,7 +55,7 @@ def tensor_numpy(site: CallSite) -> Value:
 def tensor_to_python(site: CallSite) -> Value:
     """`.item()`, `.tolist()`: a Python value, after waiting for the GPU."""
     receiver: Tensor = site.receiver
-    if receiver.where is None or receiver.where.kind != "cpu":
+    if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
         site.walk.host_sync(site.node, f".{site.name}()", site.operand(site.receiver_node, receiver), site.state)
     return UNKNOWN
 

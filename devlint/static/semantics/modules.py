@@ -7,7 +7,8 @@ import libcst as cst
 
 from devlint.core.facts import UnregisteredModule
 from devlint.static.semantics import optim
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
+from devlint.core.torch_catalogue.records import Member
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
@@ -44,7 +45,7 @@ def torch_module(site: CallSite) -> Value:
         given = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
         members = [m for m in given if not (isinstance(m, Module) and m.stateless)]
         devices = {m.where for m in members if isinstance(m, Module)}
-        attrs = _named_members(args) if path == "torch.nn.ModuleDict" else ()
+        attrs = _named_members(args) if path in api.NAMED_MODULE_CONTAINERS else ()
         if given and not members:  # only poolings, activations, losses: no parameters, it runs anywhere
             return Module(why=((site.node, ""),), where=None, attrs=attrs, stateless=True, ident=id(site.node))
         if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
@@ -149,7 +150,7 @@ def _forward(site: CallSite, module: Value):
 def module_move(site: CallSite) -> Value:
     """`model.to(device)`: moves the module in place, and returns it."""
     module: Module = site.receiver
-    if site.name == "cpu":
+    if site.name in api.MOVES_TO_CPU:
         where = CPU
     elif keeps_device(site):
         return module
@@ -174,7 +175,7 @@ def module_same(site: CallSite) -> Value:
 
 def module_parameters(site: CallSite) -> Value:
     module: Module = site.receiver
-    if site.name == "named_parameters":
+    if api.MODULE_MEMBERS[site.name] is Member.NAMED_PARAMETERS:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, Tensor(where=module.where, parameter=True))))
     return Seq(kind="list", elem=Tensor(why=module.why, where=module.where, parameter=True))
 
@@ -186,13 +187,14 @@ def module_register(site: CallSite) -> Value:
     if len(args.positional) < 2 or not site.receiver_name:
         return UNKNOWN
     key, value = args.positional[0][1], args.positional[1][1]
-    if site.name == "add_module" and isinstance(value, Module):
+    member = api.MODULE_MEMBERS[site.name]
+    if member is Member.SUBMODULE and isinstance(value, Module):
         module, value = register_by_hand(site, site.receiver_name, module, args.positional[1][0], value)
     if not (isinstance(key, Const) and isinstance(key.value, str)):
         return UNKNOWN
-    if site.name == "register_buffer" and isinstance(value, Tensor):
+    if member is Member.BUFFER and isinstance(value, Tensor):
         value = replace(value, parameter=True, attr_node=None)
-    elif site.name == "register_parameter":
+    elif member is Member.PARAMETER:
         value = Tensor(where=module.where, parameter=True)
     site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)
     return UNKNOWN
@@ -242,8 +244,9 @@ def module_other(site: CallSite) -> Value:
     if not tensors or module.stateless or module.cls is not None:
         return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
     data = site.args.positional[0] if site.args.positional else None
-    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None and data[1].where.kind == "cpu" \
-            and module.moved and module.where is not None and module.where.concrete and module.where.kind != "cpu":
+    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
+            and data[1].where.kind == api.CPU_TYPE and module.moved and module.where is not None \
+            and module.where.concrete and module.where.kind != api.CPU_TYPE:
         # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
         # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
         # the other way round is not judged)
@@ -276,11 +279,13 @@ FUNCTIONS = {
     **{path: trace for path in api.TRACE_CALLS},
 }
 MODULE_METHODS = {
-    "to": module_move, "cuda": module_move, "cpu": module_move,
+    **{name: module_move for name in api.MOVE_METHODS},
     **{name: module_same for name in api.SAME_DEVICE_METHODS_MODULE},
-    **{name: module_parameters for name in ("parameters", "buffers", "children", "modules", "named_parameters")},
-    **{name: module_register for name in ("register_buffer", "register_parameter", "add_module")},
+    **{name: module_parameters for name, member in api.MODULE_MEMBERS.items()
+       if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS, Member.EACH)},
+    **{name: module_register for name, member in api.MODULE_MEMBERS.items()
+       if member in (Member.BUFFER, Member.PARAMETER, Member.SUBMODULE)},
     "forward": module_forward,
     "state_dict": module_state_dict,
-    **{name: module_metadata for name in ("load_state_dict", "named_modules", "named_children", "extra_repr")},
+    **{name: module_metadata for name, member in api.MODULE_MEMBERS.items() if member is Member.NO_DEVICE},
 }

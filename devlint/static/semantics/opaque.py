@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
@@ -60,22 +60,22 @@ def unknown_method(site: CallSite) -> Value:
     args = site.args
     walk.escape(args, state)
     located = isinstance(receiver, Located)
-    if name in ("to", "cuda"):
+    if name in api.MOVES_TO_ARGUMENT or name in api.MOVES_TO_GPU:
         return unknown_to(site)
     if name in api.SAME_DEVICE_METHODS_MODULE and located:
         return receiver
-    if name == "cpu":
+    if name in api.MOVES_TO_CPU:
         return Located(why=((site.node, ""),), where=CPU)
     if name in api.SYNC_METHODS and receiver is not UNKNOWN:
         if receiver.device is not None and receiver.device.is_gpu:
             walk.note_sync(state)
-    if name in ("item", "tolist", "numpy") and site.receiver_name and site.receiver_name in walk.tensor_names():
+    if name in api.HOST_METHODS and site.receiver_name and site.receiver_name in walk.tensor_names():
         walk.note_sync(state)
     if name == "items" and located:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, receiver)))
     if name == "synchronize":
         walk.note_sync(state)
-    if name in ("backward", "step") or located:
+    if name in api.LAUNCHING_METHODS or located:
         walk.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
     elif args.positional or args.keywords:
         walk.note_gpu_work(site.node, [v for _, v in args.all()], state)

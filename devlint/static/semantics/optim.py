@@ -16,6 +16,8 @@ from devlint.core.facts import OptimizerStateLeftBehind
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
+from devlint.core.torch_catalogue import views as api
+from devlint.core.torch_catalogue.records import CPU_TYPE
 
 
 def is_optimizer_class(path: str) -> bool:
@@ -32,7 +34,7 @@ def optimizer(site: CallSite) -> Value:
 def _owner(node: cst.BaseExpression):
     """`model` in `model.parameters()`, `[{"params": model.parameters()}]`, `model.net.parameters()`."""
     if type(node) is cst.Call and type(node.func) is cst.Attribute \
-            and node.func.attr.value in ("parameters", "named_parameters"):
+            and node.func.attr.value in api.PARAMETER_METHODS:
         return dotted(node.func.value)
     if type(node) in (cst.List, cst.Tuple) and node.elements:
         return _owner(node.elements[0].value)
@@ -62,7 +64,7 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
     name = site.receiver_name
     if not name or where is None:
         return
-    if not (where.concrete and where.kind != "cpu"):
+    if not (where.concrete and where.kind != CPU_TYPE):
         return
     env = site.state.env
     for key, value in list(env.items()):
@@ -81,7 +83,7 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
 def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
     """Its state was loaded while its module was on the cpu, and that module is the one moving now."""
     return owner == moved and opt.loaded is not None and opt.loaded_where is not None \
-        and opt.loaded_where.kind == "cpu"
+        and opt.loaded_where.kind == CPU_TYPE
 
 
 def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:

@@ -14,7 +14,7 @@ from typing import Callable, Optional
 from devlint.static.semantics import (
     argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
 )
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler
 from devlint.core.values import (
     UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
@@ -60,8 +60,10 @@ METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
     Seq: (builtins.SEQ_METHODS, builtins.seq_other),
     Loader: (data.LOADER_METHODS, _ignore),
     Module: (modules.MODULE_METHODS, modules.module_other),
-    Tensor: ({**tensors.TENSOR_METHODS, **host.TENSOR_METHODS, "to": devices.tensor_to, "cuda": devices.tensor_to,
-              "cpu": devices.tensor_cpu, "type_as": devices.tensor_type_as, "type": devices.tensor_type},
+    Tensor: ({**tensors.TENSOR_METHODS, **host.TENSOR_METHODS,
+              **{name: devices.tensor_to for name in api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU},
+              **{name: devices.tensor_cpu for name in api.MOVES_TO_CPU},
+              **{name: devices.tensor_type_as for name in api.MOVES_LIKE}, "type": devices.tensor_type},
              tensors.tensor_op),
     DeviceValue: ({}, _ignore),
     Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),

@@ -11,22 +11,13 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.facts import Operand
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import dict_entry
 from devlint.static.semantics.devices import device_argument
 from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
 )
-
-REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "var", "all", "any", "item",
-                        "argmax", "argmin", "logsumexp", "dot", "nansum", "nanmean", "median", "amax", "amin"})
-# Methods after which a 0-dim tensor is still 0-dim.
-SCALAR_KEEPING = frozenset({"float", "double", "half", "long", "int", "detach", "clone", "abs", "sqrt", "exp",
-                            "log", "neg", "squeeze", "contiguous"})
-# Methods that return several tensors when given arguments.
-_TUPLE_METHODS = frozenset({"max", "min", "sort", "topk", "chunk", "split", "unbind", "kthvalue", "median", "mode"})
-
 
 def is_number(node: cst.CSTNode, value: Value) -> bool:
     """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
@@ -63,7 +54,7 @@ def factory(site: CallSite) -> Value:
             where = device_argument(site.walk, device_value, state, node) if device_value is not None else None
             return Tensor(why=((node, ""),), where=where, scalar=scalar)
     first = args.first()
-    if site.path in ("torch.tensor", "torch.as_tensor", "torch.asarray") and isinstance(first, Tensor):
+    if site.path in api.DATA_FOLLOWING_FACTORIES and isinstance(first, Tensor):
         return replace(first, why=first.why + ((node, ""),), fresh=False)
     if state.default_device is not None:
         return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
@@ -145,7 +136,7 @@ def torch_function(site: CallSite) -> Value:
             return Tensor(why=((site.node, ""),), where=None, derived=True)  # a loss, an activation: a tensor
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
-    reduce = path.rsplit(".", 1)[-1] in REDUCTIONS and len(args.positional) <= 1 and not args.keywords
+    reduce = path.rsplit(".", 1)[-1] in api.REDUCTIONS and len(args.positional) <= 1 and not args.keywords
     result = site.walk.operation(site.node, path.replace("torch.nn.functional.", "F."), operands, site.state,
                                  reduce=reduce)
     if isinstance(result, Tensor) and unknown_operand:
@@ -204,11 +195,11 @@ def tensor_op(site: CallSite) -> Value:
         for arg_node, value in args.positional + list(args.keywords.values()):
             if isinstance(value, Tensor):
                 operands.append(site.operand(arg_node, value))
-    reduce = name in REDUCTIONS and not args.positional and not args.keywords
+    reduce = name in api.REDUCTIONS and not args.positional and not args.keywords
     result = site.walk.operation(site.node, f".{name}", operands, site.state, reduce=reduce)
     if isinstance(result, Tensor):
-        result = replace(result, fresh=False, scalar=reduce or (result.scalar and name in SCALAR_KEEPING))
-        if name in _TUPLE_METHODS and (args.positional or args.keywords):
+        result = replace(result, fresh=False, scalar=reduce or (result.scalar and name in api.SCALAR_KEEPING))
+        if name in api.TUPLE_METHODS and (args.positional or args.keywords):
             return Seq(kind="tuple", elem=result)
     return result
 
@@ -264,5 +255,5 @@ TENSOR_METHODS = {
     **{name: tensor_new for name in api.NEW_METHODS},
     "copy_": tensor_copy, "backward": tensor_backward, "items": tensor_items, "values": tensor_values,
     "get": tensor_get, "pop": tensor_get,
-    **{name: tensor_keep for name in ("float", "double", "half", "bfloat16", "requires_grad_")},
+    **{name: tensor_keep for name in api.SAME_TENSOR_METHODS},
 }

@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.facts import ClockRead
-from devlint.static.semantics import torch_api as api
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import Clock, Value

@@ -1,0 +1,72 @@
+"""What devlint knows beyond single torch APIs: namespaces, other libraries, names people give things."""
+
+from __future__ import annotations
+
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE
+
+# Canonical names for common aliases.
+ALIASES = {
+    "torch.nn.modules.module.Module": "torch.nn.Module",
+    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
+}
+
+# Namespaces whose functions compute on tensors: `torch.X`, `torch.nn.functional.X`, ...
+TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.",
+                       "torch.sparse.", "torch.autograd.")
+MODULE_CLASSES_PREFIX = ("torch.nn.",)
+# The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
+BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
+
+# Libraries that need an NVIDIA GPU to import or to do anything: code after their import runs with one.
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt"})
+
+# Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
+LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
+                    "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
+DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.")
+
+# Library functions that convert their tensor arguments to numpy (Tensor.__array__).
+HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
+# numpy functions that do not convert their arguments.
+HOST_LIBRARY_SAFE = frozenset(
+    {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64",
+     "matplotlib.pyplot.figure", "matplotlib.pyplot.show", "matplotlib.pyplot.savefig",
+     "matplotlib.pyplot.title", "matplotlib.pyplot.xlabel", "matplotlib.pyplot.ylabel",
+     "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
+)
+
+CLOCKS = frozenset(
+    {"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
+     "time.monotonic_ns", "timeit.default_timer"}
+)
+
+# Functions that never return.
+NO_RETURN = frozenset(
+    {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit", "os.abort"}
+)
+SKIP_DECORATORS = frozenset({"pytest.mark.skipif", "unittest.skipIf"})
+SKIP_UNLESS_DECORATORS = frozenset({"unittest.skipUnless"})
+
+# Command-line options that choose a device: a file with one means to run without a GPU too.
+DEVICE_OPTIONS = frozenset(
+    {"cpu", "no_cuda", "nocuda", "cuda", "use_cuda", "device", "devices", "gpu", "gpus", "gpu_id", "gpu_ids",
+     "no_gpu", "use_gpu", "ngpu", "n_gpu", "num_gpus", "accelerator", "no_accel", "no_mps", "mps", "use_cpu",
+     "cpu_only", "force_cpu", "local_rank"}
+)
+
+# Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
+FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
+                        "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})
+NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
+
+# Parameters (or variables) named like these hold a dtype.
+DTYPE_NAME_HINTS = ("dtype", "type", "precision", "half", "float")
+
+
+def looks_like_device_name(name: str) -> bool:
+    low = name.lower().rsplit(".", 1)[-1]
+    if any(h in low for h in DTYPE_NAME_HINTS):
+        return False
+    return low in ("device", "dev", "devices") or low.endswith("device") or low.startswith("device")

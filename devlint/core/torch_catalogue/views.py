@@ -1,0 +1,179 @@
+"""The catalogue's records, seen as the tables the static handlers, the rules and the runtime read.
+
+Every table here is computed from the records (`tensors.py`, `nn.py`, `cuda.py`) or is one of the
+library-level tables in `libraries.py`: to teach devlint a torch API, add its record, not a name here.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, FrozenSet, Optional, Tuple
+
+from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
+from devlint.core.torch_catalogue.libraries import *  # noqa: F401,F403  (the library-level tables, re-exported)
+from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
+from devlint.core.torch_catalogue.records import (CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE, Api, Device, Host, Member,
+                                                  Role, Simulated, Sync)
+from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
+                                                 TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
+
+RECORDS: Tuple[Api, ...] = (*FACTORY_RECORDS, *FUNCTION_RECORDS, *METHOD_RECORDS, *MODULE_RECORDS, *DATA_RECORDS,
+                            *CUDA_RECORDS, *ACCELERATOR_RECORDS, *DISTRIBUTED_RECORDS)
+
+
+def paths(test: Callable[[Api], bool]) -> FrozenSet[str]:
+    """The dotted names of the records that pass `test`."""
+    return frozenset(name for record in RECORDS if test(record) for name in record.names)
+
+
+def methods(test: Callable[[Api], bool]) -> FrozenSet[str]:
+    """The method names of the records that pass `test`."""
+    return frozenset(name for record in RECORDS if test(record) for name in record.methods)
+
+
+def role(wanted: Role) -> Callable[[Api], bool]:
+    return lambda record: wanted in record.roles
+
+
+def effect(wanted: Device) -> Callable[[Api], bool]:
+    return lambda record: record.device is wanted
+
+
+def bare(dotted: FrozenSet[str]) -> FrozenSet[str]:
+    """`torch.cuda.synchronize` -> `synchronize`: how the runtime sees a function."""
+    return frozenset(name.rsplit(".", 1)[-1] for name in dotted)
+
+
+# --- creation
+
+FACTORIES = paths(effect(Device.FACTORY))
+# The bare names of the factories that take `device=` in every overload (DEV104's autofix adds one).
+FACTORIES_WITH_DEVICE = bare(paths(lambda r: r.device is Device.FACTORY and r.takes_device))
+SAMPLING_FACTORIES = paths(role(Role.SAMPLES))
+SCALAR_FACTORIES = paths(role(Role.SCALAR_FROM_NUMBER))
+DATA_FOLLOWING_FACTORIES = paths(role(Role.FOLLOWS_DATA))
+CPU_RESULTS = paths(effect(Device.CPU_RESULT))
+CUDA_TENSOR_TYPES = paths(effect(Device.CURRENT_GPU))
+LIKE_FACTORIES = paths(effect(Device.LIKE))
+NEW_METHODS = methods(effect(Device.NEW))
+IDENTITY_FUNCTIONS = paths(effect(Device.IDENTITY))
+
+# --- moves
+
+MOVES_TO_ARGUMENT = methods(effect(Device.MOVE))
+MOVES_TO_GPU = methods(effect(Device.TO_GPU))
+MOVES_TO_CPU = methods(effect(Device.TO_CPU))
+MOVE_METHODS = MOVES_TO_ARGUMENT | MOVES_TO_GPU | MOVES_TO_CPU
+# `x.type_as(y)`: to y's device and dtype.
+MOVES_LIKE = methods(effect(Device.LIKE))
+
+# --- methods
+
+SAME_DEVICE_METHODS_MODULE = methods(role(Role.KEEPS_MODULE))
+SAME_TENSOR_METHODS = methods(role(Role.KEEPS_TENSOR))
+# Reductions (by method name, or a function's last name): 0-dim without a dimension.
+REDUCTIONS = methods(role(Role.REDUCES))
+# Methods after which a 0-dim tensor is still 0-dim.
+SCALAR_KEEPING = methods(role(Role.KEEPS_SCALAR))
+# Methods that return several tensors when given arguments.
+TUPLE_METHODS = methods(role(Role.RETURNS_TUPLE))
+HOST_SYNC_METHODS = methods(lambda r: r.host is Host.VALUE)
+HOST_CONVERSION_METHODS = methods(lambda r: r.host is Host.NUMPY)
+METADATA_METHODS = methods(role(Role.METADATA))
+CROSS_DEVICE_METHODS = methods(role(Role.CROSS_DEVICE))
+MODULE_ONLY_METHODS = methods(role(Role.MODULE_ONLY))
+# nn.Module methods and what they give or take of the module's members.
+MODULE_MEMBERS: Dict[str, Member] = {
+    name: record.member for record in RECORDS if record.member is not None for name in record.methods}
+# The methods an optimizer's parameters come from (`Adam(model.parameters())`).
+PARAMETER_METHODS = frozenset(
+    name for name, member in MODULE_MEMBERS.items() if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS))
+TENSOR_ONLY_ATTRS = methods(role(Role.TENSOR_ONLY))
+SAME_DEVICE_ATTRIBUTES = methods(role(Role.SAME_DEVICE_ATTRIBUTE))
+# Methods whose call waits for the GPU.
+SYNC_METHODS = methods(lambda r: r.syncs is Sync.YES)
+# Methods that turn their tensor into a Python value or a numpy array.
+HOST_METHODS = methods(lambda r: r.host is not Host.NONE)
+# Methods that hand their tensor to the host (a Python value, a numpy array, a cpu tensor).
+TO_HOST_METHODS = methods(lambda r: r.host is not Host.NONE or r.device is Device.TO_CPU)
+# Methods that queue GPU work on their receiver's device.
+LAUNCHING_METHODS = methods(lambda r: r.launches)
+
+# --- functions
+
+SEQUENCE_OPS = paths(role(Role.TAKES_SEQUENCE))
+TUPLE_OPS = paths(role(Role.RETURNS_TUPLE))
+NOT_OPS = paths(role(Role.NOT_OP))
+LOAD = paths(role(Role.LOAD))
+TRACE_CALLS: Dict[str, Tuple[int, int]] = {
+    name: record.trace for record in RECORDS if record.trace is not None
+    for name in (*record.names, *record.methods)}
+CPU_ONLY_ARGS: Dict[str, Tuple[Optional[int], str]] = {
+    name: record.cpu_only_arg for record in RECORDS if record.cpu_only_arg is not None for name in record.names}
+
+# --- modules and data
+
+MODULE_BASES = paths(role(Role.MODULE_BASE))
+NOT_MODULES = paths(role(Role.NOT_MODULE))
+MODULE_CONTAINERS = paths(role(Role.MODULE_CONTAINER))
+NAMED_MODULE_CONTAINERS = paths(role(Role.NAMED_CONTAINER))
+MODULE_WRAPPERS = paths(role(Role.MODULE_WRAPPER))
+MODULES_WITH_PARAMETERS = paths(role(Role.HAS_PARAMETERS))
+INPUT_MOVING_WRAPPERS = paths(role(Role.MOVES_INPUTS))
+PARAMETER_CLASSES = paths(role(Role.PARAMETER_CLASS))
+DATASET_BASES = paths(role(Role.DATASET_BASE))
+LOADERS = paths(role(Role.LOADER))
+TENSOR_DATASETS = paths(role(Role.TENSOR_DATASET))
+
+# --- CUDA and other accelerators
+
+CUDA_SAFE = paths(role(Role.CUDA_SAFE))
+AVAILABILITY = paths(role(Role.AVAILABILITY))
+ACCELERATOR_CHECKS: Dict[str, str] = {
+    name: record.accelerator for record in RECORDS if record.accelerator is not None for name in record.names}
+CURRENT_ACCELERATOR = paths(role(Role.CURRENT_ACCELERATOR))
+DEVICE_COUNT_CALLS = paths(role(Role.DEVICE_COUNT))
+CUDA_NEEDS_GPU = paths(lambda r: r.needs_gpu)
+BACKEND_SYNCHRONIZE = paths(role(Role.BACKEND_SYNCHRONIZE))
+SYNCHRONIZE = paths(lambda r: r.syncs is Sync.YES) - BACKEND_SYNCHRONIZE
+CUDA_EVENT = paths(role(Role.CUDA_EVENT))
+DEVICE_CONTEXTS = paths(role(Role.DEVICE_CONTEXT))
+SET_DEVICE = paths(role(Role.SET_DEVICE))
+SET_DEFAULT_DEVICE = paths(role(Role.SET_DEFAULT_DEVICE))
+SET_DEFAULT_TENSOR_TYPE = paths(role(Role.SET_DEFAULT_TENSOR_TYPE))
+DEVICE_CHECKS = paths(role(Role.DEVICE_CHECK))
+DEVICE_CONSTRUCTORS = paths(role(Role.DEVICE_CONSTRUCTOR))
+MULTI_GPU = paths(role(Role.MULTI_GPU))
+INIT_PROCESS_GROUP = paths(role(Role.INIT_PROCESS_GROUP))
+
+# --- the runtime checker and its simulated GPU: bare names (the checker sees function objects)
+
+RUNTIME_FACTORIES = bare(paths(lambda r: r.device is Device.FACTORY and not r.names[0].endswith("Tensor")))
+RUNTIME_CROSS_DEVICE = methods(role(Role.RT_CROSS_DEVICE))
+RUNTIME_SYNCS = methods(lambda r: r.syncs is not Sync.NO)
+RUNTIME_QUERIES = methods(role(Role.RT_QUERY))
+RUNTIME_ANSWERED = methods(role(Role.RT_ANSWERED))
+RUNTIME_HOOKS = methods(role(Role.RT_HOOK))
+RUNTIME_DESCRIPTORS = methods(role(Role.RT_DESCRIPTOR))
+RUNTIME_FIRST_OUTPUT_ONLY = methods(role(Role.RT_FIRST_OUTPUT_ONLY))
+RUNTIME_MODULE_FUNCTIONS = methods(role(Role.RT_MODULE_FUNCTION))
+RUNTIME_PACKED_RNNS = methods(role(Role.RT_PACKED_RNN))
+
+
+def _simulated(namespace: str) -> Dict[str, Simulated]:
+    """`name -> answer` for the simulated functions of one namespace (`torch.cuda.`)."""
+    return {name[len(namespace):]: record.simulated for record in RECORDS if record.simulated is not None
+            for name in record.names if name.startswith(namespace) and "." not in name[len(namespace):]}
+
+
+SIMULATED_CUDA = _simulated("torch.cuda.")
+SIMULATED_ACCELERATOR = _simulated("torch.accelerator.")
+# Tensor methods the device table answers itself on a simulated GPU.
+SIMULATED_TENSOR_METHODS: Dict[str, Simulated] = {
+    name: record.simulated for record in RECORDS if record.simulated is not None for name in record.methods}
+# The DataLoader options that need cpu data: option -> what it does with the data.
+LOADER_CPU_ONLY_OPTIONS: Tuple[Tuple[str, str], ...] = tuple(
+    option for record in RECORDS if Role.LOADER in record.roles for option in record.cpu_only_options)
+
+# Every table, the library-level ones star-imported above included.
+__all__ = sorted({name for name in globals() if name.isupper() and not name.startswith("_")}
+                 | {"looks_like_device_name"})
