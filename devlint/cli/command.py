@@ -5,6 +5,7 @@
     devlint rules                        the rule catalogue
     devlint explain CODE                 one rule's documentation
     devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
+    devlint server                       a language server (LSP over stdio) for editors
     devlint --runtime [--simulate-gpu] [--gpus N] script.py [ARGS]...
     devlint --runtime [--simulate-gpu] -- pytest [ARGS]...
 
@@ -184,6 +185,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     elif args and args[0] in SUBCOMMANDS:  # a folder named like one: `devlint ./rules`
         command = {"rules": rules_command, "explain": explain_command, "docs": docs_command}[args[0]]
         command.main(args[1:], prog_name=f"devlint {args[0]}")
+    elif args and args[0] == "server":  # the language server (devlint.cli.server)
+        from devlint.cli.server import server_command
+
+        server_command.main(args[1:], prog_name="devlint server")
     else:
         lint.main(args, prog_name="devlint")
 
