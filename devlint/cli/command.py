@@ -2,6 +2,7 @@
 
     devlint [OPTIONS] [PATH]...          lint files, notebooks and folders (static; never runs them);
                                          --fix, --diff, --add-noqa change or show changes to them
+    devlint --watch [OPTIONS] PATH...    lint, then lint again what changes, until Ctrl-C
     devlint rules                        the rule catalogue
     devlint explain CODE                 one rule's documentation
     devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
@@ -71,8 +72,9 @@ def _fail(message: str) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
+@click.option("--watch", is_flag=True, help="Lint, then lint each changed file again as it changes, until Ctrl-C.")
 @click.version_option(__version__, "--version", prog_name="devlint")
-def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
+def lint(paths: Sequence[str], no_color: bool, no_progress: bool, watch: bool, **options) -> None:
     """Find device-safety bugs in PyTorch code (mixed cpu/cuda tensors, GPUs assumed,
     unsynchronized timings, GPU tensors handed to numpy).
 
@@ -85,7 +87,13 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> 
     if no_color:
         options["color"] = "never"
     try:
-        code = run_lint(LintOptions(paths=paths, progress=not no_progress, **options))
+        lint_options = LintOptions(paths=paths, progress=not no_progress, **options)
+        if watch:  # devlint.cli.watch
+            from devlint.cli.watch import run_watch
+
+            code = run_watch(lint_options)
+        else:
+            code = run_lint(lint_options)
     except UsageError as exc:
         _fail(str(exc))
     sys.exit(code)
