@@ -36,6 +36,12 @@ SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "devlint", "se
 
 @pytest_lsp.fixture(config=SERVER, scope="module")
 async def client(lsp_client: LanguageClient):
+    lsp_client.registrations = []
+
+    @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:  # an editor's answer to the server's request
+        lsp_client.registrations.extend(params.registrations)
+
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=ROOT.as_uri()))
     yield
@@ -205,6 +211,14 @@ async def test_the_nearest_pyproject_decides_for_the_file(client: LanguageClient
     assert codes == ["DEV101"]
     outside = Document(client, project / "train.py", BUGGY)
     assert sorted(d.code for d in await outside.open()) == ["DEV101", "DEV401"]
+
+    [watch] = [r for r in client.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES]
+    assert "**/pyproject.toml" in [w["globPattern"] for w in watch.register_options["watchers"]]  # plain JSON here
+    (project / "pyproject.toml").write_text('[tool.devlint]\nignore = ["DEV101"]\n')  # edited while open
+    client.diagnostics.pop(outside.uri, None)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[types.FileEvent(
+        uri=(project / "pyproject.toml").as_uri(), type=types.FileChangeType.Changed)]))
+    assert [d.code for d in await outside.diagnostics()] == ["DEV401"]
 
 
 def test_the_server_command_says_what_it_needs_when_pygls_is_missing(tmp_path: Path):

@@ -52,8 +52,9 @@ def test_watch_relints_the_changed_file_and_stops_on_ctrl_c(tmp_path: Path):
     (tmp_path / "train.py").write_text(CLEAN)
     (tmp_path / "other.py").write_text(OTHER)
     env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", NO_COLOR="1")
-    process = subprocess.Popen([sys.executable, "-m", "devlint", "--watch", "--format", "concise", "--no-cache",
-                                "."], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    command = [sys.executable, "-m", "devlint", "--watch", "--format", "concise", "--no-cache", "."]
+    process = subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               env=env)
     try:
         lines = Lines(process)
         first = lines.wait_for("Found 1 problem")

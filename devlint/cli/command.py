@@ -79,7 +79,7 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, watch: bool, *
     unsynchronized timings, GPU tensors handed to numpy).
 
     PATHS are files or folders (walked for *.py and *.ipynb); `-` reads stdin.
-    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`.
+    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`, `devlint server`.
     Runtime checking: `devlint --runtime --help`.
     """
     from devlint.cli.lint_run import LintOptions, UsageError, run_lint

@@ -21,6 +21,7 @@ from devlint.cli.server.linting import LintResult, SettingsCache, lint_text
 from devlint.cli.server.protocol import FIX_ALL_KIND, Lines, code_actions, diagnostic, hover
 
 DEBOUNCE_SECONDS = 0.3
+CONFIG_FILES = ("pyproject.toml", ".gitignore")
 log = logging.getLogger(__name__)
 
 
@@ -40,6 +41,7 @@ class DevlintServer(LanguageServer):
         self.linted: dict[str, Linted] = {}
         self.pending: dict[str, asyncio.Task] = {}
         self.reported_errors: set[str] = set()
+        self.open_documents: set[str] = set()  # their URIs as the client spells them
 
     def lines(self, text: str) -> Lines:
         return Lines(text, self.workspace.position_codec.client_num_units)
@@ -99,7 +101,25 @@ class DevlintServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=linted.version, diagnostics=diagnostics))
 
+    def relint_open_documents(self) -> None:
+        """After a configuration file changed: every open document again, under what now applies."""
+        self.linted.clear()
+        for uri in sorted(self.open_documents):
+            self.schedule(uri, 0)
+
+    def watch_config_files(self) -> None:
+        """Ask the client to report changes to configuration files, where it can (dynamic registration)."""
+        capability = self.client_capabilities.workspace
+        watched = capability.did_change_watched_files if capability is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
+        self.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
+            id="devlint-config-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
+
     def forget(self, uri: str) -> None:
+        self.open_documents.discard(uri)
         waiting = self.pending.pop(uri, None)
         if waiting is not None:
             waiting.cancel()
@@ -117,8 +137,17 @@ def rule_url(code: str) -> Optional[str]:
 def build_server() -> DevlintServer:
     server = DevlintServer()
 
+    @server.feature(types.INITIALIZED)
+    def initialized(ls: DevlintServer, params: types.InitializedParams) -> None:
+        ls.watch_config_files()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def config_changed(ls: DevlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.relint_open_documents()
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: DevlintServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.open_documents.add(params.text_document.uri)
         ls.schedule(params.text_document.uri, 0)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
