@@ -202,6 +202,19 @@ async def test_a_burst_of_changes_is_linted_once_at_its_last_version(client: Lan
 
 
 @in_session
+async def test_a_save_lints_the_other_open_documents_again(client: LanguageClient, folder: Path):
+    """They may import the saved module (whole-project analysis reads it from disk)."""
+    saved = Document(client, folder / "saved.py", BUGGY)
+    other = Document(client, folder / "importer.py", "import torch\nimport saved\nx = torch.ones(2).cuda()\n")
+    await saved.open()
+    before = await other.open()
+    client.diagnostics.pop(other.uri, None)
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=types.TextDocumentIdentifier(uri=saved.uri)))
+    assert [d.code for d in await other.diagnostics()] == [d.code for d in before]
+
+
+@in_session
 async def test_the_nearest_pyproject_decides_for_the_file(client: LanguageClient, folder: Path):
     project = folder / "project"
     (project / "tests").mkdir(parents=True)

@@ -2,7 +2,9 @@
 
 Each document is linted on a worker thread, so that the server keeps answering while a large file
 is analysed; a result is published only if the document has not changed since it was read.
-A burst of changes lints once, DEBOUNCE_SECONDS after the last one.
+A burst of changes lints once, DEBOUNCE_SECONDS after the last one. A save, or a change on disk
+to a configuration file or a Python file, lints the other open documents again: they may import
+what changed.
 """
 
 from __future__ import annotations
@@ -21,7 +23,9 @@ from devlint.cli.server.linting import LintResult, SettingsCache, lint_text
 from devlint.cli.server.protocol import FIX_ALL_KIND, Lines, code_actions, diagnostic, hover
 
 DEBOUNCE_SECONDS = 0.3
-CONFIG_FILES = ("pyproject.toml", ".gitignore")
+# Changes on disk that can change an open document's findings: its configuration, and the project's
+# modules it imports (which the analysis reads from disk, not from the editor).
+WATCHED_FILES = ("pyproject.toml", ".gitignore", "*.py")
 log = logging.getLogger(__name__)
 
 
@@ -101,21 +105,21 @@ class DevlintServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=linted.version, diagnostics=diagnostics))
 
-    def relint_open_documents(self) -> None:
-        """After a configuration file changed: every open document again, under what now applies."""
-        self.linted.clear()
-        for uri in sorted(self.open_documents):
-            self.schedule(uri, 0)
+    def relint_open_documents(self, but: Optional[str] = None, delay: float = 0) -> None:
+        """Every open document (but one) again: a file they may import or their configuration changed."""
+        for uri in sorted(self.open_documents - {but}):
+            self.linted.pop(uri, None)
+            self.schedule(uri, delay)
 
-    def watch_config_files(self) -> None:
-        """Ask the client to report changes to configuration files, where it can (dynamic registration)."""
+    def watch_files(self) -> None:
+        """Ask the client to report changes to WATCHED_FILES, where it can (dynamic registration)."""
         capability = self.client_capabilities.workspace
         watched = capability.did_change_watched_files if capability is not None else None
         if watched is None or not watched.dynamic_registration:
             return
-        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in CONFIG_FILES]
+        watchers = [types.FileSystemWatcher(glob_pattern=f"**/{name}") for name in WATCHED_FILES]
         self.client_register_capability(types.RegistrationParams(registrations=[types.Registration(
-            id="devlint-config-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            id="devlint-watched-files", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))]))
 
     def forget(self, uri: str) -> None:
@@ -139,11 +143,11 @@ def build_server() -> DevlintServer:
 
     @server.feature(types.INITIALIZED)
     def initialized(ls: DevlintServer, params: types.InitializedParams) -> None:
-        ls.watch_config_files()
+        ls.watch_files()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
-    def config_changed(ls: DevlintServer, params: types.DidChangeWatchedFilesParams) -> None:
-        ls.relint_open_documents()
+    def files_changed(ls: DevlintServer, params: types.DidChangeWatchedFilesParams) -> None:
+        ls.relint_open_documents(delay=DEBOUNCE_SECONDS)  # a checkout changes many files at once
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(ls: DevlintServer, params: types.DidOpenTextDocumentParams) -> None:
@@ -157,6 +161,7 @@ def build_server() -> DevlintServer:
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(ls: DevlintServer, params: types.DidSaveTextDocumentParams) -> None:
         ls.schedule(params.text_document.uri, 0)
+        ls.relint_open_documents(but=params.text_document.uri, delay=DEBOUNCE_SECONDS)  # its importers
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     async def did_close(ls: DevlintServer, params: types.DidCloseTextDocumentParams) -> None:
