@@ -30,3 +30,11 @@ def root() -> Path:
 def _session_cache(tmp_path_factory) -> None:
     """The runs of the suite (in-process and `devlint` subprocesses) cache in a temporary folder, not the user's."""
     os.environ.setdefault("DEVLINT_CACHE_DIR", str(tmp_path_factory.mktemp("devlint-cache")))
+
+
+@pytest.fixture
+def pytester(pytester):
+    """Inner sessions get the setting pyproject.toml gives this one: pytest-asyncio (installed for
+    pytest-lsp) warns in a session that leaves its fixtures' loop scope unset."""
+    pytester.makeini("[pytest]\nasyncio_default_fixture_loop_scope = function\n")
+    return pytester

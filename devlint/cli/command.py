@@ -2,9 +2,11 @@
 
     devlint [OPTIONS] [PATH]...          lint files, notebooks and folders (static; never runs them);
                                          --fix, --diff, --add-noqa change or show changes to them
+    devlint --watch [OPTIONS] PATH...    lint, then lint again what changes, until Ctrl-C
     devlint rules                        the rule catalogue
     devlint explain CODE                 one rule's documentation
     devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
+    devlint server                       a language server (LSP over stdio) for editors
     devlint --runtime [--simulate-gpu] [--gpus N] script.py [ARGS]...
     devlint --runtime [--simulate-gpu] -- pytest [ARGS]...
 
@@ -72,13 +74,14 @@ def _fail(message: str) -> None:
 @click.option("--isolated-files", is_flag=True,
               help="Check each file alone, without reading the project modules it imports (config: isolated-files).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
+@click.option("--watch", is_flag=True, help="Lint, then lint each changed file again as it changes, until Ctrl-C.")
 @click.version_option(__version__, "--version", prog_name="devlint")
-def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
+def lint(paths: Sequence[str], no_color: bool, no_progress: bool, watch: bool, **options) -> None:
     """Find device-safety bugs in PyTorch code (mixed cpu/cuda tensors, GPUs assumed,
     unsynchronized timings, GPU tensors handed to numpy).
 
     PATHS are files or folders (walked for *.py and *.ipynb); `-` reads stdin.
-    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`.
+    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`, `devlint server`.
     Runtime checking: `devlint --runtime --help`.
     """
     from devlint.cli.lint_run import LintOptions, UsageError, run_lint
@@ -86,7 +89,13 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> 
     if no_color:
         options["color"] = "never"
     try:
-        code = run_lint(LintOptions(paths=paths, progress=not no_progress, **options))
+        lint_options = LintOptions(paths=paths, progress=not no_progress, **options)
+        if watch:  # devlint.cli.watch
+            from devlint.cli.watch import run_watch
+
+            code = run_watch(lint_options)
+        else:
+            code = run_lint(lint_options)
     except UsageError as exc:
         _fail(str(exc))
     sys.exit(code)
@@ -186,6 +195,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     elif args and args[0] in SUBCOMMANDS:  # a folder named like one: `devlint ./rules`
         command = {"rules": rules_command, "explain": explain_command, "docs": docs_command}[args[0]]
         command.main(args[1:], prog_name=f"devlint {args[0]}")
+    elif args and args[0] == "server":  # the language server (devlint.cli.server)
+        from devlint.cli.server import server_command
+
+        server_command.main(args[1:], prog_name="devlint server")
     else:
         lint.main(args, prog_name="devlint")
 

@@ -150,11 +150,11 @@ def _type_name(value: object) -> str:
         type(value), type(value).__name__)
 
 
-def load_config(path: Optional[Path]) -> Config:
-    """The [tool.devlint] table of `path` (or of the nearest pyproject.toml)."""
+def load_config(path: Optional[Path], start: Optional[Path] = None) -> Config:
+    """The [tool.devlint] table of `path` (or of the pyproject.toml nearest `start`, default: the current folder)."""
     explicit = path is not None
     if path is None:
-        path = find_pyproject(Path.cwd())
+        path = find_pyproject(start or Path.cwd())
         if path is None:
             return Config()
     table = _devlint_table(_read_toml(path), path, explicit)
