@@ -97,5 +97,18 @@ def test_dependents_of_the_changed_files_are_linted_again(tmp_path: Path):
     options = LintOptions(paths=[str(tmp_path)])
     changed = [str(tmp_path / "model.py"), str(tmp_path / "notes.txt")]
     importers = {str(tmp_path / "model.py"): [str(tmp_path / "train.py")]}
-    targets = _targets(options, changed, lambda files: [d for f in files for d in importers.get(f, [])])
+    targets = _targets(options, changed, lambda files, _all: [d for f in files for d in importers.get(f, [])])
     assert targets == [str(tmp_path / "model.py"), str(tmp_path / "train.py")]  # not the .txt
+
+
+def test_the_importers_of_a_changed_module_are_its_dependents(tmp_path: Path):
+    from devlint.static.project.graph import dependents
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "masks.py").write_text("import torch\n")
+    (tmp_path / "pkg" / "encoder.py").write_text("from .masks import *\n")
+    (tmp_path / "train.py").write_text("import pkg.encoder as e\n")
+    (tmp_path / "other.py").write_text("import torch\n")
+    files = [str(tmp_path / n) for n in ("pkg/masks.py", "pkg/encoder.py", "train.py", "other.py")]
+    assert dependents([files[0]], files) == [files[1], files[2]]  # through encoder.py, train.py too

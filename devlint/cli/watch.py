@@ -6,8 +6,8 @@ force, `--config`'s, or any pyproject.toml, devlint.toml or .gitignore in the wa
 lints everything again. Each run is an
 ordinary `devlint` run over its files, with the same options and output format.
 
-devlint analyses each file on its own today, so a file's dependents are none: `dependents` is
-where a module graph plugs in, to re-lint the importers of a changed module.
+A file's dependents are the files of the run that import it, directly or through others
+(devlint.static.project.graph): editing `masks.py` checks `encoder.py` again.
 """
 
 from __future__ import annotations
@@ -22,16 +22,14 @@ import click
 
 from devlint.cli.discovery import SOURCE_SUFFIXES, discover
 from devlint.cli.lint_run import LintOptions, UsageError, resolve_config, run_lint
+from devlint.static.project import graph
 
-Dependents = Callable[[Sequence[str]], Iterable[str]]  # changed files -> other files to lint again
+# (changed files, every file of the run) -> other files to lint again
+Dependents = Callable[[Sequence[str], Sequence[str]], Iterable[str]]
 CONFIG_NAMES = ("pyproject.toml", "devlint.toml", ".devlint.toml", ".gitignore")
 
 
-def no_dependents(changed: Sequence[str]) -> list[str]:
-    return []
-
-
-def run_watch(options: LintOptions, dependents: Dependents = no_dependents) -> int:
+def run_watch(options: LintOptions, dependents: Dependents = graph.dependents) -> int:
     """Lint `options.paths`, then watch them; returns the exit code (0) after Ctrl-C."""
     _refuse_what_cannot_be_watched(options)
     try:
@@ -89,7 +87,7 @@ def _targets(options: LintOptions, changed: Sequence[str], dependents: Dependent
     files, _ = discover(options.paths, file_filter)
     by_absolute = {os.path.abspath(f): f for f in files}
     targets = [by_absolute[path] for path in changed if path in by_absolute]
-    for extra in dependents(targets):
+    for extra in dependents(targets, [] if options.isolated_files else files):
         if extra not in targets:
             targets.append(extra)
     return targets

@@ -82,7 +82,8 @@ def lint_text(path: str, text: str, settings: Settings) -> LintResult:
         return LintResult(skipped=f"{path} is excluded ({where}, or a .gitignore): not linted", error=settings.error)
     rules = [RULES_BY_CODE[code]() for code in settings.codes]
     limit = settings.config.max_file_size or DEFAULT_MAX_FILE_SIZE
-    findings = check_source(text.encode("utf-8", "surrogatepass"), path, rules, notebook=False, max_file_size=limit)
+    findings = check_source(text.encode("utf-8", "surrogatepass"), path, rules, notebook=False, max_file_size=limit,
+                            isolated=settings.config.isolated_files)
     if settings.config.per_file_ignores:
         ignores = PerFileIgnores(settings.config.per_file_ignores, settings.file_filter)
         findings = [f for f in findings if f.code in FILE_ERRORS or not ignores.ignored(f.path, f.code)]
