@@ -29,7 +29,7 @@ NOT_RUN = {
     "python -m pytest": "the test suite itself",
     ".ci/run": "CI itself: a fresh venv and the whole suite (minutes)",
     ".ci/run-oldest": "the same on Python 3.9 (minutes)",
-    "devlint docs rules": "rewrites rules/; tests/test_docs_pages.py checks that the pages are current",
+    "devlint docs --out rules": "rewrites rules/; tests/test_docs_pages.py checks that the pages are current",
     "python benchmarks/speed.py": "a benchmark that takes minutes",
     "python benchmarks/runtime_overhead.py": "a benchmark",
     "../shared/tools/eval-realworld ../shared/realworld": "the shared real-world set lies outside the repository",

@@ -1,10 +1,10 @@
-"""The `devlint` command.
+"""The `devlint` command: a click.Group whose default subcommand is `check`.
 
-    devlint [OPTIONS] [PATH]...          lint files, notebooks and folders (static; never runs them);
+    devlint [check] [OPTIONS] [PATH]...  lint files, notebooks and folders (static; never runs them);
                                          --fix, --diff, --add-noqa change or show changes to them
     devlint rules                        the rule catalogue
-    devlint explain CODE                 one rule's documentation
-    devlint docs [--check] [DIR]         write (or check) the rule pages in rules/
+    devlint rule CODE                    one rule's documentation (`explain` is an alias)
+    devlint docs --out DIR [--check]     write (or check) the rule pages and an mkdocs.yml
     devlint --runtime [--simulate-gpu] [--gpus N] script.py [ARGS]...
     devlint --runtime [--simulate-gpu] -- pytest [ARGS]...
 
@@ -14,6 +14,7 @@ that could not be analysed. The lint itself runs in devlint.cli.lint_run.
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Optional, Sequence
@@ -24,7 +25,6 @@ from devlint import __version__
 from devlint.static.rules import ALL_RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-SUBCOMMANDS = ("rules", "explain", "docs")
 OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "gitlab", "text")
 
 
@@ -33,7 +33,7 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_ERROR)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command("check", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @click.option("--select", multiple=True, metavar="CODES",
               help="Rules to run: codes or prefixes (DEV101, DEV1, ALL), comma-separated. Replaces the selection "
@@ -70,13 +70,12 @@ def _fail(message: str) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
-@click.version_option(__version__, "--version", prog_name="devlint")
 def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
     """Find device-safety bugs in PyTorch code (mixed cpu/cuda tensors, GPUs assumed,
     unsynchronized timings, GPU tensors handed to numpy).
 
     PATHS are files or folders (walked for *.py and *.ipynb); `-` reads stdin.
-    Subcommands: `devlint rules`, `devlint explain CODE`, `devlint docs`.
+    `devlint PATH...` is the same as `devlint check PATH...`.
     Runtime checking: `devlint --runtime --help`.
     """
     from devlint.cli.lint_run import LintOptions, UsageError, run_lint
@@ -104,10 +103,10 @@ def rules_command(show_all: bool) -> None:
     click.echo("\n`devlint explain CODE` shows a rule's documentation; off rules are enabled with --extend-select.")
 
 
-@click.command("explain")
+@click.command("rule")
 @click.argument("code")
-def explain_command(code: str) -> None:
-    """A rule's full documentation (DEV001-DEV003 and DEV005 too)."""
+def rule_command(code: str) -> None:
+    """A rule's full documentation, by code or name (DEV001-DEV003 and DEV005 too)."""
     from devlint.cli.docs import lookup, rule_page
 
     rule = lookup(code)
@@ -117,22 +116,32 @@ def explain_command(code: str) -> None:
 
 
 @click.command("docs")
-@click.argument("directory", required=False, type=click.Path(path_type=Path), default=Path("rules"))
+@click.argument("directory", required=False, type=click.Path(path_type=Path))
+@click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="The folder to write the pages into (the same as DIRECTORY).")
 @click.option("--check", is_flag=True, help="Only report pages that are missing or stale; exit 1 if any.")
-def docs_command(directory: Path, check: bool) -> None:
-    """Write one Markdown page per rule (and an index) into DIRECTORY (default: rules/)."""
+def docs_command(directory: Optional[Path], out: Optional[Path], check: bool) -> None:
+    """Write one Markdown page per rule (and an index) into DIR: `devlint docs --out DIR`.
+
+    Nothing is written unless DIR is named (this repository's pages: `devlint docs --out rules`).
+    """
     from devlint.cli.docs import CATALOGUE, stale_pages, write_pages
 
+    if directory is not None and out is not None and directory != out:
+        _fail(f"two folders given: {directory} and --out {out}")
+    directory = out or directory
+    if directory is None:
+        _fail("say where to write the pages: `devlint docs --out DIR` (one rule's page: `devlint rule CODE`)")
     if check:
         stale = stale_pages(CATALOGUE, directory)
         for name in stale:
-            click.echo(f"{directory / name}: missing or stale (run `devlint docs {directory}`)")
+            click.echo(f"{directory / name}: missing or stale (run `devlint docs --out {directory}`)")
         sys.exit(EXIT_FINDINGS if stale else EXIT_CLEAN)
     written = write_pages(CATALOGUE, directory)
     click.echo(f"wrote {len(written)} pages to {directory}")
 
 
-@click.command("runtime", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
+@click.command("runtime", hidden=True, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
                                             "help_option_names": ["-h", "--help"]})
 @click.option("--runtime", is_flag=True, required=True, help="Run the code with torch's calls checked.")
 @click.option("--simulate-gpu", is_flag=True, help="Simulate CUDA devices on the cpu (automatic without CUDA).")
@@ -176,16 +185,110 @@ def runtime_command(runtime: bool, simulate_gpu: bool, gpus: int, output_format:
     sys.exit(code)
 
 
-def main(argv: Optional[Sequence[str]] = None) -> None:
-    args = list(sys.argv[1:] if argv is None else argv)
+# Subcommands that live in modules of their own, imported only when used (so that `devlint PATH`
+# never pays for them): name -> "module:attribute". A module that cannot be imported (an extra not
+# installed) leaves its subcommand out. Registration point: add a line here, e.g.
+#     "server": "devlint.cli.server:server_command",
+LAZY_COMMANDS: dict[str, str] = {}
+# `explain` is the first version's name for `rule`
+ALIASES = {"explain": "rule"}
+
+
+class DevlintGroup(click.Group):
+    """`devlint [check] ...`: the first word picks a subcommand, else the words are `check`'s.
+
+    A first word that names a subcommand and also an existing file or folder (a project's `docs/`
+    folder) is linted as a path, unless what follows shows the subcommand is meant: one of its own
+    options (`devlint docs --out site`), or a word that is neither an option nor an existing path
+    (`devlint rule DEV101`). `devlint ./docs` and `devlint check docs` are always paths.
+    """
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(set(self.commands) | set(LAZY_COMMANDS) | set(ALIASES))
+
+    def get_command(self, ctx: click.Context, name: str) -> Optional[click.Command]:
+        name = ALIASES.get(name, name)
+        if name in self.commands:
+            return self.commands[name]
+        target = LAZY_COMMANDS.get(name)
+        if target is None:
+            return None
+        import importlib
+
+        module, _, attribute = target.partition(":")
+        try:
+            return getattr(importlib.import_module(module), attribute)
+        except ImportError as exc:
+            _fail(f"`devlint {name}` is not available: {exc}")
+        return None
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, route(self, ctx, list(args)))
+
+
+def route(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
+    """The arguments with the subcommand's name first (`check` where none is named)."""
     head = args[: args.index("--")] if "--" in args else args
     if "--runtime" in head:
-        runtime_command.main(args, prog_name="devlint")
-    elif args and args[0] in SUBCOMMANDS:  # a folder named like one: `devlint ./rules`
-        command = {"rules": rules_command, "explain": explain_command, "docs": docs_command}[args[0]]
-        command.main(args[1:], prog_name=f"devlint {args[0]}")
-    else:
-        lint.main(args, prog_name="devlint")
+        return ["runtime", *args]
+    if args and args[0] in ("-h", "--help", "--version"):
+        return args
+    names = set(group.list_commands(ctx))
+    if not args or args[0] not in names:
+        return ["check", *args]
+    if not os.path.lexists(args[0]) or _means_subcommand(group, ctx, args):
+        return args
+    if args[0] != "check":
+        command = group.get_command(ctx, args[0])
+        own = sorted(opt for p in command.params for opt in getattr(p, "opts", ()) if opt.startswith("--"))
+        hint = f" (its own options: {', '.join(own)})" if own else ""
+        click.echo(f"devlint: note: `{args[0]}` is linted as the path it names here; the `{args[0]}` subcommand "
+                   f"is run when one of its options or a word that is no path follows{hint}", err=True)
+    return ["check", *args]
+
+
+def _means_subcommand(group: click.Group, ctx: click.Context, args: list[str]) -> bool:
+    """Whether the words after a subcommand's name that is also a path belong to the subcommand."""
+    command = group.get_command(ctx, args[0])
+    if command is None or args[0] == "check":
+        return False
+    own = _option_names(command)
+    shared = _option_names(lint)
+    takes_value = {opt for p in lint.params if isinstance(p, click.Option) and not p.is_flag for opt in p.opts}
+    words = iter(args[1:])
+    for word in words:
+        if word.startswith("-") and word.split("=")[0] in own - shared:
+            return True
+        if word in takes_value:  # `--format concise`: the value is no path
+            next(words, None)
+        elif not word.startswith("-") and not os.path.lexists(word):
+            return True
+    return False
+
+
+def _option_names(command: click.Command) -> set[str]:
+    return {opt for p in command.params for opt in [*getattr(p, "opts", ()), *getattr(p, "secondary_opts", ())]}
+
+
+@click.group("devlint", cls=DevlintGroup, context_settings={"help_option_names": ["-h", "--help"],
+                                                            "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="devlint")
+def cli() -> None:
+    """Find device-safety bugs in PyTorch code. `devlint PATH...` is `devlint check PATH...`;
+    runtime checking: `devlint --runtime --help`."""
+
+
+def register(group: click.Group, commands: Sequence[click.Command]) -> None:
+    for command in commands:
+        group.add_command(command)
+
+
+register(cli, (lint, rules_command, rule_command, docs_command, runtime_command))
+
+
+def main(argv: Optional[Sequence[str]] = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    cli.main(args, prog_name="devlint")
 
 
 def _lint_every_rule(files: Sequence[str]) -> list:
