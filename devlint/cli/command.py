@@ -100,7 +100,7 @@ def rules_command(show_all: bool) -> None:
     for rule in (list(FILE_PROBLEMS) if show_all else []) + list(ALL_RULES):
         default = "on" if rule.default_enabled else "off"
         click.echo(f"{rule.code:<7} {rule.name:<28} {rule.severity:<8} {default:<7} {rule.summary()}")
-    click.echo("\n`devlint explain CODE` shows a rule's documentation; off rules are enabled with --extend-select.")
+    click.echo("\n`devlint rule CODE` shows a rule's documentation; off rules are enabled with --extend-select.")
 
 
 @click.command("rule")
