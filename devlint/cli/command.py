@@ -25,7 +25,7 @@ from devlint import __version__
 from devlint.static.rules import ALL_RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-OUTPUT_FORMATS = ("concise", "full", "json", "sarif", "github", "junit", "gitlab", "text")
+from devlint.cli.config import OUTPUT_FORMAT_NAMES as OUTPUT_FORMATS, SEVERITIES
 
 
 def _fail(message: str) -> None:
@@ -41,12 +41,13 @@ def _fail(message: str) -> None:
 @click.option("--extend-select", multiple=True, metavar="CODES", help="Rules to add to the selection.")
 @click.option("--ignore", multiple=True, metavar="CODES", help="Rules to skip: codes or prefixes.")
 @click.option("--extend-ignore", multiple=True, metavar="CODES", help="More rules to skip (same as --ignore).")
-@click.option("--output-format", "--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default="full",
-              show_default=True, help="full: the code under a caret and the why; concise: one line each; "
-                                      "json, sarif, github, junit, gitlab. --format is an alias; text is full.")
+@click.option("--output-format", "--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default=None,
+              help="full (the default, or output-format in the config): the code under a caret and the why; "
+                   "concise: one line each; json, sarif, github, junit, gitlab. --format is an alias; text is full.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
-              help="A TOML file with a [tool.devlint] table (or devlint's keys at its top level). "
-                   "Default: the nearest pyproject.toml.")
+              help="A TOML file with a [tool.devlint] table (or devlint's keys at its top level), for every file. "
+                   "Default: for each file, the closest .devlint.toml, devlint.toml or pyproject.toml with "
+                   "[tool.devlint] above it.")
 @click.option("--exclude", multiple=True, metavar="PATTERN",
               help="Gitignore-style patterns to skip, replacing the default list and the config's.")
 @click.option("--extend-exclude", multiple=True, metavar="PATTERN", help="Patterns to skip, in addition.")
@@ -57,6 +58,12 @@ def _fail(message: str) -> None:
 @click.option("--stdin-filename", metavar="PATH", help="The path to report (and to match patterns) for `devlint -`.")
 @click.option("--fix/--no-fix", default=False, help="Apply the safe fixes, in place.")
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=False, help="Include the unsafe fixes (with --fix, --diff).")
+@click.option("--fix-only", is_flag=True, help="Apply the fixes and report nothing else (exit 0 unless "
+                                               "--exit-non-zero-on-fix).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed something, even if nothing remains.")
+@click.option("--fixable", multiple=True, metavar="CODES", help="Only these rules' fixes are applied or offered "
+                                                                "(replaces fixable in the config).")
+@click.option("--unfixable", multiple=True, metavar="CODES", help="These rules' fixes are neither applied nor offered.")
 @click.option("--diff", is_flag=True,
               help="Print the fixes as a unified diff instead of applying them (exit 1 if any).")
 @click.option("--show-fixes", is_flag=True, help="Show each finding's fix, and list what --fix fixed.")
@@ -70,6 +77,13 @@ def _fail(message: str) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
 @click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
+@click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
+              help="The least severe finding that makes the run exit 1 (default: warning, or fail-on in the "
+                   "config; infos never fail unless this says info).")
+@click.option("--show-settings", metavar="PATH", help="Print the settings that apply to PATH (which config, "
+                                                      "rules, ignores, excludes) and lint nothing.")
+@click.option("--show-files", is_flag=True, help="Print the files that would be checked, each with its config, "
+                                                 "and lint nothing.")
 def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> None:
     """Find device-safety bugs in PyTorch code (mixed cpu/cuda tensors, GPUs assumed,
     unsynchronized timings, GPU tensors handed to numpy).
@@ -83,7 +97,7 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, **options) -> 
     if no_color:
         options["color"] = "never"
     try:
-        code = run_lint(LintOptions(paths=paths, progress=not no_progress, **options))
+        code = run_lint(LintOptions.from_flags(paths=paths, progress=not no_progress, **options))
     except UsageError as exc:
         _fail(str(exc))
     sys.exit(code)
