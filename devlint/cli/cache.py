@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import stat
-import sys
 import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
@@ -36,14 +35,13 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def user_cache_dir() -> Path:
+    """`DEVLINT_CACHE_DIR`, else the platform's cache folder for devlint (platformdirs)."""
     override = os.environ.get("DEVLINT_CACHE_DIR")
     if override:
         return Path(override)
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "devlint" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "devlint"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "devlint"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("devlint", appauthor=False))
 
 
 def project_root(start: Path) -> Path:
