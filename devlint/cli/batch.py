@@ -36,14 +36,15 @@ class RunStats:
 
 def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
                 cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None,
-                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None) -> list[Finding]:
+                max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None,
+                cache_dir: Optional[Path] = None) -> list[Finding]:
     """Findings for `files`, in the order given. Never raises for a bad file.
 
     `progress(n)` is told each time n more files are done; `stats` counts what was analysed, cached, skipped.
     """
     progress = progress or (lambda done: None)
     stats = stats if stats is not None else RunStats()
-    cache = Cache(cache_root or Path.cwd(), codes) if use_cache else None
+    cache = Cache(cache_root or Path.cwd(), codes, folder=cache_dir) if use_cache else None
     results: dict[str, list[Finding]] = {}
     live_keys: set[str] = set()
     todo: list[str] = []

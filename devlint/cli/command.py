@@ -22,10 +22,11 @@ from typing import Optional, Sequence
 import click
 
 from devlint import __version__
+from devlint.cli.config import OUTPUT_FORMAT_NAMES as OUTPUT_FORMATS
+from devlint.cli.config import SEVERITIES
 from devlint.static.rules import ALL_RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-from devlint.cli.config import OUTPUT_FORMAT_NAMES as OUTPUT_FORMATS, SEVERITIES
 
 
 def _fail(message: str) -> None:
@@ -44,6 +45,7 @@ def _fail(message: str) -> None:
 @click.option("--output-format", "--format", "output_format", type=click.Choice(OUTPUT_FORMATS), default=None,
               help="full (the default, or output-format in the config): the code under a caret and the why; "
                    "concise: one line each; json, sarif, github, junit, gitlab. --format is an alias; text is full.")
+@click.option("--isolated", is_flag=True, help="Read no config file: the defaults and the command line only.")
 @click.option("--config", "config_path", type=click.Path(path_type=Path),
               help="A TOML file with a [tool.devlint] table (or devlint's keys at its top level), for every file. "
                    "Default: for each file, the closest .devlint.toml, devlint.toml or pyproject.toml with "
@@ -60,14 +62,18 @@ def _fail(message: str) -> None:
 @click.option("--unsafe-fixes/--no-unsafe-fixes", default=False, help="Include the unsafe fixes (with --fix, --diff).")
 @click.option("--fix-only", is_flag=True, help="Apply the fixes and report nothing else (exit 0 unless "
                                                "--exit-non-zero-on-fix).")
-@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 when --fix fixed something, even if nothing remains.")
+@click.option("--exit-non-zero-on-fix", is_flag=True,
+              help="Exit 1 when --fix fixed something, even if nothing remains.")
 @click.option("--fixable", multiple=True, metavar="CODES", help="Only these rules' fixes are applied or offered "
                                                                 "(replaces fixable in the config).")
+@click.option("--extend-fixable", multiple=True, metavar="CODES", help="Rules whose fixes are offered, in addition.")
 @click.option("--unfixable", multiple=True, metavar="CODES", help="These rules' fixes are neither applied nor offered.")
 @click.option("--diff", is_flag=True,
               help="Print the fixes as a unified diff instead of applying them (exit 1 if any).")
 @click.option("--show-fixes", is_flag=True, help="Show each finding's fix, and list what --fix fixed.")
 @click.option("--add-noqa", is_flag=True, help="Add a `# noqa: CODE` to every line with a finding.")
+@click.option("--output-file", "-o", "output_file", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the report to FILE instead of stdout.")
 @click.option("--statistics", is_flag=True, help="Count findings by rule instead of listing them.")
 @click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary, no progress.")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
@@ -75,8 +81,12 @@ def _fail(message: str) -> None:
 @click.option("--no-color", "no_color", is_flag=True, help="Same as --color never.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (shown on a terminal for runs over 2 s).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=0, help="Worker processes (0: automatic).")
-@click.option("--no-cache", is_flag=True, help="Analyse every file again, ignoring the cache of earlier runs.")
-@click.option("--exit-zero", is_flag=True, help="Exit 0 even with findings or files that could not be analysed.")
+@click.option("--no-cache", "-n", "no_cache", is_flag=True,
+              help="Analyse every file again, ignoring the cache of earlier runs.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Keep the cache there (default: the user's cache folder, or DEVLINT_CACHE_DIR).")
+@click.option("--exit-zero", "-e", "exit_zero", is_flag=True,
+              help="Exit 0 even with findings or files that could not be analysed.")
 @click.option("--fail-on", type=click.Choice(SEVERITIES), default=None,
               help="The least severe finding that makes the run exit 1 (default: warning, or fail-on in the "
                    "config; infos never fail unless this says info).")
@@ -153,6 +163,12 @@ def docs_command(directory: Optional[Path], out: Optional[Path], check: bool) ->
         sys.exit(EXIT_FINDINGS if stale else EXIT_CLEAN)
     written = write_pages(CATALOGUE, directory)
     click.echo(f"wrote {len(written)} pages to {directory}")
+
+
+@click.command("version")
+def version_command() -> None:
+    """devlint's version (the same as `devlint --version`)."""
+    click.echo(f"devlint {__version__}")
 
 
 @click.command("runtime", hidden=True, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
@@ -297,7 +313,7 @@ def register(group: click.Group, commands: Sequence[click.Command]) -> None:
         group.add_command(command)
 
 
-register(cli, (lint, rules_command, rule_command, docs_command, runtime_command))
+register(cli, (lint, rules_command, rule_command, docs_command, version_command, runtime_command))
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:

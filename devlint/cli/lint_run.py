@@ -43,12 +43,14 @@ class OutputOptions:
     progress: bool = True
     show_settings: Optional[str] = None  # a path: print what applies to it, lint nothing
     show_files: bool = False  # print the files that would be checked, lint nothing
+    output_file: Optional[Path] = None  # the report goes there instead of stdout
 
 
 @dataclass
 class RunOptions:
     jobs: int = 0
     no_cache: bool = False
+    cache_dir: Optional[Path] = None
     exit_zero: bool = False
     fail_on: Optional[str] = None  # None: the config's, else warning
 
@@ -164,7 +166,9 @@ def run_lint(options: LintOptions) -> int:
         return add_noqa(findings, overrides)
     fixed = 0
     if fixes.fix or fixes.diff:
-        codes_of = (lambda path: resolver.for_path(files[0] if stdin else path).codes)
+        def codes_of(path: str) -> list[str]:
+            return resolver.for_path(files[0] if stdin else path).codes
+
         outcome = apply_fixes_to_files(findings, codes_of, fixes, overrides, keep)
         if fixes.diff:
             return outcome.exit_code
@@ -224,7 +228,8 @@ def _check(files: list[str], resolver: SettingsResolver, options: LintOptions) -
         for settings, paths in groups.values():
             size = settings.config.max_file_size
             found = check_files(paths, settings.codes, jobs=options.run.jobs, use_cache=not options.run.no_cache,
-                                progress=bar, stats=stats, **({"max_file_size": size} if size else {}))
+                                progress=bar, stats=stats, cache_dir=options.run.cache_dir,
+                                **({"max_file_size": size} if size else {}))
             for finding in found:
                 by_path.setdefault(finding.path, []).append(finding)
     finally:
@@ -265,7 +270,9 @@ def _report(findings: list[Finding], files: list[str], missing: list[str], resol
         out = render_statistics(report, as_json=output_format == "json")
     else:
         out = FORMATS[output_format](report)
-    if out:  # with `--fix -`, stdout holds the fixed code: the report goes to stderr
+    if options.output.output_file is not None:
+        _write_report(options.output.output_file, out)
+    elif out:  # with `--fix -`, stdout holds the fixed code: the report goes to stderr
         click.echo(out, nl=False, err=bool(overrides) and options.fixes.fix, color=report.color)
     threshold = fail_threshold(options.run.fail_on, resolver.project)
     code = exit_code([f for f in findings if f.code in FILE_ERRORS or fails(f, threshold)], missing,
@@ -273,6 +280,15 @@ def _report(findings: list[Finding], files: list[str], missing: list[str], resol
     if code == EXIT_CLEAN and fixed and options.fixes.exit_non_zero_on_fix:
         return EXIT_FINDINGS
     return code
+
+
+def _write_report(path: Path, text: str) -> None:
+    try:
+        if path.parent != Path():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"{path}: cannot write the report: {exc.strerror or exc}") from None
 
 
 def exit_code(findings: Sequence[Finding], missing: Sequence[str], exit_zero: bool) -> int:

@@ -28,7 +28,9 @@ class SelectOptions:
     extend_ignore: Sequence[str] = ()
     fixable: Sequence[str] = ()
     unfixable: Sequence[str] = ()
+    extend_fixable: Sequence[str] = ()
     config_path: Optional[Path] = None
+    isolated: bool = False  # no config file at all
 
 
 @dataclass
@@ -82,7 +84,8 @@ class SettingsResolver:
                                  split_codes(selection.ignore) + split_codes(selection.extend_ignore))
             for where, codes in (("--select", self.cli.select or []), ("--extend-select", self.cli.extend_select),
                                  ("--ignore", self.cli.ignore), ("--fixable", split_codes(selection.fixable)),
-                                 ("--unfixable", split_codes(selection.unfixable))):
+                                 ("--unfixable", split_codes(selection.unfixable)),
+                                 ("--extend-fixable", split_codes(selection.extend_fixable))):
                 validate_codes(codes, where)
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
@@ -92,7 +95,11 @@ class SettingsResolver:
             self.warnings.append("--select is empty: no rule is enabled")
         self._by_source: dict[Optional[str], Settings] = {}
         self._by_folder: dict[Path, Settings] = {}
+        if selection.isolated and selection.config_path:
+            raise UsageError("--isolated reads no config file: drop --config or --isolated")
         self.forced = self._load(selection.config_path, self.start) if selection.config_path else None
+        if selection.isolated:
+            self.forced = self._settings(Config(root=self.start))
         self.project = self.forced or self._load(None, self.start)  # the folder devlint runs in
 
     def _load(self, path: Optional[Path], start: Path) -> Settings:
@@ -112,6 +119,7 @@ class SettingsResolver:
         if self.selection.fixable:
             config.fixable = split_codes(self.selection.fixable)
         config.unfixable = list(config.unfixable) + split_codes(self.selection.unfixable)
+        config.extend_fixable = list(config.extend_fixable) + split_codes(self.selection.extend_fixable)
         rules = select_rules(config.selection(), self.cli)
         if not rules and not config.warnings and not self.warnings:
             self.warnings.append(f"no rule is enabled (check select and ignore{_where(config)})")
@@ -171,7 +179,7 @@ def describe(path: str, settings: Settings, fail_on: str, output_format: str) ->
     config = settings.config
     ignores = PerFileIgnores(config.per_file_ignores, settings.file_filter)
     per_file = sorted(pattern for pattern, codes in config.per_file_ignores.items()
-                      if PerFileIgnores({pattern: codes}, settings.file_filter).ignored(path, codes[0] if codes else ""))
+                      if codes and PerFileIgnores({pattern: codes}, settings.file_filter).ignored(path, codes[0]))
     ignored_here = sorted(c for c in settings.codes if ignores.ignored(path, c))
     excluded = settings.file_filter.excluded(path, os.path.isdir(path))
     fixable = [c for c in settings.codes if settings.fixable(c)]

@@ -20,8 +20,8 @@ from devlint.static.rules import RULES_BY_CODE
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 _DEVLINT_IGNORE = re.compile(r"#\s*devlint:\s*ignore(?:\[(?P<codes>[^\]]*)\])?")
 # a comment alone on its line: the whole file (codes as in `# noqa:`)
-_FILE_NOQA = re.compile(r"^[ \t]*(?P<directive>#\s*devlint:\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)"
-                        r"\s*$", re.IGNORECASE | re.MULTILINE)
+_FILE_NOQA = re.compile(r"^[ \t]*(?P<directive>#\s*devlint:\s*noqa"
+                        r"(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?)\s*$", re.IGNORECASE | re.MULTILINE)
 _MENTION = re.compile(r"#\s*(noqa|devlint:)", re.IGNORECASE)
 MAX_CODES_SHOWN = 10  # a notice or DEV004 message names at most this many codes
 MAX_QUOTE = 80  # and quotes at most this much of the comment
