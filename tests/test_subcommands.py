@@ -73,7 +73,7 @@ def test_the_subcommand_wins_when_what_follows_is_its_own(shadowed: Path):
 
 def test_runtime_flag_still_routes_to_the_runtime_checker(tmp_path: Path):
     result = run("--runtime", "--help", cwd=tmp_path)
-    assert result.returncode == 0 and "--simulate-gpu" in result.stdout
+    assert result.returncode == 0 and "--simulate-gpu" in result.stdout and "Usage: devlint --runtime" in result.stdout
     missing = run("--runtime", cwd=tmp_path)
     assert missing.returncode == 2 and "--runtime needs a script" in missing.stderr
 

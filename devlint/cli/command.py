@@ -171,7 +171,14 @@ def version_command() -> None:
     click.echo(f"devlint {__version__}")
 
 
-@click.command("runtime", hidden=True, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
+class _RuntimeCommand(click.Command):
+    """Reached as `devlint --runtime ...`: its usage says so (the group routes it by that flag)."""
+
+    def format_usage(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        formatter.write_usage("devlint --runtime", "[OPTIONS] SCRIPT [ARGS]... | -- pytest [ARGS]...")
+
+
+@click.command("runtime", cls=_RuntimeCommand, hidden=True, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
                                             "help_option_names": ["-h", "--help"]})
 @click.option("--runtime", is_flag=True, required=True, help="Run the code with torch's calls checked.")
 @click.option("--simulate-gpu", is_flag=True, help="Simulate CUDA devices on the cpu (automatic without CUDA).")
