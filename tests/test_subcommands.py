@@ -85,5 +85,7 @@ def test_registration_point_for_subcommands_in_modules_of_their_own(monkeypatch,
     result = run("catalogue", cwd=tmp_path)
     assert result.returncode == 0 and "DEV101" in result.stdout
     monkeypatch.setitem(command.LAZY_COMMANDS, "broken", "devlint.cli.no_such_module:command")
-    broken = run("broken", cwd=tmp_path)
+    broken = run("broken", "--some-option", cwd=tmp_path)
     assert broken.returncode == 2 and "`devlint broken` is not available" in broken.stderr
+    listed = run("--help", cwd=tmp_path)  # a subcommand that cannot import never breaks the help
+    assert listed.returncode == 0 and "broken" in listed.stdout and "catalogue" in listed.stdout

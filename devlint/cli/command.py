@@ -255,12 +255,19 @@ class DevlintGroup(click.Group):
         module, _, attribute = target.partition(":")
         try:
             return getattr(importlib.import_module(module), attribute)
-        except ImportError as exc:
-            _fail(f"`devlint {name}` is not available: {exc}")
-        return None
+        except ImportError as exc:  # `devlint --help` still lists it; running it says why it cannot run
+            return _unavailable(name, f"`devlint {name}` is not available: {exc}")
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         return super().parse_args(ctx, route(self, ctx, list(args)))
+
+
+def _unavailable(name: str, why: str) -> click.Command:
+    def explain(**_: object) -> None:
+        _fail(why)
+
+    return click.Command(name, callback=explain, help=f"(not available: {why})",
+                         context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 
 
 def route(group: click.Group, ctx: click.Context, args: list[str]) -> list[str]:
@@ -312,7 +319,7 @@ def _option_names(command: click.Command) -> set[str]:
 @click.version_option(__version__, "--version", prog_name="devlint")
 def cli() -> None:
     """Find device-safety bugs in PyTorch code. `devlint PATH...` is `devlint check PATH...`;
-    runtime checking: `devlint --runtime --help`."""
+    its options: `devlint check --help`; runtime checking: `devlint --runtime --help`."""
 
 
 def register(group: click.Group, commands: Sequence[click.Command]) -> None:
