@@ -113,11 +113,7 @@ def run_lint(options: LintOptions) -> int:
     if fixes.fix_only:
         fixes.fix = True
     if options.output.show_settings is not None:
-        path = options.output.show_settings
-        settings = resolver.for_path(path)
-        _warn_all(resolver)
-        click.echo(describe(path, settings, fail_threshold(options.run.fail_on, settings), output_format), nl=False)
-        return EXIT_CLEAN
+        return _show_settings(options.output.show_settings, resolver, options, output_format)
     stdin = list(options.paths) == ["-"]
     if not options.paths:
         raise UsageError("no paths given (try `devlint .` or `devlint --help`)")
@@ -125,17 +121,10 @@ def run_lint(options: LintOptions) -> int:
         raise UsageError("`-` (stdin) cannot be mixed with other paths")
     overrides: dict[str, bytes] = {}
     if stdin:
-        path = options.files.stdin_filename or "-"
-        settings = resolver.for_path(path if options.files.stdin_filename else "stdin.py")
-        _warn_all(resolver)
-        if options.files.stdin_filename and settings.file_filter.force_exclude \
-                and settings.file_filter.excluded(path, False):
-            if fixes.fix:
-                sys.stdout.buffer.write(sys.stdin.buffer.read())
+        read = _read_stdin(options, resolver, overrides)
+        if read is None:
             return EXIT_CLEAN
-        overrides[path] = sys.stdin.buffer.read()
-        files, missing = [path], []
-        findings = _check_stdin(path, overrides[path], settings.codes)
+        files, missing, findings = read
     else:
         files, missing = _files(options.paths, resolver)
         _warn_all(resolver)
@@ -148,17 +137,7 @@ def run_lint(options: LintOptions) -> int:
         click.echo(f"devlint: error: {path}: no such file or folder", err=True)
     for notice in sorted((f for f in findings if f.code == NOTICE), key=Finding.sort_key):
         warn(f"{notice.location()}: {notice.message}")
-
-    def keep(found: list[Finding]) -> list[Finding]:
-        """Drop notices and what per-file-ignores ignore; strip the fixes of unfixable rules."""
-        kept = []
-        for finding in found:
-            settings = resolver.for_path(finding.path) if not stdin else resolver.for_path(files[0])
-            if finding.code == NOTICE or not settings.keeps(finding):
-                continue
-            kept.append(finding if not finding.edits or settings.fixable(finding.code) else without_fix(finding))
-        return kept
-
+    keep = _keeper(resolver, files[0] if stdin else None)
     findings = keep(findings)
     from devlint.cli.fix_command import add_noqa, apply_fixes_to_files
 
@@ -176,6 +155,42 @@ def run_lint(options: LintOptions) -> int:
     if fixes.fix_only:
         return _report_fix_only(fixed, findings, options, overrides)
     return _report(findings, files, missing, resolver, options, output_format, fixed, overrides)
+
+
+def _show_settings(path: str, resolver: SettingsResolver, options: LintOptions, output_format: str) -> int:
+    settings = resolver.for_path(path)
+    _warn_all(resolver)
+    click.echo(describe(path, settings, fail_threshold(options.run.fail_on, settings), output_format), nl=False)
+    return EXIT_CLEAN
+
+
+def _read_stdin(options: LintOptions, resolver: SettingsResolver,
+                overrides: dict[str, bytes]) -> Optional[tuple[list[str], list[str], list[Finding]]]:
+    """`devlint -`: ([path], [], findings), or None when --force-exclude excludes --stdin-filename."""
+    path = options.files.stdin_filename or "-"
+    settings = resolver.for_path(path if options.files.stdin_filename else "stdin.py")
+    _warn_all(resolver)
+    if options.files.stdin_filename and settings.file_filter.force_exclude \
+            and settings.file_filter.excluded(path, False):
+        if options.fixes.fix:
+            sys.stdout.buffer.write(sys.stdin.buffer.read())
+        return None
+    overrides[path] = sys.stdin.buffer.read()
+    return [path], [], _check_stdin(path, overrides[path], settings.codes)
+
+
+def _keeper(resolver: SettingsResolver, stdin_path: Optional[str]):
+    """What to keep of a file's findings: no notices, nothing per-file-ignores ignore, and no fix
+    on a finding of a rule that is not fixable."""
+    def keep(found: list[Finding]) -> list[Finding]:
+        kept = []
+        for finding in found:
+            settings = resolver.for_path(stdin_path or finding.path)
+            if finding.code == NOTICE or not settings.keeps(finding):
+                continue
+            kept.append(finding if not finding.edits or settings.fixable(finding.code) else without_fix(finding))
+        return kept
+    return keep
 
 
 def _warn_all(resolver: SettingsResolver) -> None:
