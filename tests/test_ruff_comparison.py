@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -69,9 +68,9 @@ def bin_dir(tmp_path_factory) -> Path:
     shim = folder / "devlint"
     shim.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" -m devlint "$@"\n')
     shim.chmod(0o755)
-    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
-    assert ruff, "ruff is part of the dev extra"
-    os.symlink(ruff, folder / "ruff")
+    from ruff.__main__ import find_ruff_bin  # the ruff of the dev extra, wherever its binary lies
+
+    os.symlink(find_ruff_bin(), folder / "ruff")
     return folder
 
 

@@ -178,8 +178,9 @@ class _RuntimeCommand(click.Command):
         formatter.write_usage("devlint --runtime", "[OPTIONS] SCRIPT [ARGS]... | -- pytest [ARGS]...")
 
 
-@click.command("runtime", cls=_RuntimeCommand, hidden=True, context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
-                                            "help_option_names": ["-h", "--help"]})
+@click.command("runtime", cls=_RuntimeCommand, hidden=True,
+               context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False,
+                                 "help_option_names": ["-h", "--help"]})
 @click.option("--runtime", is_flag=True, required=True, help="Run the code with torch's calls checked.")
 @click.option("--simulate-gpu", is_flag=True, help="Simulate CUDA devices on the cpu (automatic without CUDA).")
 @click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="Simulated GPU count.")
