@@ -272,8 +272,8 @@ def test_cache_gives_same_answer(project, tmp_path_factory, monkeypatch):
     assert len(json.loads(third.stdout)) == 2
 
 
-def test_rules_and_explain_and_version():
-    rules = run("rules")
+def test_rules_and_explain_and_version(tmp_path):
+    rules = run("rules", cwd=tmp_path)  # not where a rules/ folder would be linted
     assert rules.returncode == 0 and "DEV101" in rules.stdout and "DEV502" in rules.stdout
     explain = run("explain", "DEV301")
     assert explain.returncode == 0 and "Why is this bad?" in explain.stdout and "synchronize" in explain.stdout

@@ -9,7 +9,7 @@ from tests.conftest import ROOT
 
 def test_rule_pages_are_current():
     stale = stale_pages(CATALOGUE, ROOT / "rules")
-    assert not stale, f"stale or missing pages in rules/: {stale}; run `devlint docs rules`"
+    assert not stale, f"stale or missing pages in rules/: {stale}; run `devlint docs --out rules`"
 
 
 def test_readme_lists_every_rule():

@@ -78,7 +78,7 @@ def test_show_fixes_previews_each_fix():
 def test_colors():
     plain, colored = render("full"), render("full", color=True)
     assert "\x1b[" not in plain and "\x1b[31m" in colored  # errors in red
-    assert "\x1b]8;;file://" in colored and "rules/DEV101.md\x1b\\" in colored  # the code links to its page
+    assert "\x1b]8;;https://" in colored and "/DEV101/\x1b\\" in colored  # the code links to its page
     env = dict(os.environ)
     try:
         os.environ.pop("FORCE_COLOR", None)
@@ -116,7 +116,7 @@ def test_json_has_fix_edits_and_a_docs_link():
     assert fixable["edits"] == [{"content": ".detach().cpu()", "location": {"row": 4, "column": 2},
                                  "end_location": {"row": 4, "column": 2}}]
     assert data[2]["fixable"] is False and data[2]["edits"] == []
-    assert data[2]["url"].endswith("rules/DEV101.md")
+    assert data[2]["url"].startswith("https://") and data[2]["url"].endswith("/DEV101/")
     assert json.loads(render("json", [])) == []
 
 
@@ -126,7 +126,7 @@ def test_sarif_rules_related_locations_fixes_and_relative_paths():
     run_ = log["runs"][0]
     rule_ids = [r["id"] for r in run_["tool"]["driver"]["rules"]]
     assert set(rule_ids) == {r.code for r in ALL_RULES} | {"DEV001"}  # every reported ruleId is described
-    assert all(r["helpUri"].startswith("file://") and r["helpUri"].endswith(f"{r['id']}.md")
+    assert all(r["helpUri"].startswith("https://") and r["helpUri"].endswith(f"/{r['id']}/")
                for r in run_["tool"]["driver"]["rules"])
     error = next(r for r in run_["results"] if r["ruleId"] == "DEV101")
     assert rule_ids[error["ruleIndex"]] == "DEV101"

@@ -29,7 +29,7 @@ NOT_RUN = {
     "python -m pytest": "the test suite itself",
     ".ci/run": "CI itself: a fresh venv and the whole suite (minutes)",
     ".ci/run-oldest": "the same on Python 3.9 (minutes)",
-    "devlint docs rules": "rewrites rules/; tests/test_docs_pages.py checks that the pages are current",
+    "devlint docs --out rules": "rewrites rules/; tests/test_docs_pages.py checks that the pages are current",
     "python benchmarks/speed.py": "a benchmark that takes minutes",
     "python benchmarks/runtime_overhead.py": "a benchmark",
     "../shared/tools/eval-realworld ../shared/realworld": "the shared real-world set lies outside the repository",
@@ -110,14 +110,18 @@ def test_pip_lines_install_this_project():
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
     pips = [p for c, _ in COMMANDS for p in _split_pip(c)[0]]
     pips += re.findall(r"`(pip install [^`]+)`", README)
+    pips += [p for _, body in BLOCKS for p in _split_pip(" && ".join(body.splitlines()))[0]]
     assert pips
     for pip in pips:
-        target = shlex.split(pip)[-1]
+        words = shlex.split(pip)
+        if words[2:] == ["torch", "--index-url", "https://download.pytorch.org/whl/cpu"]:
+            continue  # torch's CPU build, from PyTorch's own index
+        target = words[-1]
         if target.startswith("git+"):
             continue  # this repository's URL, wherever it is hosted
-        match = re.fullmatch(r"\.(?:\[(\w+)\])?", target)
+        match = re.fullmatch(r"\.(?:\[([\w,]+)\])?", target)
         assert match, f"{pip!r} installs something else than this checkout"
-        assert match.group(1) is None or match.group(1) in extras, f"{pip!r}: no such extra"
+        assert match.group(1) is None or set(match.group(1).split(",")) <= set(extras), f"{pip!r}: no such extra"
     assert "pip install devlint" not in README  # not on PyPI
 
 

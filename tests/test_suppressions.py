@@ -63,3 +63,45 @@ def test_add_noqa_adopts_a_legacy_codebase(tmp_path: Path):
     assert [Path(f["path"]).name for f in after] == ["c.py"]
     again = run("--no-cache", "--add-noqa", "a.py", "b.py", cwd=tmp_path)
     assert "Added 0 noqa directives." in again.stderr
+
+
+def _findings(source: str, rules=WITH_DEV004) -> list:
+    return check_source(source.encode(), "a.py", rules)
+
+
+def test_a_file_level_noqa_silences_the_whole_file():
+    assert [f.code for f in _findings(BUGGY)] == ["DEV101"]
+    assert _findings("# devlint: noqa\n" + BUGGY) == []
+    assert _findings(BUGGY + "  # devlint: noqa: DEV1\n") == []  # anywhere, indented, a prefix
+    other = _findings("# devlint: noqa: DEV2\n" + BUGGY)  # another rule's code: DEV101 stays
+    assert [f.code for f in other] == ["DEV004", "DEV101"] and "no DEV2 finding in this file" in other[0].message
+    assert [f.code for f in _findings("x = 1  # devlint: noqa\n" + BUGGY)] == ["DEV101"]  # not alone on its line
+    assert [f.code for f in _findings('s = """\n# devlint: noqa\n"""\n' + BUGGY)] == ["DEV101"]  # in a string
+
+
+def test_an_unused_file_level_noqa_is_dev004_and_its_fix_drops_the_line():
+    [unused] = [f for f in _findings("# devlint: noqa: DEV301\n" + BUGGY) if f.code == "DEV004"]
+    assert unused.line == 1 and "no DEV301 finding in this file" in unused.message
+    [edit] = unused.edits
+    assert (edit.line, edit.column, edit.end_line, edit.end_column, edit.content) == (1, 1, 2, 1, "")
+    [partly] = [f for f in _findings("# devlint: noqa: DEV101, DEV301\n" + BUGGY) if f.code == "DEV004"]
+    assert partly.edits[0].content == "# devlint: noqa: DEV101"
+
+
+def test_a_file_level_noqa_from_the_command_line(tmp_path: Path):
+    (tmp_path / "m.py").write_text("# devlint: noqa\n" + BUGGY)
+    result = run("--no-cache", "m.py", cwd=tmp_path)
+    assert result.returncode == 0 and "no problems" in result.stdout
+
+
+def test_thousands_of_unknown_codes_make_one_short_warning(tmp_path: Path):
+    codes = ", ".join(f"DEV9{i:04d}" for i in range(5000))
+    (tmp_path / "m.py").write_text(BUGGY.replace("z = x + y", f"z = x + y  # noqa: DEV101, {codes}"))
+    result = run("--no-cache", "m.py", cwd=tmp_path)
+    [warning] = [line for line in result.stderr.splitlines() if "unknown rule" in line]
+    assert "unknown rule codes DEV90000, DEV90001" in warning and "and 4990 more" in warning
+    assert len(result.stderr) < 600 and "DEV94999" not in result.stderr
+    assert result.returncode == 0
+    single = tmp_path / "one.py"
+    single.write_text(CLEAN + "w = 1  # noqa: DEV999\n")
+    assert "unknown rule code DEV999 in `# noqa: DEV999`" in run("--no-cache", "one.py", cwd=tmp_path).stderr

@@ -37,15 +37,19 @@ class RunStats:
 def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_cache: bool = True,
                 cache_root: Optional[Path] = None, progress: Optional[Callable[[int], None]] = None,
                 max_file_size: int = DEFAULT_MAX_FILE_SIZE, stats: Optional[RunStats] = None,
-                isolated: bool = False) -> list[Finding]:
+                isolated: bool = False, cache_dir: Optional[Path] = None,
+                checked: Optional[dict] = None) -> list[Finding]:
     """Findings for `files`, in the order given. Never raises for a bad file.
 
     `progress(n)` is told each time n more files are done; `stats` counts what was analysed, cached, skipped.
-    Each file sees the project's modules it imports, unless `isolated` (each file alone).
+    Each file sees the project's modules it imports, unless `isolated` (each file alone); `checked`
+    (real path -> path as reported) names the files of the whole run, where a finding may be reported.
     """
     progress = progress or (lambda done: None)
+    if checked is None:
+        checked = {} if isolated else {os.path.realpath(path): path for path in files}
     stats = stats if stats is not None else RunStats()
-    cache = Cache(cache_root or Path.cwd(), codes) if use_cache else None
+    cache = Cache(cache_root or Path.cwd(), codes, folder=cache_dir) if use_cache else None
     results: dict[str, list[Finding]] = {}
     live_keys: set[str] = set()
     todo: list[str] = []
@@ -56,7 +60,8 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
             results[path] = [source]
         elif source is None:
             stats.skipped += 1
-        elif cache is not None and (hit := cache.get(_remember(live_keys, cache.key(path, source)), path)) is not None:
+        elif cache is not None and (hit := cache.get(_remember(live_keys, cache.key(path, source)), path,
+                                                     checked)) is not None:
             results[path] = hit
             stats.cached += 1
         else:
@@ -65,13 +70,12 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
     stats.analysed = len(todo)
     progress(len(files) - len(todo))
     salt = cache.salt if cache is not None else None
-    checked = {} if isolated else {os.path.realpath(path): path for path in files}
 
     def store(path: str, key: Optional[str], findings: list[Finding], used: Optional[dict] = None) -> None:
         results[path] = findings
         progress(1)
         if cache is not None and key is not None:
-            cache.put(_remember(live_keys, key), findings, used)
+            cache.put(_remember(live_keys, key), findings, used, checked)
 
     if jobs <= 0:
         jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1

@@ -22,7 +22,6 @@ import hashlib
 import json
 import os
 import stat
-import sys
 import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
@@ -37,14 +36,13 @@ _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
 
 def user_cache_dir() -> Path:
+    """`DEVLINT_CACHE_DIR`, else the platform's cache folder for devlint (platformdirs)."""
     override = os.environ.get("DEVLINT_CACHE_DIR")
     if override:
         return Path(override)
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "devlint" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "devlint"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "devlint"
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("devlint", appauthor=False))
 
 
 def project_root(start: Path) -> Path:
@@ -90,14 +88,17 @@ class Cache:
     def key(self, path: str, source: bytes) -> str:
         return cache_key(self.salt, path, source)
 
-    def get(self, key: str, path: str) -> Optional[list[Finding]]:
-        """The findings stored for `key`, or None: a miss for anything not exactly as this version writes it."""
+    def get(self, key: str, path: str, checked: Optional[dict] = None) -> Optional[list[Finding]]:
+        """The findings stored for `key`, or None: a miss for anything not exactly as this version writes it.
+        `checked`: the run's files (real paths), some of which the stored findings may be about."""
         entry = self.entries.get(key)
         if not isinstance(entry, dict) or not isinstance(entry.get("findings"), list) \
                 or not isinstance(entry.get("used"), dict):
             return None
         if any(not isinstance(used, str) or file_digest(used) != digest for used, digest in entry["used"].items()):
             return None  # a module it imported has changed: what it found there may have too
+        if sorted(used for used in entry["used"] if used in (checked or {})) != entry.get("reported"):
+            return None  # the modules checked beside it are others: findings in them come and go
         try:
             findings = [Finding.from_dict(item) for item in entry["findings"]]
         except (TypeError, KeyError, ValueError, AttributeError):
@@ -106,8 +107,11 @@ class Cache:
             return None
         return findings
 
-    def put(self, key: str, findings: list[Finding], used: Optional[dict] = None) -> None:
-        self.new[key] = {"findings": [f.to_dict() for f in findings], "used": dict(used or {})}
+    def put(self, key: str, findings: list[Finding], used: Optional[dict] = None,
+            checked: Optional[dict] = None) -> None:
+        used = dict(used or {})
+        self.new[key] = {"findings": [f.to_dict() for f in findings], "used": used,
+                         "reported": sorted(path for path in used if path in (checked or {}))}
 
     def save(self, live_keys: set[str]) -> None:
         if not self.new:

@@ -7,6 +7,7 @@ Selection is layered as Ruff layers it: the file's `select` (or the defaults), p
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +21,22 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on older Pythons only
     import tomli as tomllib
 
-LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude")
+LIST_KEYS = ("select", "ignore", "extend-select", "extend-ignore", "exclude", "extend-exclude", "fixable",
+             "unfixable", "extend-fixable")
 BOOL_KEYS = ("force-exclude", "respect-gitignore", "assume-gpu", "isolated-files")
 # `assume-gpu = true`: a GPU-only project, where GPU assumptions are the design.
 GPU_ASSUMPTION_RULES = ("DEV201", "DEV202", "DEV203", "DEV204")
+SEVERITIES = ("error", "warning", "info")  # most severe first
+OUTPUT_FORMAT_NAMES = ("concise", "full", "json", "sarif", "github", "junit", "gitlab", "text")
+CHOICE_KEYS = {"fail-on": SEVERITIES, "output-format": OUTPUT_FORMAT_NAMES}
 # `import-roots` is read where imports are resolved (devlint.static.project.layout), from the project's root.
-KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + ("per-file-ignores", "max-file-size", "import-roots"))
+KNOWN_KEYS = frozenset(LIST_KEYS + BOOL_KEYS + tuple(CHOICE_KEYS)
+                       + ("per-file-ignores", "max-file-size", "extend", "import-roots"))
+# The config files of one folder, the first found deciding (as Ruff's .ruff.toml, ruff.toml, pyproject.toml);
+# a pyproject.toml without a [tool.devlint] table is passed over.
+CONFIG_NAMES = (".devlint.toml", "devlint.toml", "pyproject.toml")
+# Keys that add to what an extended file says rather than replace it
+_ACCUMULATED = ("extend-select", "extend-ignore", "extend-exclude", "extend-fixable")
 
 
 class ConfigError(Exception):
@@ -54,7 +65,13 @@ class Config:
     assume_gpu: bool = False
     isolated_files: bool = False  # each file alone: the project's other modules are not read
     max_file_size: Optional[int] = None  # bytes; None: devlint.core.limits.DEFAULT_MAX_FILE_SIZE
+    fixable: Optional[list[str]] = None  # None: every rule's fix
+    unfixable: list[str] = field(default_factory=list)
+    extend_fixable: list[str] = field(default_factory=list)
+    fail_on: Optional[str] = None  # None: the command line's or "warning"
+    output_format: Optional[str] = None
     source: Optional[str] = None
+    extends: list[str] = field(default_factory=list)  # the files `extend` brought in, nearest first
     root: Path = field(default_factory=Path.cwd)  # patterns are relative to the config file's folder
     warnings: list[str] = field(default_factory=list)
 
@@ -116,6 +133,31 @@ def find_pyproject(start: Path) -> Optional[Path]:
     return None
 
 
+def config_in(folder: Path) -> Optional[Path]:
+    """The config file that decides for `folder` if one lies in it: .devlint.toml, devlint.toml, or a
+    pyproject.toml with a [tool.devlint] table."""
+    for name in CONFIG_NAMES:
+        candidate = folder / name
+        if candidate.is_file():
+            if name != "pyproject.toml" or _has_devlint_table(candidate):
+                return candidate
+    return None
+
+
+def find_config(start: Path) -> Optional[Path]:
+    """The closest config file in `start` or a folder above it."""
+    for folder in [start, *start.parents]:
+        found = config_in(folder)
+        if found is not None:
+            return found
+    return None
+
+
+def _has_devlint_table(path: Path) -> bool:
+    """Whether a pyproject.toml has a [tool.devlint] table (a file that is not valid TOML is an error)."""
+    return _devlint_table(_read_toml(path), path, False) is not None
+
+
 def _read_toml(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -151,18 +193,49 @@ def _type_name(value: object) -> str:
 
 
 def load_config(path: Optional[Path], start: Optional[Path] = None) -> Config:
-    """The [tool.devlint] table of `path` (or of the pyproject.toml nearest `start`, default: the current folder)."""
+    """The config of `path` (given with --config), else of the closest config file above `start`
+    (default: the current folder). Without one, the defaults, rooted at the project's folder."""
     explicit = path is not None
     if path is None:
-        path = find_pyproject(start or Path.cwd())
+        start = Path(os.path.abspath(start or Path.cwd()))
+        path = find_config(start)
         if path is None:
-            return Config()
-    table = _devlint_table(_read_toml(path), path, explicit)
+            project = find_pyproject(start)
+            return Config(root=project.resolve().parent if project else start)
+    table, chain = _load_table(path, explicit, [])
     if table is None:
         if explicit:
             raise ConfigError(f"{path}: no [tool.devlint] table")
         return Config(root=path.resolve().parent)
-    return parse_table(table, path)
+    config = parse_table(table, path)
+    config.extends = chain
+    return config
+
+
+def _load_table(path: Path, explicit: bool, seen: list[Path]) -> tuple[Optional[dict], list[str]]:
+    """The file's devlint table with what its `extend` chain brings in merged below it."""
+    resolved = path.resolve()
+    if resolved in seen:
+        raise ConfigError(f"{path}: `extend` goes round in a circle ({' -> '.join(str(p) for p in seen)})")
+    table = _devlint_table(_read_toml(path), path, explicit or path.name != "pyproject.toml")
+    if table is None or "extend" not in table:
+        return table, []
+    base_name = table["extend"]
+    if not isinstance(base_name, str):
+        raise ConfigError(f"{path}: [tool.devlint] extend must be a path (a string)")
+    base_path = Path(os.path.expanduser(base_name))
+    if not base_path.is_absolute():
+        base_path = resolved.parent / base_path
+    base, chain = _load_table(base_path, True, [*seen, resolved])
+    merged = dict(base or {})
+    for key, value in table.items():
+        if key in _ACCUMULATED and key in merged:
+            merged[key] = list(merged[key]) + list(value) if isinstance(value, list) else value
+        elif key == "per-file-ignores" and isinstance(merged.get(key), dict) and isinstance(value, dict):
+            merged[key] = {**merged[key], **value}
+        elif key != "extend":
+            merged[key] = value
+    return merged, [str(base_path), *chain]
 
 
 def parse_table(table: dict, path: Path) -> Config:
@@ -191,13 +264,23 @@ def parse_table(table: dict, path: Path) -> Config:
     config.respect_gitignore = table.get("respect-gitignore", True)
     config.assume_gpu = table.get("assume-gpu", False)
     config.isolated_files = table.get("isolated-files", False)
+    for key, choices in CHOICE_KEYS.items():
+        if key in table and table[key] not in choices:
+            raise ConfigError(f"{where} {key} must be one of {', '.join(choices)}, not {table[key]!r}")
+    config.fail_on = table.get("fail-on")
+    config.output_format = table.get("output-format")
+    if "fixable" in table:
+        config.fixable = split_codes(table["fixable"])
+    config.unfixable = split_codes(table.get("unfixable", []))
+    config.extend_fixable = split_codes(table.get("extend-fixable", []))
     if "max-file-size" in table:
         try:
             config.max_file_size = parse_size(table["max-file-size"])
         except ValueError as exc:
             raise ConfigError(f"{where} max-file-size {exc}") from None
     for key, codes in (("select", config.select or []), ("extend-select", config.extend_select),
-                       ("ignore", config.ignore)):
+                       ("ignore", config.ignore), ("fixable", config.fixable or []), ("unfixable", config.unfixable),
+                       ("extend-fixable", config.extend_fixable)):
         validate_codes(codes, f"{where} {key}")
     ignores = table.get("per-file-ignores", {})
     if not isinstance(ignores, dict) or not all(_strings(v) for v in ignores.values()):

@@ -2,7 +2,7 @@
 
 Patterns (`exclude`, `extend-exclude`, `per-file-ignores`) are gitignore patterns, anchored at
 the project root (the config file's folder): `vendor/*` is the top-level vendor folder,
-`vendor` any folder of that name. `.gitignore` files are honoured while walking. A file named
+`vendor` any folder of that name. `.gitignore` files and `.git/info/exclude` are honoured while walking. A file named
 on the command line is checked even if excluded, unless `force-exclude` is set (as with Ruff,
 for pre-commit, which names every file).
 """
@@ -96,14 +96,22 @@ class FileFilter:
         return bool(verdict)
 
     def _gitignore(self, folder: Path) -> Optional[pathspec.GitIgnoreSpec]:
+        """The folder's .gitignore; at the repository's top, `.git/info/exclude` first (so that
+        the .gitignore has the last word, as in git)."""
         if folder not in self._gitignores:
-            spec = None
-            ignore_file = folder / ".gitignore"
+            lines: list[str] = []
+            sources = [folder / ".gitignore"]
+            if folder == self._git_root:
+                sources.insert(0, folder / ".git" / "info" / "exclude")
+            for ignore_file in sources:
+                try:
+                    if ignore_file.is_file():
+                        lines += ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                except OSError:
+                    continue
             try:
-                if ignore_file.is_file():
-                    spec = pathspec.GitIgnoreSpec.from_lines(ignore_file.read_text(encoding="utf-8",
-                                                                                    errors="replace").splitlines())
-            except (OSError, ValueError):
+                spec = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+            except ValueError:
                 spec = None
             self._gitignores[folder] = spec
         return self._gitignores[folder]

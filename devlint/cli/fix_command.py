@@ -34,13 +34,13 @@ def _read(path: str, overrides: dict[str, bytes]) -> bytes:
     return overrides[path] if path in overrides else Path(path).read_bytes()
 
 
-def apply_fixes_to_files(findings: Sequence[Finding], codes: Sequence[str], options, overrides: dict[str, bytes],
-                         keep: Keep) -> FixOutcome:
+def apply_fixes_to_files(findings: Sequence[Finding], codes_of: Callable[[str], Sequence[str]], options,
+                         overrides: dict[str, bytes], keep: Keep) -> FixOutcome:
+    """`options` is a lint_run.FixOptions; `codes_of(path)` the rules that run on the file."""
     from devlint.static.engine import check_source
     from devlint.static.fixes.run import fix_file, unified_diff, write_back
     from devlint.static.rules import RULES_BY_CODE
 
-    rules = [RULES_BY_CODE[code]() for code in codes]
     outcome = FixOutcome()
     fixed_by_path: dict[str, list[Finding]] = {}
     diffs = []
@@ -54,7 +54,8 @@ def apply_fixes_to_files(findings: Sequence[Finding], codes: Sequence[str], opti
             click.echo(f"devlint: error: {path}: cannot read to fix: {exc.strerror or exc}", err=True)
             outcome.remaining += in_file
             continue
-        result = fix_file(path, source, in_file, lambda data, p=path: keep(check_source(data, p, rules)),
+        rules = [RULES_BY_CODE[code]() for code in codes_of(path)]
+        result = fix_file(path, source, in_file, lambda data, p=path, r=rules: keep(check_source(data, p, r)),
                           options.unsafe_fixes)
         if result.error:
             click.echo(f"devlint: warning: {path}: {result.error}", err=True)

@@ -20,8 +20,9 @@ from typing import Callable, Iterable, Optional, Sequence
 
 import click
 
-from devlint.cli.discovery import SOURCE_SUFFIXES, discover
-from devlint.cli.lint_run import LintOptions, UsageError, resolve_config, run_lint
+from devlint.cli.discovery import SOURCE_SUFFIXES
+from devlint.cli.lint_run import LintOptions, UsageError, lint_targets, run_lint
+from devlint.cli.settings import SettingsResolver
 from devlint.static.project import graph
 
 # (changed files, every file of the run) -> other files to lint again
@@ -56,7 +57,8 @@ def run_watch(options: LintOptions, dependents: Dependents = graph.dependents) -
 def _refuse_what_cannot_be_watched(options: LintOptions) -> None:
     if not options.paths or "-" in options.paths:
         raise UsageError("--watch needs files or folders to watch (not stdin)")
-    for flag, given in (("--fix", options.fix), ("--diff", options.diff), ("--add-noqa", options.add_noqa)):
+    fixes = options.fixes
+    for flag, given in (("--fix", fixes.fix), ("--diff", fixes.diff), ("--add-noqa", fixes.add_noqa)):
         if given:  # a watch that rewrites what it watches would chase its own changes
             raise UsageError(f"--watch cannot be combined with {flag}")
 
@@ -68,9 +70,10 @@ def _interesting(change: object, path: str) -> bool:
 
 def _config_files(options: LintOptions) -> set[str]:
     """The configuration file in force (as an absolute path), to notice when it changes."""
-    files = {os.path.abspath(options.config_path)} if options.config_path else set()
+    config_path = options.select.config_path
+    files = {os.path.abspath(config_path)} if config_path else set()
     try:
-        config, _, _ = resolve_config(options)
+        config = SettingsResolver(options.select, options.files).project.config
     except UsageError:
         return files  # the run itself says what is wrong
     if config.source:
@@ -81,13 +84,12 @@ def _config_files(options: LintOptions) -> set[str]:
 def _targets(options: LintOptions, changed: Sequence[str], dependents: Dependents) -> list[str]:
     """The changed files that a full run would lint (as it names them), then their dependents."""
     try:
-        _, _, file_filter = resolve_config(options)
+        files = lint_targets(options)
     except UsageError:
         return []
-    files, _ = discover(options.paths, file_filter)
     by_absolute = {os.path.abspath(f): f for f in files}
     targets = [by_absolute[path] for path in changed if path in by_absolute]
-    for extra in dependents(targets, [] if options.isolated_files else files):
+    for extra in dependents(targets, [] if options.run.isolated_files else files):
         if extra not in targets:
             targets.append(extra)
     return targets

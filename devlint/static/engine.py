@@ -64,7 +64,7 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
     if not reports and stopped is None and not mentions_suppression(source_text):
         return []
     lines = source_text.splitlines()
-    silencer = Suppressions(lines)
+    silencer = Suppressions(lines, source_text)
     others = project.checked if project is not None else {}
     findings = _findings(reports, file, source_text, lines, path, silencer, others) if reports else []
     findings += audit_suppressions(source_text, lines, silencer, path, [r.code for r in rules])

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Optional
 
 from devlint import __version__
-from devlint.cli.docs import BY_CODE, rule_uri
+from devlint.cli.docs import BY_CODE, rule_url
 from devlint.core.findings import Finding
 from devlint.cli.output.report import Report
 
@@ -36,7 +36,7 @@ def _descriptor(rule) -> dict:
         "help": {"text": rule.documentation(), "markdown": rule.documentation()},
         "defaultConfiguration": {"level": _LEVELS[rule.severity], "enabled": rule.default_enabled},
     }
-    uri = rule_uri(rule.code)
+    uri = rule_url(rule.code)
     if uri:
         data["helpUri"] = uri
     return data

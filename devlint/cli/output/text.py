@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from devlint.cli.docs import rule_uri, rule_url
+from devlint.cli.docs import rule_url
 from devlint.core.findings import Finding
 from devlint.cli.output.report import Report
 
@@ -18,7 +18,7 @@ _COLORS = {"error": "red", "warning": "yellow", "info": "cyan"}
 def _code(report: Report, finding: Finding) -> str:
     code = finding.code
     if report.color:
-        url = rule_uri(finding.code)
+        url = rule_url(finding.code)
         code = click.style(code, fg=_COLORS.get(finding.severity), bold=True)
         if url:  # a terminal hyperlink (OSC 8) to the rule's page
             code = f"\x1b]8;;{url}\x1b\\{code}\x1b]8;;\x1b\\"
@@ -90,7 +90,7 @@ def _finish(report: Report, lines: list[str], docs: bool = False) -> str:
         if docs and report.findings:
             codes = sorted({f.code for f in report.findings})
             lines.append("Rule docs: " + ", ".join(rule_url(c) or c for c in codes)
-                         + " (or `devlint explain CODE`).")
+                         + " (or `devlint rule CODE`).")
     return "\n".join(lines) + "\n" if lines else ""
 
 
