@@ -20,6 +20,7 @@ from devlint.core.limits import AnalysisBudgetExceeded
 from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
 from devlint.static.project.layout import Layout, Target, layout_for
+from devlint.static.analysis.walked import record, replay
 from devlint.static.project.sources import read_module
 from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import attr_path
@@ -45,6 +46,8 @@ class ProjectImports:
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
+        self.deps: list[list] = []  # per module being walked: the project modules it imported
+        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
 
     def trees(self) -> dict:
         """path -> tree of each project module read so far (a why-chain may name their lines)."""
@@ -63,16 +66,23 @@ class ProjectImports:
     def names_of(self, interp, target: Target) -> Optional[dict]:
         """The names `target` binds at its top level, walked once (None while it loads: a cycle)."""
         key = target.key
+        if self.deps:
+            self.deps[-1].append(target)
         if key in self.envs:
+            if self.envs[key] is None and self.loading:
+                self.tainted = True  # a cycle: what the modules being walked see of it depends on the order
             return self.envs[key]
         if target.file is None:  # a namespace package: only submodules
             self.envs[key] = {}
             return self.envs[key]
         if len(self.envs) >= MAX_MODULES or len(self.loading) >= MAX_NESTING or target.file == self.importer:
+            self.tainted = self.tainted or bool(self.loading)
             return None
         source = read_module(target.file)
         if source is None:
             return None
+        if replay(interp, self, target, source):
+            return self.envs[key]
         self.used[str(target.file)] = source.digest
         self.envs[key] = None
         if source.tree is None:
@@ -80,7 +90,7 @@ class ProjectImports:
         if source.prepass is None:
             source.prepass = PrePass(source.tree)
         try:
-            self.envs[key] = _walk_module(interp, self, target, source.tree, source.prepass)
+            self.envs[key] = record(interp, self, target, source, _walk_module)
         except (AnalysisBudgetExceeded, RecursionError):
             raise
         except Exception:  # noqa: BLE001 - a module the walk cannot take is unknown; the checked file goes on

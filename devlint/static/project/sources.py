@@ -29,6 +29,7 @@ class Source:
     digest: str  # of the bytes read: a cache entry that used this module names it
     tree: Optional[cst.Module]  # None: unreadable, too big, not UTF-8 or not parsable (its names stay unknown)
     prepass: object = None  # the analysis' pre-pass of the tree, made once (by the analysis, which owns its type)
+    walked: object = None  # what walking its top level gave, replayed for the next importer (the analysis')
 
 
 _TABLE: "OrderedDict[tuple, Source]" = OrderedDict()

@@ -1,0 +1,88 @@
+"""A project module's top level is walked once per process, not once per file that imports it.
+
+Walking an imported module adds to the walk's tables (its functions, classes, their scopes and the
+names each function sees); what one walk added is kept with the parsed module (devlint.static.
+project.sources) and replayed into the next checked file's walk, after the modules it imported.
+A walk that met an import cycle or a bound depended on the file being checked, and is not kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Callable, Optional
+
+from devlint.static.project.sources import read_module
+
+# The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
+_DICTS = (("interp", "functions"), ("interp", "classes"), ("interp", "closures"), ("interp", "enclosing"),
+          ("prepass", "scopes"), ("prepass", "consumers"), ("project", "module_file"), ("project", "targets"))
+_SETS = (("interp", "guarded_classes"), ("interp", "defined_guarded"), ("project", "foreign_functions"))
+
+
+@dataclass
+class Walked:
+    env: Optional[dict]  # the names the module binds
+    deps: tuple  # the project modules it imported (Targets), replayed first
+    used: dict  # path -> digest of every module its walk read: valid while they are unchanged
+    envs: dict  # Target.key -> names, of the modules walked inside its walk
+    dicts: tuple  # per table of _DICTS: the (key, value) pairs added
+    sets: tuple  # per table of _SETS: the members added
+
+
+def _tables(interp, project) -> dict:
+    return {"interp": interp, "prepass": interp.prepass, "project": project}
+
+
+def record(interp, project, target, source, walk: Callable) -> Optional[dict]:
+    """Walk `target` (with `walk`), keeping what it added to the tables on `source` for later files."""
+    owners = _tables(interp, project)
+    sizes = [len(getattr(owners[o], a)) for o, a in _DICTS]
+    before = [set(getattr(owners[o], a)) for o, a in _SETS]
+    envs_before, used_before, tainted = len(project.envs), dict(project.used), project.tainted
+    project.deps.append([])
+    project.tainted = False
+    try:
+        env = walk(interp, project, target, source.tree, source.prepass)
+    finally:
+        deps = project.deps.pop()
+        kept = not project.tainted
+        project.tainted = project.tainted or tainted
+    if kept:
+        source.walked = Walked(
+            env=env, deps=tuple(deps),
+            used={p: d for p, d in project.used.items() if p not in used_before or p == str(target.file)},
+            envs=dict(islice(project.envs.items(), envs_before, None)),
+            dicts=tuple(list(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
+            sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before)))
+    return env
+
+
+def replay(interp, project, target, source) -> bool:
+    """Give this file's walk what an earlier walk of `target` added; False when there is none to trust."""
+    walked: Optional[Walked] = source.walked
+    if walked is None or not _unchanged(walked):
+        return False
+    for dep in walked.deps:
+        project.names_of(interp, dep)
+    owners = _tables(interp, project)
+    for (owner, attribute), pairs in zip(_DICTS, walked.dicts):
+        table = getattr(owners[owner], attribute)
+        for key, value in pairs:
+            table.setdefault(key, value)  # this file's own (a class of the same name) wins
+    for (owner, attribute), members in zip(_SETS, walked.sets):
+        getattr(owners[owner], attribute).update(members)
+    for key, env in walked.envs.items():
+        project.envs.setdefault(key, env)
+    project.envs[target.key] = walked.env
+    project.used.update(walked.used)
+    return True
+
+
+def _unchanged(walked: Walked) -> bool:
+    for path, digest in walked.used.items():
+        source = read_module(Path(path))
+        if source is None or source.digest != digest:
+            return False
+    return True
