@@ -23,6 +23,7 @@ from devlint.core.findings import (
 from devlint.static.fixes import to_edits
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
+from devlint.static.project.sources import keep_parsed, parsed_before
 from devlint.static.rules import RULES_BY_CODE
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
@@ -223,15 +224,20 @@ def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
 
 def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],
                 project: Optional[ProjectImports] = None) -> list[Finding]:
-    """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits."""
-    refusal = check_parsable(source)
-    if refusal is not None:
-        if refusal.syntax:
-            return [file_error(SYNTAX_ERROR, path, refusal.line, 1, f"syntax error: {refusal.message}")]
-        return [file_error(TOO_COMPLEX, path, refusal.line, 1, f"not analysed: {refusal.message}")]
-    parsed = _parse(source, text, path)
-    if not isinstance(parsed, cst.Module):
-        return [parsed]
+    """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits.
+    A file another checked file imported was parsed then: its tree is taken (and this one kept for them)."""
+    parsed = parsed_before(path, source) if project is not None else None
+    if parsed is None:
+        refusal = check_parsable(source)
+        if refusal is not None:
+            if refusal.syntax:
+                return [file_error(SYNTAX_ERROR, path, refusal.line, 1, f"syntax error: {refusal.message}")]
+            return [file_error(TOO_COMPLEX, path, refusal.line, 1, f"not analysed: {refusal.message}")]
+        parsed = _parse(source, text, path)
+        if not isinstance(parsed, cst.Module):
+            return [parsed]
+        if project is not None:
+            keep_parsed(path, source, parsed)
     try:
         return check_module(parsed, text, path, rules, project)
     except RecursionError:

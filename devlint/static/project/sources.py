@@ -20,7 +20,7 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.static.prescan import check_parsable
 from devlint.static.syntax import parse_module
 
-MAX_TREES = 128  # parsed modules kept per process
+MAX_TREES = 512  # parsed modules kept per process
 
 
 @dataclass
@@ -58,6 +58,43 @@ def read_module(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Optional[S
     while len(_TABLE) > MAX_TREES:
         _TABLE.popitem(last=False)
     return source
+
+
+def parsed_before(path: str, data: bytes) -> Optional[cst.Module]:
+    """The tree of the file at `path` if these very bytes were parsed in this process (as an import)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    found = _TABLE.get((os.path.realpath(path), info.st_size, info.st_mtime_ns))
+    if found is None or found.tree is None or found.digest != digest_of(data):
+        return None
+    return found.tree
+
+
+def keep_parsed(path: str, data: bytes, tree: cst.Module) -> None:
+    """A checked file's tree, for the files that import it (when `data` is what the file holds)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    real = Path(os.path.realpath(path))
+    if info.st_size != len(data):
+        return  # stdin, an unsaved editor buffer: not the file's own bytes
+    stamp = (str(real), info.st_size, info.st_mtime_ns)
+    digest = digest_of(data)
+    if stamp not in _TABLE and digest_of(_read_bytes(real, len(data))) == digest:
+        _TABLE[stamp] = Source(path=real, digest=digest, tree=tree)
+        while len(_TABLE) > MAX_TREES:
+            _TABLE.popitem(last=False)
+
+
+def _read_bytes(path: Path, size: int) -> bytes:
+    try:
+        with open(path, "rb") as stream:
+            return stream.read(size + 1)
+    except OSError:
+        return b""
 
 
 def digest_of(data: bytes) -> str:
