@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from devlint.cli.docs import rule_url
+
 from tests.conftest import ROOT
 
 pytest_lsp = pytest.importorskip("pytest_lsp", reason="pytest-lsp (Python >= 3.10) drives the server tests")
@@ -122,7 +124,7 @@ async def test_diagnostic_with_why_chain_then_fix_then_clean(client: LanguageCli
     mixed = _by_code(diagnostics, "DEV101")
     assert mixed.source == "devlint" and mixed.severity == types.DiagnosticSeverity.Error
     assert (mixed.range.start.line, mixed.range.start.character, mixed.range.end.character) == (5, 10, 28)
-    assert mixed.code_description.href.endswith("rules/DEV101.md")
+    assert mixed.code_description.href == rule_url("DEV101")
     steps = {(r.location.range.start.line, r.message.split(":")[0]) for r in mixed.related_information}
     assert steps == {(2, "`features` is on `device`"), (4, "`features` is on `device`"), (3, "`offsets` is on cpu")}
     assert all(r.location.uri == document.uri for r in mixed.related_information)

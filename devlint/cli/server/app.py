@@ -132,10 +132,10 @@ class DevlintServer(LanguageServer):
 
 
 def rule_url(code: str) -> Optional[str]:
-    """The rule's page as an absolute URL, or None where devlint was installed without its pages."""
-    from devlint.cli.docs import rule_uri
+    """The rule's page on the documentation site (None: no such rule)."""
+    from devlint.cli.docs import rule_url as site_url
 
-    return rule_uri(code)
+    return site_url(code)
 
 
 def build_server() -> DevlintServer:
