@@ -12,6 +12,13 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # "cuda:%d" % rank builds a device as f"cuda:{rank}" does (issue 17: devices built as strings)
+    "percent_formatted_device_string": """
+import torch
+def run(rank, model):
+    model.to("cuda:%d" % rank)
+    return model(torch.randn(3, 4))  # expect: DEV102
+""",
     # found by whole-project analysis on detectron2 (poolers.py, boxes.py): a ModuleList of poolings has no
     # parameters, so a module holding only it runs wherever its input is
     "module_list_of_stateless_layers_runs_anywhere": """

@@ -267,6 +267,9 @@ def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_n
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)
     if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(api.CUDA_TYPE) and op == "+":
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
+    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(api.CUDA_TYPE + ":") \
+            and op == "%":
+        return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
