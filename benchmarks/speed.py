@@ -16,7 +16,8 @@ For each configuration, the median of --runs runs (default 3), in CPU seconds
   parsed as devlint parses it, and only the analysis after the parse timed;
 - devlint as a user runs it (`python -m devlint`, a fresh process: startup
   included), cold (empty cache) and warm (cache filled by the cold run), for each
-  --jobs value.
+  --jobs value; and cold with `--isolated-files` (each file alone, the project's
+  other modules not read), the price of whole-project analysis.
 The ratio column is CPU against the libcst floor: below 1 when devlint skips
 files that cannot hold a device bug or reads them from its cache.
 """
@@ -118,8 +119,8 @@ def analysis_alone(sources: list[bytes], files: list[str]) -> tuple[float, float
     return DEEP_STACK.run(job)
 
 
-def devlint(paths: list[str], jobs: int, cache_dir: Path, workdir: Path) -> tuple[list, int, str]:
-    command = [sys.executable, "-m", "devlint", "--format", "json", "--jobs", str(jobs), *paths]
+def devlint(paths: list[str], jobs: int, cache_dir: Path, workdir: Path, *extra: str) -> tuple[list, int, str]:
+    command = [sys.executable, "-m", "devlint", "--format", "json", "--jobs", str(jobs), *extra, *paths]
     env = dict(os.environ, PYTHONPATH=str(ROOT), DEVLINT_CACHE_DIR=str(cache_dir))
     result = subprocess.run(command, capture_output=True, text=True, cwd=workdir, env=env)
     if result.returncode not in (0, 1, 2):
@@ -175,6 +176,9 @@ def main() -> None:
             rows.append((f"devlint -j{jobs}, cold cache", cpu, wall))
             cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: devlint(files, jobs, cache, workdir)))
             rows.append((f"devlint -j{jobs}, warm cache", cpu, wall))
+            cpu, wall, _ = median_of(args.runs, lambda: timed(lambda: devlint(files, jobs, cache, workdir,
+                                                                              "--no-cache", "--isolated-files")))
+            rows.append((f"devlint -j{jobs}, each file alone", cpu, wall))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -16,6 +16,6 @@ def test_speed_benchmark_prints_every_row(tmp_path: Path) -> None:
                              "--jobs", "1"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     for row in ("libcst.parse_module, 1 process", "ast.parse", "devlint's analysis alone", "devlint -j1, cold cache",
-                "devlint -j1, warm cache"):
+                "devlint -j1, warm cache", "devlint -j1, each file alone"):
         assert row in result.stdout, result.stdout
     assert "devlint skipped 1" in result.stdout and "DEV101 1" in result.stdout, result.stdout
