@@ -12,6 +12,50 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # found on unseen repositories (stylegan2-ada, x-transformers, timm-style drop_path, detectron2's tests):
+    # broadcast_tensors expands views where each input is: a cpu shape donor is fine
+    "broadcast_tensors_mixes_nothing": """
+import torch
+def constant(value, shape, device):
+    tensor = torch.as_tensor(value, device=device)
+    tensor, _ = torch.broadcast_tensors(tensor, torch.empty(shape))
+    return tensor.contiguous()
+""",
+    # a wrapper module holding a module moved after it was wrapped: its parameters moved with it
+    "wrapper_sees_its_member_moved": """
+import torch
+from torch import nn
+class Wrapper(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+    def forward(self, x):
+        return self.net(x)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 8)
+wrapper = Wrapper(model)
+model.to(device)
+out = wrapper(torch.randn(4, 8).to(device))
+stale = wrapper(torch.randn(4, 8))  # expect: DEV102
+""",
+    # torch.tensor(1 - p) of a number is 0-dim: it combines with tensors on any device
+    "tensor_of_a_number_expression_is_a_scalar": """
+import torch
+def drop_path(x, drop_prob=0.0):
+    keep_prob = torch.tensor(1 - drop_prob)
+    return x.divide(keep_prob)
+""",
+    # `if len(boxes) == 0: return` given a caller's empty list: nothing after it runs for that call
+    "early_return_on_an_empty_list": """
+import torch
+def pool(features, boxes):
+    if len(boxes) == 0:
+        return features.new_zeros(0)
+    rois = torch.cat([b for b in boxes]).to(boxes[0].device)
+    return features[0] * rois
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+pool(torch.randn(1, 4), [])
+""",
     # "cuda:%d" % rank builds a device as f"cuda:{rank}" does (issue 17: devices built as strings)
     "percent_formatted_device_string": """
 import torch

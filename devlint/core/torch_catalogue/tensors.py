@@ -42,7 +42,9 @@ FUNCTION_RECORDS: List[Api] = [
     *(fn(f"torch.{name}", roles=Role.TAKES_SEQUENCE) for name in (
         "cat concat concatenate stack hstack vstack dstack column_stack row_stack block_diag cartesian_prod "
         "atleast_1d atleast_2d atleast_3d einsum").split()),
-    fn("torch.meshgrid", "torch.broadcast_tensors", roles=Role.TAKES_SEQUENCE | Role.RETURNS_TUPLE),
+    fn("torch.meshgrid", roles=Role.TAKES_SEQUENCE | Role.RETURNS_TUPLE),
+    # expanded views of each input where it is: devices may differ (a cpu tensor as a shape donor)
+    fn("torch.broadcast_tensors", roles=Role.NOT_OP),
     *(fn(f"torch.{name}", roles=Role.RETURNS_TUPLE) for name in (
         "max min sort topk kthvalue mode median unique split chunk unbind where nonzero lu qr svd eig std_mean "
         "var_mean aminmax histogram").split()),

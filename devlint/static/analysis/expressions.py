@@ -238,7 +238,11 @@ def eval_comparison(interp, node: cst.Comparison, state) -> Value:
 
 
 def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
-    """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"."""
+    """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"; of known
+    whole numbers: `len(boxes) == 0` for a caller's empty list."""
+    if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
+            and type(op) in (cst.Equal, cst.NotEqual):
+        return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
     if not (isinstance(left, Const) and isinstance(left.value, str)):
         return None
     if isinstance(right, Const) and isinstance(right.value, str):

@@ -166,10 +166,13 @@ class Interpreter:
         if handler is None:
             return UNKNOWN
         value = handler(self, node, state)
-        if state.moved and type(value) is Module and value.ident in state.moved:
-            moved = state.moved[value.ident]
-            if moved.where != value.where:  # an alias of a module moved in place since: where, and why
-                return replace(value, where=moved.where, moved=True, why=moved.why)
+        if state.moved and type(value) is Module:
+            moved = state.moved.get(value.ident)
+            if moved is not None:
+                if moved.where != value.where:  # an alias of a module moved in place since: where, and why
+                    return replace(value, where=moved.where, moved=True, why=moved.why)
+            elif value.attrs:
+                return with_moved_members(value, state.moved)
         return value
 
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
@@ -361,6 +364,27 @@ class Interpreter:
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
         """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
         return functions.cpu_only_inputs(self, fdef, args, bound)
+
+
+def with_moved_members(module: Module, moved: dict) -> Module:
+    """A module holding a module moved in place since (`wrapper = Wrapper(model)`, then `model.cuda()`):
+    its parameters moved with it. Where all that owns parameters moved to one device, the module is there;
+    a part moved and a part not: no one device."""
+    attrs, changed = [], False
+    for name, member in module.attrs:
+        if type(member) is Module and member.ident in moved and moved[member.ident].where != member.where:
+            member, changed = replace(member, where=moved[member.ident].where, moved=True), True
+        attrs.append((name, member))
+    if not changed:
+        return module
+    owners = [m for _, m in attrs if type(m) is Module and not m.stateless
+              or isinstance(m, Tensor) and m.parameter]
+    places = {m.where for m in owners}
+    where = places.pop() if len(places) == 1 else None
+    moved_member = next(m for _, m in attrs if type(m) is Module and m.moved and m.where == where) \
+        if where is not None else None
+    return replace(module, attrs=tuple(attrs), where=where, moved=True,
+                   why=moved_member.why if moved_member is not None else module.why)
 
 
 def _as_data(value: Value) -> Value:

@@ -186,6 +186,9 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
         return exec_else(interp, node, state)
+    if isinstance(test, Const) and test.value is True and interp.current_function is not None:
+        # `if len(boxes) == 0: return ...` given an empty list: only the branch runs (a folded comparison)
+        return interp.exec_suite(node.body, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
     if gpu_switch(node.test):

@@ -105,6 +105,14 @@ def builtin_range(site: CallSite) -> Value:
 GPU_RANGE = "range over the GPUs"
 
 
+def builtin_len(site: CallSite) -> Value:
+    """`len([])`, `len((a, b))`: the length of a sequence whose items are known (a branch on it is decided)."""
+    first = site.args.first()
+    if isinstance(first, Seq) and first.items is not None and first.kind in ("list", "tuple"):
+        return Const(value=len(first.items))
+    return UNKNOWN
+
+
 def builtin_other(site: CallSite) -> Value:
     site.args
     return UNKNOWN
@@ -156,7 +164,8 @@ BUILTINS = {
     "print": builtin_print, **{name: builtin_number for name in ("float", "int", "bool")},
     "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
     "getattr": builtin_getattr, "setattr": builtin_setattr,
-    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "len", "min",
+    "len": builtin_len,
+    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }

@@ -27,6 +27,8 @@ def is_number(node: cst.CSTNode, value: Value) -> bool:
         return isinstance(value.value, (int, float, bool, complex))
     if type(node) is cst.UnaryOperation:
         return type(node.expression) in (cst.Integer, cst.Float)
+    if type(node) is cst.BinaryOperation and not isinstance(value, (Tensor, Seq)):
+        return cst.Integer in (type(node.left), type(node.right)) or cst.Float in (type(node.left), type(node.right))
     if type(node) is cst.Call and type(node.func) is cst.Name:
         return node.func.value in ("float", "int", "bool", "len", "round", "sum", "max", "min")
     return isinstance(value, Ref) and value.path.startswith("math.")
