@@ -155,3 +155,11 @@ def test_a_fix_across_cells_goes_in_whole(tmp_path: Path):
     assert cells == ['import torch\ndevice = torch.device("cuda" if torch.cuda.is_available() else "cpu")\n'
                      "%matplotlib inline",
                      "model = torch.nn.Linear(2, 2).to(device)\nx = torch.zeros(3, device=device)"]
+
+
+def test_indented_continuation_lines_of_a_shell_command_are_part_of_it():
+    """`!pip install \\` then `    transformers \\`: IPython joins them; no syntax error (found in diffusers' notebooks)."""
+    lines = python_lines("import torch\n!pip install -q \\\n    transformers \\\n    accelerate\nx = torch.ones(2)\n")
+    assert lines == ["import torch", "", "", "", "x = torch.ones(2)"]
+    inside = python_lines("if True:\n    !pip install a \\\n      b\n    y = 1\n")
+    assert inside == ["if True:", "    pass", "    pass", "    y = 1"]

@@ -146,10 +146,11 @@ def python_lines(text: str) -> list[str]:
         if magic not in PYTHON_CELL_MAGICS:
             return [""] * len(lines)  # %%bash, %%writefile...: not Python
         lines = lines[:first] + [""] + lines[first + 1:]
-    out, continued = [], False
+    out, continued, indent = [], False, ""
     for line in lines:
         if continued or _ESCAPE.search(line):
-            indent = line[: len(line) - len(line.lstrip())]
+            if not continued:  # the shell or magic line's own indent: its continuation lines are part of it
+                indent = line[: len(line) - len(line.lstrip())]
             out.append(indent + "pass" if indent else "")
             continued = line.rstrip().endswith("\\")
         else:

@@ -12,6 +12,20 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # `cls(...)` in a classmethod builds an instance (diffusers kohya_hires_fix): `.to()` on it is in place
+    "classmethod_cls_builds_a_module": """
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self, width=4):
+        super().__init__()
+        self.lin = nn.Linear(width, width)
+    @classmethod
+    def from_other(cls, other):
+        obj = cls(width=4)
+        obj.to(torch.float16)
+        return obj
+""",
     # found on unseen repositories (stylegan2-ada, x-transformers, timm-style drop_path, detectron2's tests):
     # broadcast_tensors expands views where each input is: a cpu shape donor is fine
     "broadcast_tensors_mixes_nothing": """

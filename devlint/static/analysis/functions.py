@@ -336,7 +336,7 @@ def analyse_standalone(interp, fn: Function) -> None:
     fdef = fn.node
     cls = interp.classes.get(fn.owner) if fn.owner else None
     bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
-        else None
+        else cls if cls is not None and _is_classmethod(fdef) else None  # `cls(...)` builds one
     scope = interp.scope_of(fdef)
     is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
     params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
