@@ -12,6 +12,18 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # a device from torch_xla is no GPU: no CUDA queue to wait for before reading a clock (diffusers, litgpt)
+    "xla_device_work_is_no_gpu_work": """
+import time
+import torch
+import torch_xla.core.xla_model as xm
+device = xm.xla_device()
+model = torch.nn.Linear(4, 4).to(device)
+start = time.perf_counter()
+out = model(torch.randn(2, 4).to(device))
+print(time.perf_counter() - start)
+cpu_mix = model(torch.randn(2, 4))  # expect: DEV102
+""",
     # `cls(...)` in a classmethod builds an instance (diffusers kohya_hires_fix): `.to()` on it is in place
     "classmethod_cls_builds_a_module": """
 import torch

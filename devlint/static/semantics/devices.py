@@ -227,6 +227,17 @@ def unknown_to(site: CallSite) -> Value:
     return Located(why=((site.node, ""),), where=where)
 
 
+def is_xla_device(path: str) -> bool:
+    """`xm.xla_device()`, `torch_xla.device()`: a TPU or other XLA device, which is no GPU."""
+    return path.startswith("torch_xla.") and path.rsplit(".", 1)[-1] in ("xla_device", "device")
+
+
+def xla_device(site: CallSite) -> Value:
+    """An XLA device: tensors sent there are not on the cpu, and no CUDA queue holds their work."""
+    site.args
+    return DeviceValue(why=((site.node, "an XLA device"),), where=Device("xla"))
+
+
 def string_method(site: CallSite) -> Value:
     """`"cuda:{}".format(rank)`: a GPU chosen at run time."""
     if site.name == "format" and site.receiver.value.startswith(api.CUDA_TYPE):

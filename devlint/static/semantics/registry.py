@@ -43,6 +43,7 @@ NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (optim.is_optimizer_class, optim.optimizer),
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
+    (devices.is_xla_device, devices.xla_device),
 ]
 
 
