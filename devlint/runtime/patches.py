@@ -82,7 +82,10 @@ def _clocks(checker: "DeviceChecker", patcher: Patcher) -> None:
                     checker.report.add_lying_timer(site_of(user_where()), clock)
                 return real(*args, **kwargs)
 
-            read.__name__, read.__wrapped__ = real.__name__, real
+            # named as the clock is, module included: code that finds a function by its module and name
+            # (pickle, a test runner's plugins) finds this one where the clock was
+            read.__name__, read.__qualname__, read.__module__ = real.__name__, real.__qualname__, real.__module__
+            read.__wrapped__ = real
             return read
 
         patcher.wrap(importlib.import_module(module_name), name, make)

@@ -177,3 +177,17 @@ def test_a_timed_loop_that_waits_every_step_is_not_a_lying_timer():
                 elapsed = time.time() - start  # noqa: F841
                 start = time.time()
     assert not report.lying_timers and total
+
+
+def test_a_watched_clock_is_still_found_by_its_module_and_name():
+    """pytest plugins (on a GPU machine: `devlint --runtime -- pytest` died with INTERNALERROR) and pickle find a
+    function by `__module__` and `__name__`: the watched clock must answer as `time.perf_counter`."""
+    import pickle
+    import time
+
+    from devlint.runtime import check
+
+    with check(simulate_gpu=True):
+        clock = time.perf_counter
+        assert (clock.__module__, clock.__qualname__) == ("time", "perf_counter")
+        assert pickle.loads(pickle.dumps(clock)) is clock
