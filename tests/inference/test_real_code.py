@@ -12,6 +12,31 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # each instance of a class is its own object, also when its __init__'s summary is memoised (x-transformers:
+    # `AutoregressiveWrapper(model)` then `model.cuda()`)
+    "instances_of_one_class_are_distinct_objects": """
+import torch
+from torch import nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+    def forward(self, x):
+        return self.lin(x)
+class Wrapper(nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+    def forward(self, x):
+        return self.net(x)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+first, second = Net(), Net()
+wrapper = Wrapper(second)
+second.to(device)
+a = first(torch.randn(2, 4))
+b = wrapper(torch.randn(2, 4).to(device))
+c = second(torch.randn(2, 4))  # expect: DEV102
+""",
     # a device from torch_xla is no GPU: no CUDA queue to wait for before reading a clock (diffusers, litgpt)
     "xla_device_work_is_no_gpu_work": """
 import time

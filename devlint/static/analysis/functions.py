@@ -464,6 +464,8 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
     summary = summarise(interp, fn, params, state, node)
     summary.apply_moves(state)
     final_self = summary.final_self
+    if isinstance(final_self, Module) and isinstance(obj, Module):
+        final_self = replace(final_self, ident=obj.ident)  # this object (a memoised summary may be another's)
     if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
         return replace(final_self, where=None, stateless=True)
     if isinstance(final_self, Module) and final_self.where is obj.where and not final_self.moved:
