@@ -185,6 +185,15 @@ UNKNOWN = Unknown()
 
 
 @record
+class Integer(Unknown):
+    """A Python int whose value is unknown (a parameter annotated `int`): indexing a tensor with it takes one
+    element, `alphas_cumprod[timestep]`; otherwise it is as unknown as any value."""
+
+
+INTEGER = Integer()
+
+
+@record
 class Crashed(Unknown):
     """The result of an operation reported as crashing: what follows from it is not judged again."""
 

@@ -12,6 +12,25 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # `table[timestep]` with `timestep: int` is one element, 0-dim: it mixes with any device (diffusers' schedulers)
+    "int_annotated_index_gives_a_scalar": """
+import torch
+class Scheduler:
+    def __init__(self):
+        self.alphas_cumprod = torch.cumprod(1.0 - torch.linspace(1e-4, 0.02, 1000), dim=0)
+    def step(self, model_output: torch.Tensor, timestep: int, sample: torch.Tensor):
+        t = timestep
+        alpha_prod_t = self.alphas_cumprod[t]
+        return (sample - (1 - alpha_prod_t).sqrt() * model_output) / alpha_prod_t.sqrt()
+""",
+    "tensor_index_of_a_cpu_table_is_not_a_scalar": """
+import torch
+class Scheduler:
+    def __init__(self):
+        self.alphas_cumprod = torch.cumprod(1.0 - torch.linspace(1e-4, 0.02, 1000), dim=0)
+    def step(self, model_output: torch.Tensor, rows: torch.Tensor):
+        return self.alphas_cumprod[:, None] * model_output  # expect: DEV104
+""",
     # each instance of a class is its own object, also when its __init__'s summary is memoised (x-transformers:
     # `AutoregressiveWrapper(model)` then `model.cuda()`)
     "instances_of_one_class_are_distinct_objects": """

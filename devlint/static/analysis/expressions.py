@@ -17,8 +17,8 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value,
-    cuda, join, join_choice, replace,
+    CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, Integer, LambdaFunction, Located, Module, Seq,
+    Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
 # ---------------------------------------------------------------- names and literals
@@ -298,7 +298,8 @@ def eval_subscript(interp, node: cst.Subscript, state) -> Value:
                 return replace(result, where=container.where, scalar=False)
             return result
         # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
-        integer = all(isinstance(v, Const) and isinstance(v.value, int) for _, v in indices) and indices
+        integer = all(isinstance(v, Const) and isinstance(v.value, int) or type(v) is Integer for _, v in indices) \
+            and indices
         return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
                        and container.where.kind == api.CPU_TYPE, fresh=False, derived=True)
     if isinstance(container, Located):

@@ -23,8 +23,8 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance, LambdaFunction, Loader,
-    Located, Module,
+    CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
+    LambdaFunction, Loader, Located, Module,
     Ref, Seq, SkipMarker, Step, Tensor, Unknown, Value, replace,
 )
 
@@ -352,6 +352,8 @@ def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> 
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
     if path in api.DEVICE_CONSTRUCTORS:
         return DeviceValue(where=SELECTED)
+    if getattr(annotation, "name", None) == "int":
+        return INTEGER  # `timestep: int`: `table[timestep]` is one element
     if name in api.FLAG_NAMES:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
