@@ -51,7 +51,8 @@ ALLOWED: Dict[str, Dict[str, int]] = {
     # parameter named like cuda). Kept out of a bigger edit of analysis/ while it is being reworked.
     "devlint/static/analysis/attributes.py": {"dtype": 1, "is_cuda": 1, "ndim": 1, "shape": 1},
     "devlint/static/analysis/functions.py": {"__len__": 1, "cuda": 1, "to": 1, "torch.FloatTensor": 1,
-                                             "torch.LongTensor": 1, "torch.Tensor": 1},
+                                             "torch.LongTensor": 1, "torch.Tensor": 1,
+                                             "int": 1},  # the builtin type of an annotation (`t: int`)
     "devlint/static/analysis/guards.py": {"amp": 1},
     "devlint/static/analysis/prepass.py": {"numpy": 1, "save": 1, "to": 1},
     "devlint/static/analysis/statements.py": {"torch.Tensor": 1, "torch.is_tensor": 1},
