@@ -115,7 +115,7 @@ def test_overlapping_fixes_wait_for_the_next_round():
 def test_the_finding_round_trips_through_the_cache_dict():
     source = (ROOT / "fixtures/host/bad_plot_cuda_tensor.py").read_bytes()
     found = [f for f in check_source(source, "a.py", [r() for r in ALL_RULES]) if f.fixable]
-    assert found and [Finding.from_dict(f.to_dict()) for f in found] == found
+    assert found and [Finding.from_dict(f.to_record()) for f in found] == found  # the cache keeps places too
 
 
 @pytest.fixture

@@ -20,12 +20,12 @@ FINDINGS = [
     Finding(code="DEV301", severity="warning", path="bench/run.py", line=9, column=5, end_line=9, end_column=20,
             message="`time.time()` is read while GPU work may still be queued",
             why=("the measurement starts at line 7 `time.time()`", "GPU work at line 8 `model(x)`, 50%"),
-            name="unsynchronized-timing", edits=(Edit(9, 1, 9, 1, "torch.cuda.synchronize()\n"),),
+            places=((("", 7, None),), (("", 8, None),)), name="unsynchronized-timing", edits=(Edit(9, 1, 9, 1, "torch.cuda.synchronize()\n"),),
             applicability=UNSAFE),
     Finding(code="DEV101", severity="error", path="train.py", line=3, column=5, end_line=3, end_column=10,
             message="`+` combines cpu and cuda", why=("`x` is on cpu: line 1 `x = torch.ones(3)`",
                                                      "`y` is on cuda: line 2 `y = x.cuda()`"),
-            name="mixed-devices", fix="move one operand"),
+            places=((("", 1, None),), (("", 2, None),)), name="mixed-devices", fix="move one operand"),
     Finding(code="DEV401", severity="error", path="train.py", line=4, column=1, end_line=4, end_column=10,
             message="`.numpy()` on cuda", name="host-conversion", fix="bring it to the host first",
             edits=(Edit(4, 2, 4, 2, ".detach().cpu()"),), applicability=SAFE),
@@ -134,6 +134,7 @@ def test_sarif_rules_related_locations_fixes_and_relative_paths():
     assert location["region"] == {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 10}
     assert location["artifactLocation"] == {"uri": "train.py", "uriBaseId": "%SRCROOT%"}
     assert [r["physicalLocation"]["region"]["startLine"] for r in error["relatedLocations"]] == [1, 2]
+    assert {r["physicalLocation"]["artifactLocation"]["uri"] for r in error["relatedLocations"]} == {"train.py"}
     assert error["relatedLocations"][0]["message"]["text"] == "`x` is on cpu: line 1 `x = torch.ones(3)`"
     fixed = next(r for r in run_["results"] if r["ruleId"] == "DEV401")
     replacement = fixed["fixes"][0]["artifactChanges"][0]["replacements"][0]
@@ -223,3 +224,19 @@ def test_progress_only_on_a_terminal_outside_ci():
     bar(3)
     bar.close()
     assert "4/4 files" in slow.getvalue() and slow.getvalue().endswith("\r\x1b[2K")
+
+
+def test_sarif_related_locations_come_from_the_places_a_finding_carries(tmp_path):
+    """A why-chain step in another module of the project is a related location in that file (data, not text)."""
+    (tmp_path / "masks.py").write_text("import torch\n\n\ndef make(n):\n    return torch.ones(n, n)\n")
+    (tmp_path / "train.py").write_text("import torch\nfrom masks import make\n\n"
+                                       "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                                       "y = torch.randn(3, 3).to(device) * make(3)\n")
+    from devlint.static.engine import check_source
+    from devlint.static.rules import ALL_RULES
+
+    [finding] = check_source((tmp_path / "train.py").read_bytes(), str(tmp_path / "train.py"),
+                             [r() for r in ALL_RULES if r.default_enabled])
+    named = {(os.path.basename(path) or "train.py", line) for entry in finding.places for path, line, _ in entry}
+    assert ("masks.py", 5) in named and ("train.py", 4) in named, finding.places
+    assert len(finding.places) == len(finding.why)

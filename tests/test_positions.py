@@ -1,4 +1,4 @@
-"""devlint.core.positions gives exactly what libcst's PositionProvider gives, for every node."""
+"""devlint.core.positions gives exactly what libcst's PositionProvider gives, for every node (it asks it)."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def test_real_files() -> None:
         _same(cst.parse_module(path.read_bytes()))
 
 
-def test_the_cheap_pass_is_the_one_used() -> None:
-    """The public provider is only a fallback for a libcst whose code generation changed."""
-    positions = Positions(cst.parse_module("x = 1\n"))
-    assert positions._ranges and not positions._made
+def test_a_node_of_another_tree_has_no_position() -> None:
+    """Positions answer for their own tree's nodes only (a why-chain's node of another module is placed by its own)."""
+    module = cst.parse_module("x = 1\n")
+    other = cst.parse_module("x = 1\n")
+    positions = Positions(module)
+    assert positions.get(module.body[0]) is not None and positions.get(other.body[0]) is None

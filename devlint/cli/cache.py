@@ -110,7 +110,7 @@ class Cache:
     def put(self, key: str, findings: list[Finding], used: Optional[dict] = None,
             checked: Optional[dict] = None) -> None:
         used = dict(used or {})
-        self.new[key] = {"findings": [f.to_dict() for f in findings], "used": used,
+        self.new[key] = {"findings": [f.to_record() for f in findings], "used": used,
                          "reported": sorted(path for path in used if path in (checked or {}))}
 
     def save(self, live_keys: set[str]) -> None:
@@ -144,7 +144,10 @@ def _well_formed(finding: Finding, path: str) -> bool:
                     for n in (finding.line, finding.column, finding.end_line, finding.end_column))
             and finding.severity in ("error", "warning", "info") and isinstance(finding.name, str)
             and (finding.fix is None or isinstance(finding.fix, str))
-            and all(isinstance(step, str) for step in finding.why))
+            and all(isinstance(step, str) for step in finding.why)
+            and (not finding.places or len(finding.places) == len(finding.why))
+            and all(len(place) == 3 and isinstance(place[0], str) and type(place[1]) is int
+                    and (place[2] is None or type(place[2]) is int) for entry in finding.places for place in entry))
 
 
 def _read_entries(file: Path) -> dict[str, list]:

@@ -53,6 +53,8 @@ class Finding:
     edits: tuple[Edit, ...] = ()  # an automatic fix, applied by --fix (all or none)
     applicability: Optional[str] = None  # "safe" or "unsafe" when there are edits
     cell: Optional[int] = None  # notebooks: the code cell (1-based, markdown cells not counted)
+    # per `why` entry, the places it names: (path, line, cell); path "" is this finding's file, cell a notebook's
+    places: tuple = ()
 
     @property
     def fixable(self) -> bool:
@@ -66,7 +68,7 @@ class Finding:
                    column=data["column"], end_line=data["end_line"], end_column=data["end_column"],
                    message=data["message"], why=tuple(data.get("why", ())), name=data.get("name", ""),
                    fix=data.get("fix"), edits=edits, applicability=data.get("applicability") if edits else None,
-                   cell=data.get("cell"))
+                   cell=data.get("cell"), places=tuple(tuple(tuple(p) for p in entry) for entry in data.get("places", ())))
 
     def sort_key(self) -> tuple:
         return (self.path, self.cell or 0, self.line, self.column, self.code)
@@ -95,6 +97,10 @@ class Finding:
             "cell": self.cell,
         }
         return data
+
+    def to_record(self) -> dict:
+        """`to_dict` with what only devlint reads back (the cache): the places of the why-chain."""
+        return {**self.to_dict(), "places": [[list(p) for p in entry] for entry in self.places]}
 
 
 # Pseudo-rules for files that cannot be analysed: always on, never configurable.

@@ -125,8 +125,15 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
             why=why, name=rule.name, fix=report.fix, edits=edits,
             applicability=report.autofix.applicability if edits else None,
+            places=_places(file, why, path if how == "there" else ""),
         ))
     return findings
+
+
+def _places(file: FileContext, why: tuple, here: str) -> tuple:
+    """Per why entry, the (path, line, cell) places it names; `here`: the path of this file's lines when the
+    finding is told in another file ("": the finding's own)."""
+    return tuple(tuple((shown or here, line, None) for shown, line in file.places_in(step)) for step in why)
 
 
 def merge_findings(findings: Sequence[Finding]) -> list[Finding]:

@@ -25,6 +25,9 @@ class FileContext:
         # path -> the tree of another module whose nodes a why-chain may hold (asked when one is met)
         self._others = others or dict
         self._other_positions: dict[str, Positions] = {}
+        # each step and chain rendered, with the (path, line) pairs it names ("": this file): a finding's
+        # why-chain carries them as data (SARIF's related locations, a notebook's cells), not as text
+        self._named: list[tuple[str, tuple]] = []
 
     def position(self, node: cst.CSTNode):
         if self._positions is None:
@@ -68,8 +71,21 @@ class FileContext:
         return text if len(text) <= limit else text[: limit - 3] + "..."
 
     def step(self, node: cst.CSTNode, note: str = "") -> str:
-        text = f"{_at(*self.place(node))} `{self.snippet(node)}`"
-        return f"{text} ({note})" if note else text
+        place = self.place(node)
+        text = f"{_at(*place)} `{self.snippet(node)}`"
+        return self._name(f"{text} ({note})" if note else text, (place,))
+
+    def places_in(self, text: str) -> tuple:
+        """The (path, line) pairs ("": this file) of the steps rendered into `text`, in order."""
+        found: list = []
+        for named, places in self._named:
+            if named in text:
+                found.extend(p for p in places if p not in found and p[1])
+        return tuple(found)
+
+    def _name(self, text: str, places: tuple) -> str:
+        self._named.append((text, places))
+        return text
 
     def chain(self, value, limit: int = 3) -> str:
         """`line 12 `model.to(device)` (moved to cuda)`; ...: where a value got its device, a line each."""
@@ -92,7 +108,7 @@ class FileContext:
         for line, (node, notes) in entries[-limit:]:
             text = f"{_at(*line)} `{self.snippet(node)}`"
             parts.append(f"{text} ({'; '.join(notes)})" if notes else text)
-        return "; ".join(parts)
+        return self._name("; ".join(parts), tuple(line for line, _ in entries[-limit:]))
 
     def context_lines(self, context: Context) -> list[str]:
         return [f"in `{name}()`, called from {self.step(node)}" for node, name in reversed(context.calls)

@@ -19,7 +19,6 @@ from devlint.core.findings import DECODE_ERROR, SYNTAX_ERROR, Edit, Finding, fil
 
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.]+\?\??\s*$)")
-_WHY_LINE = re.compile(r"\bline (\d+)(?= `)")
 
 
 class NotebookError(ValueError):
@@ -96,13 +95,25 @@ class Notebook:
         edits = tuple(self._edit(e) for e in finding.edits)
         if any(e is None for e in edits):
             edits = ()
+        why, places = self._why_in_cells(finding)
         return replace(finding, line=line, end_line=end_line, end_column=end_column, cell=cell.number,
-                       why=tuple(_WHY_LINE.sub(self._why_line, w) for w in finding.why), edits=edits,
-                       applicability=finding.applicability if edits else None)
+                       why=why, places=places, edits=edits, applicability=finding.applicability if edits else None)
 
-    def _why_line(self, match: re.Match) -> str:
-        cell, line = self.locate(int(match.group(1)))
-        return f"cell {cell.number}, line {line}" if cell is not None else match.group(0)
+    def _why_in_cells(self, finding: Finding) -> tuple:
+        """The why-chain's lines of the program (carried in `places`) as cells and lines within them."""
+        whys, all_places = [], []
+        for index, text in enumerate(finding.why):
+            placed = []
+            for path, program_line, cell_number in (finding.places[index] if index < len(finding.places) else ()):
+                cell, line = self.locate(program_line) if not path and cell_number is None else (None, program_line)
+                if cell is not None:
+                    text = text.replace(f"line {program_line} `", f"cell {cell.number}, line {line} `", 1)
+                    placed.append((path, line, cell.number))
+                else:
+                    placed.append((path, program_line, cell_number))
+            whys.append(text)
+            all_places.append(tuple(placed))
+        return tuple(whys), tuple(all_places)
 
     def _edit(self, edit: Edit) -> Optional[Edit]:
         cell, line = self.locate(edit.line)

@@ -6,9 +6,10 @@ fixes are SARIF fixes. In a notebook, regions are within the cell (`properties.c
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import json
 import os
-import re
 from pathlib import Path
 from typing import Optional
 
@@ -19,7 +20,6 @@ from devlint.cli.output.report import Report
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVELS = {"error": "error", "warning": "warning", "info": "note"}
-_WHY_LINE = re.compile(r"\b(?:cell (\d+), )?line (\d+) `")
 
 
 def repository_root(start: Optional[Path] = None) -> Path:
@@ -67,13 +67,13 @@ def _location(finding: Finding, paths: _Paths, region: dict) -> dict:
 
 
 def _related(finding: Finding, paths: _Paths) -> list[dict]:
+    """A related location for each place a why entry names (carried by the finding, not read from its text)."""
     out = []
-    for why in finding.why:
-        for match in _WHY_LINE.finditer(why):
-            line = int(match.group(2))
-            related = _location(finding, paths, {"startLine": line})
-            if match.group(1):
-                related["properties"] = {"cell": int(match.group(1))}
+    for why, places in zip(finding.why, finding.places):
+        for path, line, cell in places:
+            related = _location(replace(finding, path=path or finding.path, cell=None), paths, {"startLine": line})
+            if cell is not None:
+                related["properties"] = {"cell": cell}
             related["id"] = len(out) + 1
             related["message"] = {"text": why}
             out.append(related)
