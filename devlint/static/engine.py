@@ -29,9 +29,6 @@ from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.static.syntax import parse_module
 
-# "line 12 `...`" in a why-chain (devlint.static.file_context): a line of the checked file.
-_LINE = re.compile(r"\bline (\d+) `")
-
 
 def check_module(module: cst.Module, source_text: str, path: str, rules: Sequence[Rule],
                  project: Optional[ProjectImports] = None) -> list[Finding]:
@@ -116,7 +113,7 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
         edits: tuple = ()
         why = tuple(report.why) if how != "used" else (f"defined at {file.step(report.node)}", *report.why)
         if how == "there":  # told in another file: this file's lines are named with its path
-            why = tuple(_LINE.sub(lambda m: f"{path}:{m.group(1)} `", step) for step in why)
+            why = tuple(_with_path(step, file.places_in(step), path) for step in why)
         if report.autofix is not None and how == "here":
             text_lines = text_lines or source_text.splitlines(keepends=True)
             edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
@@ -128,6 +125,13 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             places=_places(file, why, path if how == "there" else ""),
         ))
     return findings
+
+
+def _with_path(step: str, places: tuple, path: str) -> str:
+    for shown, line in places:
+        if not shown:
+            step = step.replace(f"line {line} `", f"{path}:{line} `")
+    return step
 
 
 def _places(file: FileContext, why: tuple, here: str) -> tuple:
