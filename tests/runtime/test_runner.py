@@ -73,6 +73,8 @@ def test_pytest_face(tmp_path):
     assert result.returncode == 1
     assert "1 failed, 1 passed" in result.stdout
     assert "test_devices.py:5" in result.stdout and "devlint runtime" in result.stdout
+    # devlint's own launcher stays out of the user's session: no warning about its modules
+    assert "cannot be rewritten" not in result.stdout + result.stderr
 
 
 def plain_run(script: Path, *python_options: str) -> subprocess.CompletedProcess:
