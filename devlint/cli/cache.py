@@ -84,6 +84,7 @@ class Cache:
         self.salt = ",".join(codes) + "|" + code_fingerprint()
         self.entries: dict[str, list] = _read_entries(self.file)
         self.new: dict[str, list] = {}
+        self._digests: dict[str, Optional[str]] = {}
 
     def key(self, path: str, source: bytes) -> str:
         return cache_key(self.salt, path, source)
@@ -95,7 +96,7 @@ class Cache:
         if not isinstance(entry, dict) or not isinstance(entry.get("findings"), list) \
                 or not isinstance(entry.get("used"), dict):
             return None
-        if any(not isinstance(used, str) or file_digest(used) != digest for used, digest in entry["used"].items()):
+        if any(not isinstance(used, str) or self._digest(used) != digest for used, digest in entry["used"].items()):
             return None  # a module it imported has changed: what it found there may have too
         if sorted(used for used in entry["used"] if used in (checked or {})) != entry.get("reported"):
             return None  # the modules checked beside it are others: findings in them come and go
@@ -106,6 +107,12 @@ class Cache:
         if not all(_well_formed(f, path) for f in findings):
             return None
         return findings
+
+    def _digest(self, path: str) -> Optional[str]:
+        """The digest of an imported module now, read once per run (many files import the same modules)."""
+        if path not in self._digests:
+            self._digests[path] = file_digest(path)
+        return self._digests[path]
 
     def put(self, key: str, findings: list[Finding], used: Optional[dict] = None,
             checked: Optional[dict] = None) -> None:
