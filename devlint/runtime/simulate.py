@@ -268,6 +268,11 @@ def _api_classes(gpu: SimulatedGPU) -> tuple:
 
 
 def _event_and_stream(gpu: SimulatedGPU) -> tuple:
+    event = _event_class(gpu)
+    return event, _stream_class(gpu, event)
+
+
+def _event_class(gpu: SimulatedGPU) -> type:
 
     class Event:
         """torch.cuda.Event: records wall time; waiting on it synchronizes."""
@@ -292,6 +297,11 @@ def _event_and_stream(gpu: SimulatedGPU) -> tuple:
             if self.when is None or end.when is None:
                 raise RuntimeError("Both events must be recorded before calculating elapsed time.")
             return (end.when - self.when) * 1000.0
+
+    return Event
+
+
+def _stream_class(gpu: SimulatedGPU, Event: type) -> type:  # noqa: N803 - the class the stream records with
 
     class Stream:
         """torch.cuda.Stream / torch.Stream: one queue, always done."""
@@ -337,7 +347,7 @@ def _event_and_stream(gpu: SimulatedGPU) -> tuple:
         def __hash__(self) -> int:
             return hash(self.device)
 
-    return Event, Stream
+    return Stream
 
 
 def _device_contexts(gpu: SimulatedGPU) -> tuple:

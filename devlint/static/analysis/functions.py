@@ -79,11 +79,7 @@ def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
     params = bind_arguments(interp, fdef, bound, state, args=args)
     if params is None:
         return UNKNOWN
-    summary = summarise(interp, fn, params, state, node)
-    if interp.project is not None and id(fdef) in interp.project.foreign_functions:
-        summary = summary.seen_from(node)
-    summary.apply_timing(state, len(interp.loops))
-    summary.apply_moves(state)
+    summary = _called(interp, summarise(interp, fn, params, state, node), fdef, node, state)
     # Methods change their object: the caller sees the new attributes.
     if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
         name = dotted(receiver_node)
@@ -108,6 +104,16 @@ def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNod
     return cached
 
 
+def _called(interp, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
+    """What the caller's path takes from a call: its clock reads, syncs and GPU work (another module's seen
+    as the call itself), and the objects it moved."""
+    if interp.project is not None and id(fdef) in interp.project.foreign_functions:
+        summary = summary.seen_from(call)
+    summary.apply_timing(state, len(interp.loops))
+    summary.apply_moves(state)
+    return summary
+
+
 def call_super(interp, site: CallSite) -> Value:
     """`super().name(...)` in a method: the first base class's `name` that the walk knows, run on `self`
     (in this file or another module's); what it does to `self` (attributes, moves) the caller sees."""
@@ -124,11 +130,8 @@ def call_super(interp, site: CallSite) -> Value:
     params = bind_arguments(interp, method, me, site.state, args=site.args)
     if params is None:
         return UNKNOWN
-    summary = summarise(interp, replace(fn, bound=me), params, site.state, site.node)
-    if interp.project is not None and id(method) in interp.project.foreign_functions:
-        summary = summary.seen_from(site.node)
-    summary.apply_timing(site.state, len(interp.loops))
-    summary.apply_moves(site.state)
+    summary = _called(interp, summarise(interp, replace(fn, bound=me), params, site.state, site.node), method,
+                      site.node, site.state)
     if isinstance(summary.final_self, (Module, Instance)) and site.name == "__init__":
         site.state.env["self"] = _with_attrs_of(me, summary.final_self)
     return summary.result

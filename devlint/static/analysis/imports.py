@@ -47,16 +47,20 @@ class ProjectImports:
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
         self.deps: list[list] = []  # per module being walked: the project modules it imported
-        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
+        self.tainted = False
+        self._trees: Optional[tuple] = None  # (how many modules were read, their trees) for trees()  # the walk in progress met a cycle or a bound: its result is this file's alone
 
     def trees(self) -> dict:
-        """path -> tree of each project module read so far (a why-chain may name their lines)."""
-        found = {}
-        for path in self.used:
-            source = read_module(Path(path))
-            if source is not None and source.tree is not None:
-                found[path] = source.tree
-        return found
+        """path -> tree of each project module read so far (a why-chain may name their lines); made again
+        only when more modules were read since it was last asked for."""
+        if self._trees is None or self._trees[0] != len(self.used):
+            found = {}
+            for path in self.used:
+                source = read_module(Path(path))
+                if source is not None and source.tree is not None:
+                    found[path] = source.tree
+            self._trees = (len(self.used), found)
+        return self._trees[1]
 
     def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
         if not level and module.split(".")[0] in _LIBRARY_TOPS:
