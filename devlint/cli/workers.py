@@ -82,22 +82,57 @@ def run_jobs(chunks: list[list[Job]], workers: int, setup: Callable[..., Handler
              file_timeout: Optional[float] = None) -> None:
     """Run every job: `on_result(index, result)` for each, or `on_lost(index, why, timed_out)` for one that
     killed two workers or ran past `file_timeout` seconds."""
-    context = _context()
-    queue: deque[list[Job]] = deque(chunks)
-    suspects: dict[int, str] = {}  # job index -> why its first worker was lost
-    pool: list[_Worker] = []
+    pool = _Pool(chunks, setup, setup_args, on_lost)
+    try:
+        while pool.queue or pool.workers:
+            pool.fill(workers)
+            if not pool.workers:
+                continue
+            ready = wait([w.connection for w in pool.workers] + [w.process.sentinel for w in pool.workers],
+                         timeout=_poll_interval(pool.workers, file_timeout))
+            for worker in list(pool.workers):
+                if worker.connection in ready or worker.process.sentinel in ready:
+                    _drain(worker, on_result, pool.lose)
+                elif file_timeout is not None and time.monotonic() - worker.since > file_timeout:
+                    pool.lose(worker, f"its analysis took more than {file_timeout:g} s and was stopped", retry=False)
+    finally:
+        for worker in pool.workers:
+            _stop(worker)
 
-    def start() -> _Worker:
-        parent_end, child_end = context.Pipe()
-        process = context.Process(target=_serve, args=(child_end, setup, setup_args), daemon=True)
+
+class _Pool:
+    """The jobs still to run and the worker processes running them."""
+
+    def __init__(self, chunks: list[list[Job]], setup: Callable[..., Handler], setup_args: tuple,
+                 on_lost: Callable[[int, str, bool], None]) -> None:
+        self.context = _context()
+        self.queue: deque[list[Job]] = deque(chunks)
+        self.suspects: dict[int, str] = {}  # job index -> why its first worker was lost
+        self.workers: list[_Worker] = []
+        self.setup, self.setup_args, self.on_lost = setup, setup_args, on_lost
+
+    def fill(self, size: int) -> None:
+        """Start workers up to `size` while jobs wait; give each idle worker a chunk, or stop it."""
+        while len(self.workers) < size and self.queue:
+            worker = self.start()
+            self.workers.append(worker)
+            self.feed(worker)
+        for worker in [w for w in self.workers if not w.chunk]:
+            if not self.feed(worker):
+                self.workers.remove(worker)
+                _stop(worker)
+
+    def start(self) -> _Worker:
+        parent_end, child_end = self.context.Pipe()
+        process = self.context.Process(target=_serve, args=(child_end, self.setup, self.setup_args), daemon=True)
         process.start()
         child_end.close()
         return _Worker(process, parent_end)
 
-    def feed(worker: _Worker) -> bool:
-        if not queue:
+    def feed(self, worker: _Worker) -> bool:
+        if not self.queue:
             return False
-        worker.chunk = list(queue.popleft())
+        worker.chunk = list(self.queue.popleft())
         worker.since = time.monotonic()
         try:
             worker.connection.send(worker.chunk)
@@ -105,42 +140,19 @@ def run_jobs(chunks: list[list[Job]], workers: int, setup: Callable[..., Handler
             pass  # it died already: its sentinel says so, and the chunk goes back
         return True
 
-    def lose(worker: _Worker, why: str, retry: bool = True) -> None:
-        pool.remove(worker)
+    def lose(self, worker: _Worker, why: str, retry: bool = True) -> None:
+        self.workers.remove(worker)
         _stop(worker)
         if not worker.chunk:
             return
         culprit, *rest = worker.chunk
         if rest:
-            queue.appendleft(rest)
-        if culprit[0] in suspects or not retry:
-            on_lost(culprit[0], why, not retry)
+            self.queue.appendleft(rest)
+        if culprit[0] in self.suspects or not retry:
+            self.on_lost(culprit[0], why, not retry)
         else:
-            suspects[culprit[0]] = why
-            queue.appendleft([culprit])  # alone, in a fresh worker: was it really this file?
-
-    try:
-        while queue or pool:
-            while len(pool) < workers and queue:
-                worker = start()
-                pool.append(worker)
-                feed(worker)
-            for worker in [w for w in pool if not w.chunk]:
-                if not feed(worker):
-                    pool.remove(worker)
-                    _stop(worker)
-            if not pool:
-                continue
-            ready = wait([w.connection for w in pool] + [w.process.sentinel for w in pool],
-                         timeout=_poll_interval(pool, file_timeout))
-            for worker in list(pool):
-                if worker.connection in ready or worker.process.sentinel in ready:
-                    _drain(worker, on_result, lose)
-                elif file_timeout is not None and time.monotonic() - worker.since > file_timeout:
-                    lose(worker, f"its analysis took more than {file_timeout:g} s and was stopped", retry=False)
-    finally:
-        for worker in pool:
-            _stop(worker)
+            self.suspects[culprit[0]] = why
+            self.queue.appendleft([culprit])  # alone, in a fresh worker: was it really this file?
 
 
 def _context():
