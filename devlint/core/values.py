@@ -235,6 +235,9 @@ class Tensor(Value):
     # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
     # other path moved it to a GPU (`if fast: x = x.to(device)`)
     cpu_path: Optional[tuple] = field(default=None, compare=False)
+    # the result of a call devlint cannot see, on the device of the tensors it was given: maybe not a
+    # tensor at all (a metric's float), so a host library taking it is not judged
+    inferred: bool = False
 
     @property
     def device(self) -> Optional[Device]:

@@ -17,7 +17,7 @@ def host_library(site: CallSite) -> Value:
         return UNKNOWN
     for arg_node, value in args.positional + list(args.keywords.values()):
         for member in tensors_in(value):
-            if member.where is not None and member.where.is_gpu:
+            if member.where is not None and member.where.is_gpu and not member.inferred:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
                 site.walk.note_sync(site.state)

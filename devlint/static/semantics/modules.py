@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from devlint.core.facts import UnregisteredModule
-from devlint.static.semantics import optim
+from devlint.static.semantics import opaque, optim
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import Member
 from devlint.static.semantics.callsite import CallSite
@@ -241,8 +241,12 @@ def module_other(site: CallSite) -> Value:
     values = [v for _, v in site.args.all()]
     site.walk.note_gpu_work(site.node, values, site.state)
     tensors = [t for v in values for t in tensors_in(v)]
-    if not tensors or module.stateless or module.cls is not None:
-        return UNKNOWN  # (a class of this file has its methods analysed: this is an attribute we lost)
+    if not tensors or module.stateless:
+        return UNKNOWN
+    if module.cls is not None:
+        # a class of this file has its methods analysed: this is an attribute holding a callable we
+        # cannot see (`self.matcher = Matcher(...)`)
+        return opaque.follows_inputs(site)
     data = site.args.positional[0] if site.args.positional else None
     if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
             and data[1].where.kind == api.CPU_TYPE and module.moved and module.where is not None \

@@ -8,6 +8,8 @@ for the GPU (a validation run ends with `.cpu()`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
@@ -25,7 +27,31 @@ def unknown_function(site: CallSite) -> Value:
     if _constructs_a_module(site):
         where = state.default_device or CPU
         return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
-    return UNKNOWN
+    return follows_inputs(site)
+
+
+def follows_inputs(site: CallSite) -> Value:
+    """A function nobody can see, given tensors on one device D (and on no other): what it returns,
+    used as a tensor, is on D (`helper(x)` follows its inputs). Marked inferred: it may be a number."""
+    name = site.path.rsplit(".", 1)[-1]
+    if name[:1].isupper():
+        return UNKNOWN  # a class: an object, not a tensor
+    inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
+    if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs):
+        return UNKNOWN  # a module or a device handed over: the function may well move things
+    tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
+    devices = {v.where for v in tensors}
+    if not devices or None in devices or any(isinstance(v, Located) for v in inputs):
+        return UNKNOWN
+    if len(devices) > 1 and not all(d.kind == "param" for d in devices):
+        return UNKNOWN  # given tensors on two devices: which one wins is the function's business
+    # a forward's inputs each have a device of their own, all following the module: take the first
+    source = tensors[0]
+    where = replace(source.where, implicit=False)  # computed there, not made there without device=
+    params = {v.from_param for v in tensors}
+    step = (site.node, f"`{site.walk.code(site.node.func)}(...)` follows its inputs (inferred)")
+    return Tensor(why=source.why + (step,), where=where, derived=True, inferred=True,
+                  from_param=params.pop() if len(params) == 1 else None)
 
 
 def _constructs_a_module(site: CallSite) -> bool:
@@ -51,7 +77,7 @@ def unknown_callee(site: CallSite) -> Value:
     """A call of a value of unknown kind (`fn(x)` where fn is a parameter)."""
     site.walk.escape(site.args, site.state)
     site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
-    return UNKNOWN
+    return follows_inputs(site)
 
 
 def unknown_method(site: CallSite) -> Value:

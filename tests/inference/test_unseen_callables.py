@@ -1,0 +1,124 @@
+"""Calls of code devlint cannot see follow their inputs (issue 17 item 3).
+
+A function imported from where devlint cannot read, or an attribute holding a callable of an unseen
+class, given tensors on one device, returns (used as a tensor) a value on that device, marked in the
+why-chain as inferred. It may be a number, so a host library given it is not judged; a class called
+is an object, not a tensor; tensors on two devices, or a module or a device handed over, say nothing.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found, lint
+
+CASES = {
+    "imported_function_follows_its_gpu_input": """
+import torch
+from geometry import box_iou
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(3, device=device)
+w = torch.ones(3)
+z = box_iou(x, x) + w  # expect: DEV101
+""",
+    "twin_moved_result_is_fine": """
+import torch
+from geometry import box_iou
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(3, device=device)
+w = torch.ones(3)
+z = box_iou(x, x).cpu() + w
+""",
+    # detrex's DETA assigner: the matcher's labels index a table made on the cpu
+    "unseen_matcher_attribute_follows_the_forward_inputs": """
+import torch
+from detection import box_iou, Matcher
+class Assigner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.anchor_matcher = Matcher(0.3, 0.7)
+    def forward(self, anchors, boxes):
+        iou = box_iou(boxes, anchors)
+        labels = self.anchor_matcher(iou)
+        all_inds = torch.arange(len(anchors))
+        return all_inds[labels == 1]  # expect: DEV104
+""",
+    "twin_table_made_on_the_inputs_device": """
+import torch
+from detection import box_iou, Matcher
+class Assigner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.anchor_matcher = Matcher(0.3, 0.7)
+    def forward(self, anchors, boxes):
+        iou = box_iou(boxes, anchors)
+        labels = self.anchor_matcher(iou)
+        all_inds = torch.arange(len(anchors), device=anchors.device)
+        return all_inds[labels == 1]
+""",
+    # a metric may return a Python float: numpy given it is not judged
+    "inferred_result_given_to_numpy_is_not_judged": """
+import numpy as np
+import torch
+from metrics import accuracy
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(3, device=device)
+scores = np.mean([accuracy(x, x) for _ in range(3)])
+""",
+    "a_class_called_builds_an_object_not_a_tensor": """
+import torch
+from plugins import Precision
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(3, device=device)
+p = Precision(x)
+p.to("cpu")
+w = torch.ones(3)
+""",
+    "inputs_on_two_devices_say_nothing": """
+import torch
+from geometry import blend
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+x = torch.randn(3, device=device)
+w = torch.ones(3)
+z = blend(x, w) + w
+""",
+    "a_module_handed_over_may_be_moved_there": """
+import torch
+from engine import run
+model = torch.nn.Linear(3, 3)
+x = torch.randn(3)
+y = run(model, x)
+z = y + torch.randn(3, device="cuda" if torch.cuda.is_available() else "cpu")
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
+
+
+def test_the_why_chain_says_the_device_is_inferred():
+    (finding,) = [f for f in lint(CASES["imported_function_follows_its_gpu_input"]) if f.code == "DEV101"]
+    assert any("`box_iou(...)` follows its inputs (inferred)" in line for line in finding.why)
+
+
+REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
+                  if (p / "shared" / "realworld").is_dir()), None)
+
+
+@pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")
+@pytest.mark.parametrize("excerpt, line, code", [
+    # detrex DETA: `torch.arange(len(anchors))` indexed with a mask from `self.anchor_matcher(iou)`
+    ("145_MIXED_detrex_deta_arange_cpu_cuda_mask.py", 74, "DEV104"),
+    # openpose: `self.model(data).numpy()` where data was moved to the GPU when one is there
+    ("003_NUMPY_ON_CUDA_openpose_hand_output_numpy.py", 51, "DEV401"),
+])
+def test_real_excerpt(excerpt, line, code):
+    source = (REALWORLD / excerpt).read_text()
+    assert (line, code) in found(source)
