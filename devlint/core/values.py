@@ -10,16 +10,30 @@ conflicts.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TypeVar, cast
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from types import FunctionType
+
+    from _typeshed import DataclassInstance
+    from typing_extensions import dataclass_transform
+else:
+    def dataclass_transform(**_options):
+        """`typing.dataclass_transform` (3.11): tells mypy that a record is a frozen dataclass; nothing at run time."""
+        return lambda decorator: decorator
 
 # A step of a why-chain: the node that did something to the value, and what.
 Step = tuple[cst.CSTNode, str]
 Why = tuple[Step, ...]
 
+_Class = TypeVar("_Class")
+_Record = TypeVar("_Record", bound="DataclassInstance")
 
-def record(cls: type) -> type:
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def record(cls: type[_Class]) -> type[_Class]:
     """`@dataclass(frozen=True)`, with an `__init__` that fills the instance's dict in one call.
 
     A frozen dataclass's own `__init__` goes through `object.__setattr__` once per field (1.7 us
@@ -27,7 +41,7 @@ def record(cls: type) -> type:
     immutability stay the dataclass's."""
     cls = dataclass(frozen=True)(cls)
     parameters, defaults = [], {}
-    for f in fields(cls):
+    for f in fields(cast("type[DataclassInstance]", cls)):
         if f.default_factory is not MISSING or not f.init:  # pragma: no cover - none here: keep dataclass's
             return cls
         if f.default is MISSING:
@@ -35,20 +49,20 @@ def record(cls: type) -> type:
         else:
             defaults[f"_default_{f.name}"] = f.default
             parameters.append(f"{f.name}=_default_{f.name}")
-    names = ", ".join(f"{f.name}={f.name}" for f in fields(cls))
+    names = ", ".join(f"{f.name}={f.name}" for f in fields(cast("type[DataclassInstance]", cls)))
     source = f"def __init__(self, {', '.join(parameters)}):\n    self.__dict__.update({names})\n"
-    namespace: dict = {}
+    namespace: dict[str, FunctionType] = {}
     exec(source, defaults, namespace)  # noqa: S102 - generated from the class's own field names, as dataclasses does
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
+    cls.__init__ = init  # type: ignore[method-assign]  # the point: the generated __init__ replaces the dataclass's
     return cls
 
 
-_FIELD_NAMES: dict[type, frozenset] = {}
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
-def replace(value, **changes):
+def replace(value: _Record, **changes: object) -> _Record:
     """`dataclasses.replace` for the frozen records here, without its `__init__` call (the walk makes
     hundreds of thousands of them): none of them has `__post_init__` or `InitVar`s."""
     kind = type(value)
@@ -176,6 +190,10 @@ class Value:
         return None
 
 
+# ((name, value), ...): an object's attributes, a parser's options
+Attributes = tuple[tuple[str, Value], ...]
+
+
 @record
 class Unknown(Value):
     pass
@@ -234,7 +252,7 @@ class Tensor(Value):
     maybe_object: bool = False
     # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
     # other path moved it to a GPU (`if fast: x = x.to(device)`)
-    cpu_path: Optional[tuple] = field(default=None, compare=False)
+    cpu_path: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
 
     @property
     def device(self) -> Optional[Device]:
@@ -245,13 +263,13 @@ class Tensor(Value):
 class Module(Value):
     where: Optional[Device] = None
     cls: Optional[str] = None  # a class defined in this file
-    attrs: tuple = ()  # ((name, Value), ...) from __init__
+    attrs: Attributes = ()  # ((name, Value), ...) from __init__
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
     registered: bool = False  # held by a module's attribute (or a module container): it moves with it
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
-    plain_container: Optional[tuple] = field(default=None, compare=False)
+    plain_container: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
     # every alias (a variable, an attribute, a wrapper, a caller's variable) sees the move
     ident: int = field(default=0, compare=False)
@@ -276,7 +294,7 @@ class Instance(Value):
     """An object of a plain class defined in this file (a Trainer)."""
 
     cls: str = ""
-    attrs: tuple = ()
+    attrs: Attributes = ()
 
     def attr(self, name: str) -> Optional[Value]:
         for key, value in self.attrs:
@@ -347,12 +365,12 @@ class Seq(Value):
     """A list, tuple or dict of values. `items` when known item by item."""
 
     kind: str = "list"
-    items: Optional[tuple] = None
+    items: Optional[tuple[Value, ...]] = None
     elem: Value = UNKNOWN  # the join of the items, for iteration
-    keys: Optional[tuple] = None  # dict: the constant keys, parallel to items
-    gpu_members: tuple = ()  # a GPU tensor appended to it, kept though the join forgets it
+    keys: Optional[tuple[object, ...]] = None  # dict: the constant keys (None: not constant), parallel to items
+    gpu_members: tuple[Value, ...] = ()  # a GPU tensor appended to it, kept though the join forgets it
     # a plain list/dict attribute of a module holding modules nobody registered: (assignment, name)
-    plain_attr: Optional[tuple] = field(default=None, compare=False)
+    plain_attr: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
 
 
 @record
@@ -398,7 +416,7 @@ class LambdaFunction(Value):
     """A `lambda`: calling it evaluates its body with the names it sees where it was written."""
 
     node: Optional[cst.Lambda] = field(default=None, compare=False)
-    env: Optional[dict] = field(default=None, compare=False, hash=False)
+    env: Optional[dict[str, Value]] = field(default=None, compare=False, hash=False)
 
 
 @record
@@ -409,7 +427,7 @@ class Class(Value):
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
     # its base classes as evaluated where it was defined (a Class of this file or another module's, a Ref
     # to a library's, unknown), in order
-    bases: tuple = field(default=(), compare=False)
+    bases: tuple[Value, ...] = field(default=(), compare=False)
 
 
 @record
@@ -431,12 +449,12 @@ class CudaEvent(Value):
 class ArgsNamespace(Value):
     """What `parser.parse_args()` returns: options and their defaults."""
 
-    options: tuple = ()  # ((dest, default Value), ...)
+    options: Attributes = ()  # ((dest, default Value), ...)
 
 
 @record
 class Parser(Value):
-    options: tuple = ()
+    options: Attributes = ()
 
 
 @record
@@ -562,11 +580,11 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
             return DeviceValue(why=a.why + b.why, where=join_choice(da, db, availability_split))
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
-    for number, other in ((a, b), (b, a)):
-        if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(other, (Tensor, Located)):
+    for number, summed in ((a, b), (b, a)):
+        if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(summed, (Tensor, Located)):
             # `total = 0; for ...: total += loss`: a running sum is the tensor it accumulates (a Python
             # number combines with a tensor on any device), so its device is that tensor's
-            return other
+            return summed
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:
@@ -590,7 +608,7 @@ def _unregistered(module: Module) -> bool:
     return module.plain_container is not None and not module.registered and not module.stateless
 
 
-def _join_attrs(a: tuple, b: tuple) -> tuple:
+def _join_attrs(a: Attributes, b: Attributes) -> Attributes:
     """Attributes where two paths meet: joined by name; one set on a single path keeps its value."""
     if a == b:
         return a
