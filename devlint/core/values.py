@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from types import FunctionType
 
     from _typeshed import DataclassInstance
-    from typing_extensions import dataclass_transform
+    from typing_extensions import Self, dataclass_transform
 else:
     def dataclass_transform(**_options):
         """`typing.dataclass_transform` (3.11): tells mypy that a record is a frozen dataclass; nothing at run time."""
@@ -189,6 +189,11 @@ class Value:
     def device(self) -> Optional[Device]:
         return None
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        """Where two paths meet with a value of this kind on each (see `join`); None: the kind has no rule
+        for the two, the rules across kinds decide."""
+        return None
+
 
 # ((name, value), ...): an object's attributes, a parser's options
 Attributes = tuple[tuple[str, Value], ...]
@@ -258,6 +263,37 @@ class Tensor(Value):
     def device(self) -> Optional[Device]:
         return self.where
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_device(self.where, other.where, availability_split)
+        maybe = self.maybe_cpu or other.maybe_cpu
+        cpu_path = self.cpu_path or other.cpu_path
+        why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
+        if where is None and branch is not None:
+            for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
+                if _on_cpu(side.where) and not side.scalar and opposite.where is not None \
+                        and opposite.where.concrete and opposite.where.kind != "cpu":
+                    cpu_path, why = (branch, outcome), side.why
+        if where is None:
+            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu (a 0-dim
+            # cpu tensor combines with any device: that one may stay there)
+            for side, opposite in ((self, other), (other, self)):
+                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
+                        and opposite.where is not None and opposite.where.kind == "param" \
+                        and opposite.where.param != "self":
+                    maybe = maybe or (side.why[-1] if side.why else None)
+        return Tensor(
+            why=why,
+            where=where,
+            scalar=self.scalar and other.scalar,
+            from_param=self.from_param if self.from_param == other.from_param else None,
+            derived=self.derived or other.derived,
+            attr_node=self.attr_node if self.attr_node is other.attr_node else None,
+            attr_name=self.attr_name if self.attr_name == other.attr_name else None,
+            maybe_cpu=maybe,
+            parameter=self.parameter and other.parameter,
+            cpu_path=cpu_path if where is None else None,
+        )
+
 
 @record
 class Module(Value):
@@ -288,6 +324,13 @@ class Module(Value):
         attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
         return replace(self, attrs=attrs)
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_device(self.where, other.where, availability_split)
+        return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
+                      attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
+                      moved=self.moved or other.moved,
+                      plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
+
 
 @record
 class Instance(Value):
@@ -306,6 +349,12 @@ class Instance(Value):
         attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
         return replace(self, attrs=attrs)
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if self.cls == other.cls:
+            # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
+            return Instance(why=self.why, cls=self.cls, attrs=_join_attrs(self.attrs, other.attrs))
+        return None
+
 
 @record
 class DeviceValue(Value):
@@ -319,12 +368,25 @@ class DeviceValue(Value):
     def device(self) -> Optional[Device]:
         return self.where
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_choice(self.where, other.where, availability_split)
+        literal = self.literal or other.literal
+        guarded = [side.literal_guarded for side in (self, other) if side.literal is not None]
+        return DeviceValue(why=self.why or other.why, where=where, literal=literal, literal_guarded=all(guarded))
+
 
 @record
 class Const(Value):
     value: object = None
     node: Optional[cst.CSTNode] = field(default=None, compare=False)
     guarded: bool = False  # written where CUDA was known to be available
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if availability_split or _device_strings(self, other):
+            da, db = const_device(self), const_device(other)
+            if da is not None and db is not None:
+                return DeviceValue(why=self.why + other.why, where=join_choice(da, db, availability_split))
+        return None
 
 
 @record
@@ -349,6 +411,9 @@ class Availability(Value):
             return self.positive if outcome else not self.positive
         return None
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        return self if self.positive == other.positive else None
+
 
 @record
 class Loader(Value):
@@ -358,6 +423,9 @@ class Loader(Value):
     iterator: bool = False
     where: Optional[Device] = Device("cpu")
     custom_collate: bool = False  # its batches are whatever its collate_fn makes
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        return self
 
 
 @record
@@ -372,12 +440,23 @@ class Seq(Value):
     # a plain list/dict attribute of a module holding modules nobody registered: (assignment, name)
     plain_attr: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
+        elem = other.elem if self.items == () else self.elem if other.items == () else join(self.elem, other.elem)
+        return Seq(kind=self.kind, elem=elem, gpu_members=(self.gpu_members + other.gpu_members)[-1:],
+                   plain_attr=self.plain_attr or other.plain_attr)  # (a list attribute filled in a loop)
+
 
 @record
 class Ref(Value):
     """A name bound to something imported: `torch.zeros`, `np.asarray`."""
 
     path: str = ""
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if availability_split and _cuda_and_cpu_types(self.path, other.path):
+            return TensorType(why=self.why or other.why, where=SELECTED)
+        return None
 
 
 @record
@@ -529,55 +608,15 @@ DEVICE_COUNT = DeviceCount()
 
 def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[cst.CSTNode] = None) -> Value:
     """Where two paths meet. Unknown wins unless the two agree. `branch`: the condition of the `if`
-    whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu)."""
+    whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu).
+
+    Two values of one kind join by that kind's rule (`_join_same`); the rules across kinds come after."""
     if a is b or a == b:
         return a
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        where = join_device(a.where, b.where, availability_split)
-        maybe = a.maybe_cpu or b.maybe_cpu
-        cpu_path = a.cpu_path or b.cpu_path
-        why = a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why
-        if where is None and branch is not None:
-            for side, other, outcome in ((a, b, "true"), (b, a, "false")):
-                if _on_cpu(side.where) and not side.scalar and other.where is not None and other.where.concrete and \
-                        other.where.kind != "cpu":
-                    cpu_path, why = (branch, outcome), side.why
-        if where is None:
-            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu (a 0-dim
-            # cpu tensor combines with any device: that one may stay there)
-            for side, other in ((a, b), (b, a)):
-                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
-                        and other.where is not None and other.where.kind == "param" and other.where.param != "self":
-                    maybe = maybe or (side.why[-1] if side.why else None)
-        return Tensor(
-            why=why,
-            where=where,
-            scalar=a.scalar and b.scalar,
-            from_param=a.from_param if a.from_param == b.from_param else None,
-            derived=a.derived or b.derived,
-            attr_node=a.attr_node if a.attr_node is b.attr_node else None,
-            attr_name=a.attr_name if a.attr_name == b.attr_name else None,
-            maybe_cpu=maybe,
-            parameter=a.parameter and b.parameter,
-            cpu_path=cpu_path if where is None else None,
-        )
-    if isinstance(a, Module) and isinstance(b, Module):
-        where = join_device(a.where, b.where, availability_split)
-        return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
-                      attrs=_join_attrs(a.attrs, b.attrs) if a.cls == b.cls else (), moved=a.moved or b.moved,
-                      plain_container=next((m.plain_container for m in (a, b) if _unregistered(m)), None))
-    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls == b.cls:
-        # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
-        return Instance(why=a.why, cls=a.cls, attrs=_join_attrs(a.attrs, b.attrs))
-    if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
-        where = join_choice(a.where, b.where, availability_split)
-        literal = a.literal or b.literal
-        guarded = [side.literal_guarded for side in (a, b) if side.literal is not None]
-        return DeviceValue(why=a.why or b.why, where=where, literal=literal, literal_guarded=all(guarded))
-    if isinstance(a, Const) and isinstance(b, Const) and (availability_split or _device_strings(a, b)):
-        da, db = const_device(a), const_device(b)
-        if da is not None and db is not None:
-            return DeviceValue(why=a.why + b.why, where=join_choice(da, db, availability_split))
+    if type(a) is type(b):
+        joined = a._join_same(b, availability_split, branch)
+        if joined is not None:
+            return joined
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
     for number, summed in ((a, b), (b, a)):
@@ -588,17 +627,6 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:
-        return a
-    if isinstance(a, Availability) and isinstance(b, Availability) and a.positive == b.positive:
-        return a
-    if isinstance(a, Seq) and isinstance(b, Seq):
-        # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
-        elem = b.elem if a.items == () else a.elem if b.items == () else join(a.elem, b.elem)
-        return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:],
-                   plain_attr=a.plain_attr or b.plain_attr)  # (a list attribute filled in a loop)
-    if isinstance(a, Ref) and isinstance(b, Ref) and availability_split and _cuda_and_cpu_types(a.path, b.path):
-        return TensorType(why=a.why or b.why, where=SELECTED)
-    if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
 
