@@ -37,7 +37,7 @@ class Context:
     """Where the analysis is: which function, called from which lines."""
 
     function: Optional[str] = None  # qualified name, None at module level
-    calls: tuple = ()  # (call node, description) from the outermost caller in
+    calls: tuple[Step, ...] = ()  # (call node, description) from the outermost caller in
     in_module_method: bool = False
     # Its tensor parameters are on the device its callers compute on: a module's method, a loss, a
     # metric; not the cpu side of a data pipeline (a Dataset, a collate function, a transform).
@@ -50,7 +50,7 @@ class Operation:
 
     node: cst.CSTNode
     name: str  # `+`, `torch.cat`, `.gather`
-    operands: tuple  # Operand, ...
+    operands: tuple[Operand, ...]
     context: Context
     indexing: bool = False  # operands[0] indexed by operands[1]
 
@@ -59,7 +59,7 @@ class Operation:
 class ModuleCall:
     node: cst.CSTNode
     module: Operand
-    inputs: tuple  # Operand, ...
+    inputs: tuple[Operand, ...]
     context: Context
 
 

@@ -6,9 +6,21 @@ is reported once) and by the DEV101/DEV104/DEV105 rules (which story to tell).
 
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence, TypeVar, cast
 
-from devlint.core.values import Module, Tensor, Value, conflict
+from devlint.core.values import Device, Module, Tensor, Value, conflict
+
+if TYPE_CHECKING:
+    from typing_extensions import TypeGuard
+
+    from devlint.core.facts import Operand, Operation
+
+    class PlacedTensor(Tensor):
+        """A tensor whose device is known (what `_follows_arguments` establishes)."""
+
+        where: Device
+
+_Operand = TypeVar("_Operand")
 
 MIXED = "mixed"  # DEV101: both devices known and different
 CREATED_WITHOUT_DEVICE = "created-without-device"  # DEV104
@@ -29,7 +41,7 @@ def _plain_cpu_attribute(value: Value) -> bool:
     )
 
 
-def _created_here_on_cpu(value: Value) -> bool:
+def _created_here_on_cpu(value: Value) -> TypeGuard[Tensor]:
     """Created on cpu by a factory with no device= (on every path, or on some)."""
     if not isinstance(value, Tensor) or value.attr_node is not None:
         return False
@@ -37,7 +49,7 @@ def _created_here_on_cpu(value: Value) -> bool:
     return implicit or (value.where is None and value.maybe_cpu is not None)
 
 
-def _follows_arguments(value: Value) -> bool:
+def _follows_arguments(value: Value) -> TypeGuard[PlacedTensor]:
     """Its device comes from the function's arguments or its module, and is not known to be cpu."""
     if not isinstance(value, Tensor) or value.where is None or _created_here_on_cpu(value):
         return False
@@ -65,7 +77,7 @@ def classify(a: Value, b: Value, indexing: bool = False,
                 or (other.where.kind != "param" and cpu_side.from_param is None)):
             return CREATED_WITHOUT_DEVICE, cpu_side, other
     if isinstance(a, Tensor) and isinstance(b, Tensor) and conflict(a.where, b.where):
-        if indexing and b.where.kind == "cpu":
+        if indexing and cast(Device, b.where).kind == "cpu":  # (conflict: both devices known)
             return None  # a GPU tensor may be indexed with cpu indices
         return MIXED, a, b
     for cpu_side, other in pairs:
@@ -95,14 +107,14 @@ def classify_module_input(module: Value, value: Value, in_module: bool) -> Optio
     return None
 
 
-def pairs(operands: Sequence, indexing: bool) -> list:
+def pairs(operands: Sequence[_Operand], indexing: bool) -> list[tuple[_Operand, _Operand]]:
     """The operand pairs that must agree: every pair, or (indexed, index) for indexing."""
     if indexing:
         return [(operands[0], other) for other in operands[1:]]
     return [(a, b) for i, a in enumerate(operands) for b in operands[i + 1:]]
 
 
-def first_disagreement(operation, kind: str):
+def first_disagreement(operation: Operation, kind: str) -> Optional[tuple[Operand, Operand]]:
     """(culprit, other) operands of the first pair of `operation` that disagree as `kind`."""
     for a, b in pairs(operation.operands, operation.indexing):
         verdict = classify(a.value, b.value, operation.indexing, operation.context.params_on_device)

@@ -10,16 +10,30 @@ conflicts.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, TypeVar, cast
 
 import libcst as cst
+
+if TYPE_CHECKING:
+    from types import FunctionType
+
+    from _typeshed import DataclassInstance
+    from typing_extensions import Self, dataclass_transform
+else:
+    def dataclass_transform(**_options):
+        """`typing.dataclass_transform` (3.11): tells mypy that a record is a frozen dataclass; nothing at run time."""
+        return lambda decorator: decorator
 
 # A step of a why-chain: the node that did something to the value, and what.
 Step = tuple[cst.CSTNode, str]
 Why = tuple[Step, ...]
 
+_Class = TypeVar("_Class")
+_Record = TypeVar("_Record", bound="DataclassInstance")
 
-def record(cls: type) -> type:
+
+@dataclass_transform(frozen_default=True, field_specifiers=(field,))
+def record(cls: type[_Class]) -> type[_Class]:
     """`@dataclass(frozen=True)`, with an `__init__` that fills the instance's dict in one call.
 
     A frozen dataclass's own `__init__` goes through `object.__setattr__` once per field (1.7 us
@@ -27,7 +41,7 @@ def record(cls: type) -> type:
     immutability stay the dataclass's."""
     cls = dataclass(frozen=True)(cls)
     parameters, defaults = [], {}
-    for f in fields(cls):
+    for f in fields(cast("type[DataclassInstance]", cls)):
         if f.default_factory is not MISSING or not f.init:  # pragma: no cover - none here: keep dataclass's
             return cls
         if f.default is MISSING:
@@ -35,20 +49,20 @@ def record(cls: type) -> type:
         else:
             defaults[f"_default_{f.name}"] = f.default
             parameters.append(f"{f.name}=_default_{f.name}")
-    names = ", ".join(f"{f.name}={f.name}" for f in fields(cls))
+    names = ", ".join(f"{f.name}={f.name}" for f in fields(cast("type[DataclassInstance]", cls)))
     source = f"def __init__(self, {', '.join(parameters)}):\n    self.__dict__.update({names})\n"
-    namespace: dict = {}
+    namespace: dict[str, FunctionType] = {}
     exec(source, defaults, namespace)  # noqa: S102 - generated from the class's own field names, as dataclasses does
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init
+    cls.__init__ = init  # type: ignore[method-assign]  # the point: the generated __init__ replaces the dataclass's
     return cls
 
 
-_FIELD_NAMES: dict[type, frozenset] = {}
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
-def replace(value, **changes):
+def replace(value: _Record, **changes: object) -> _Record:
     """`dataclasses.replace` for the frozen records here, without its `__init__` call (the walk makes
     hundreds of thousands of them): none of them has `__post_init__` or `InitVar`s."""
     kind = type(value)
@@ -175,6 +189,15 @@ class Value:
     def device(self) -> Optional[Device]:
         return None
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        """Where two paths meet with a value of this kind on each (see `join`); None: the kind has no rule
+        for the two, the rules across kinds decide."""
+        return None
+
+
+# ((name, value), ...): an object's attributes, a parser's options
+Attributes = tuple[tuple[str, Value], ...]
+
 
 @record
 class Unknown(Value):
@@ -234,7 +257,7 @@ class Tensor(Value):
     maybe_object: bool = False
     # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
     # other path moved it to a GPU (`if fast: x = x.to(device)`)
-    cpu_path: Optional[tuple] = field(default=None, compare=False)
+    cpu_path: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # the result of a call devlint cannot see, on the device of the tensors it was given: maybe not a
     # tensor at all (a metric's float), so a host library taking it is not judged
     inferred: bool = False
@@ -243,18 +266,50 @@ class Tensor(Value):
     def device(self) -> Optional[Device]:
         return self.where
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_device(self.where, other.where, availability_split)
+        maybe = self.maybe_cpu or other.maybe_cpu
+        cpu_path = self.cpu_path or other.cpu_path
+        why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
+        if where is None and branch is not None:
+            for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
+                if _on_cpu(side.where) and not side.scalar and opposite.where is not None \
+                        and opposite.where.concrete and opposite.where.kind != "cpu":
+                    cpu_path, why = (branch, outcome), side.why
+        if where is None:
+            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu (a 0-dim
+            # cpu tensor combines with any device: that one may stay there)
+            for side, opposite in ((self, other), (other, self)):
+                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
+                        and opposite.where is not None and opposite.where.kind == "param" \
+                        and opposite.where.param != "self":
+                    maybe = maybe or (side.why[-1] if side.why else None)
+        return Tensor(
+            why=why,
+            where=where,
+            scalar=self.scalar and other.scalar,
+            from_param=self.from_param if self.from_param == other.from_param else None,
+            derived=self.derived or other.derived,
+            attr_node=self.attr_node if self.attr_node is other.attr_node else None,
+            attr_name=self.attr_name if self.attr_name == other.attr_name else None,
+            maybe_cpu=maybe,
+            parameter=self.parameter and other.parameter,
+            cpu_path=cpu_path if where is None else None,
+            inferred=self.inferred or other.inferred,
+        )
+
 
 @record
 class Module(Value):
     where: Optional[Device] = None
     cls: Optional[str] = None  # a class defined in this file
-    attrs: tuple = ()  # ((name, Value), ...) from __init__
+    attrs: Attributes = ()  # ((name, Value), ...) from __init__
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
     registered: bool = False  # held by a module's attribute (or a module container): it moves with it
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
-    plain_container: Optional[tuple] = field(default=None, compare=False)
+    plain_container: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
     # every alias (a variable, an attribute, a wrapper, a caller's variable) sees the move
     ident: int = field(default=0, compare=False)
@@ -273,13 +328,20 @@ class Module(Value):
         attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
         return replace(self, attrs=attrs)
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_device(self.where, other.where, availability_split)
+        return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
+                      attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
+                      moved=self.moved or other.moved,
+                      plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
+
 
 @record
 class Instance(Value):
     """An object of a plain class defined in this file (a Trainer)."""
 
     cls: str = ""
-    attrs: tuple = ()
+    attrs: Attributes = ()
 
     def attr(self, name: str) -> Optional[Value]:
         for key, value in self.attrs:
@@ -290,6 +352,12 @@ class Instance(Value):
     def with_attr(self, name: str, value: Value) -> "Instance":
         attrs = tuple((k, v) for k, v in self.attrs if k != name) + ((name, value),)
         return replace(self, attrs=attrs)
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if self.cls == other.cls:
+            # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
+            return Instance(why=self.why, cls=self.cls, attrs=_join_attrs(self.attrs, other.attrs))
+        return None
 
 
 @record
@@ -304,12 +372,25 @@ class DeviceValue(Value):
     def device(self) -> Optional[Device]:
         return self.where
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        where = join_choice(self.where, other.where, availability_split)
+        literal = self.literal or other.literal
+        guarded = [side.literal_guarded for side in (self, other) if side.literal is not None]
+        return DeviceValue(why=self.why or other.why, where=where, literal=literal, literal_guarded=all(guarded))
+
 
 @record
 class Const(Value):
     value: object = None
     node: Optional[cst.CSTNode] = field(default=None, compare=False)
     guarded: bool = False  # written where CUDA was known to be available
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if availability_split or _device_strings(self, other):
+            da, db = const_device(self), const_device(other)
+            if da is not None and db is not None:
+                return DeviceValue(why=self.why + other.why, where=join_choice(da, db, availability_split))
+        return None
 
 
 @record
@@ -334,6 +415,9 @@ class Availability(Value):
             return self.positive if outcome else not self.positive
         return None
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        return self if self.positive == other.positive else None
+
 
 @record
 class Loader(Value):
@@ -344,18 +428,27 @@ class Loader(Value):
     where: Optional[Device] = Device("cpu")
     custom_collate: bool = False  # its batches are whatever its collate_fn makes
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        return self
+
 
 @record
 class Seq(Value):
     """A list, tuple or dict of values. `items` when known item by item."""
 
     kind: str = "list"
-    items: Optional[tuple] = None
+    items: Optional[tuple[Value, ...]] = None
     elem: Value = UNKNOWN  # the join of the items, for iteration
-    keys: Optional[tuple] = None  # dict: the constant keys, parallel to items
-    gpu_members: tuple = ()  # a GPU tensor appended to it, kept though the join forgets it
+    keys: Optional[tuple[object, ...]] = None  # dict: the constant keys (None: not constant), parallel to items
+    gpu_members: tuple[Value, ...] = ()  # a GPU tensor appended to it, kept though the join forgets it
     # a plain list/dict attribute of a module holding modules nobody registered: (assignment, name)
-    plain_attr: Optional[tuple] = field(default=None, compare=False)
+    plain_attr: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
+        elem = other.elem if self.items == () else self.elem if other.items == () else join(self.elem, other.elem)
+        return Seq(kind=self.kind, elem=elem, gpu_members=(self.gpu_members + other.gpu_members)[-1:],
+                   plain_attr=self.plain_attr or other.plain_attr)  # (a list attribute filled in a loop)
 
 
 @record
@@ -363,6 +456,11 @@ class Ref(Value):
     """A name bound to something imported: `torch.zeros`, `np.asarray`."""
 
     path: str = ""
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if availability_split and _cuda_and_cpu_types(self.path, other.path):
+            return TensorType(why=self.why or other.why, where=SELECTED)
+        return None
 
 
 @record
@@ -401,7 +499,7 @@ class LambdaFunction(Value):
     """A `lambda`: calling it evaluates its body with the names it sees where it was written."""
 
     node: Optional[cst.Lambda] = field(default=None, compare=False)
-    env: Optional[dict] = field(default=None, compare=False, hash=False)
+    env: Optional[dict[str, Value]] = field(default=None, compare=False, hash=False)
 
 
 @record
@@ -412,7 +510,7 @@ class Class(Value):
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
     # its base classes as evaluated where it was defined (a Class of this file or another module's, a Ref
     # to a library's, unknown), in order
-    bases: tuple = field(default=(), compare=False)
+    bases: tuple[Value, ...] = field(default=(), compare=False)
 
 
 @record
@@ -434,12 +532,12 @@ class CudaEvent(Value):
 class ArgsNamespace(Value):
     """What `parser.parse_args()` returns: options and their defaults."""
 
-    options: tuple = ()  # ((dest, default Value), ...)
+    options: Attributes = ()  # ((dest, default Value), ...)
 
 
 @record
 class Parser(Value):
-    options: tuple = ()
+    options: Attributes = ()
 
 
 @record
@@ -514,76 +612,25 @@ DEVICE_COUNT = DeviceCount()
 
 def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[cst.CSTNode] = None) -> Value:
     """Where two paths meet. Unknown wins unless the two agree. `branch`: the condition of the `if`
-    whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu)."""
+    whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu).
+
+    Two values of one kind join by that kind's rule (`_join_same`); the rules across kinds come after."""
     if a is b or a == b:
         return a
-    if isinstance(a, Tensor) and isinstance(b, Tensor):
-        where = join_device(a.where, b.where, availability_split)
-        maybe = a.maybe_cpu or b.maybe_cpu
-        cpu_path = a.cpu_path or b.cpu_path
-        why = a.why if where is not None and a.where is not None and where.same_place(a.where) else b.why
-        if where is None and branch is not None:
-            for side, other, outcome in ((a, b, "true"), (b, a, "false")):
-                if _on_cpu(side.where) and not side.scalar and other.where is not None and other.where.concrete and \
-                        other.where.kind != "cpu":
-                    cpu_path, why = (branch, outcome), side.why
-        if where is None:
-            # `if h is None: h = torch.zeros(...)`: on the path that takes the default, h is on cpu (a 0-dim
-            # cpu tensor combines with any device: that one may stay there)
-            for side, other in ((a, b), (b, a)):
-                if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
-                        and other.where is not None and other.where.kind == "param" and other.where.param != "self":
-                    maybe = maybe or (side.why[-1] if side.why else None)
-        return Tensor(
-            why=why,
-            where=where,
-            scalar=a.scalar and b.scalar,
-            from_param=a.from_param if a.from_param == b.from_param else None,
-            derived=a.derived or b.derived,
-            attr_node=a.attr_node if a.attr_node is b.attr_node else None,
-            attr_name=a.attr_name if a.attr_name == b.attr_name else None,
-            maybe_cpu=maybe,
-            parameter=a.parameter and b.parameter,
-            cpu_path=cpu_path if where is None else None,
-        )
-    if isinstance(a, Module) and isinstance(b, Module):
-        where = join_device(a.where, b.where, availability_split)
-        return Module(why=a.why, where=where, cls=a.cls if a.cls == b.cls else None,
-                      attrs=_join_attrs(a.attrs, b.attrs) if a.cls == b.cls else (), moved=a.moved or b.moved,
-                      plain_container=next((m.plain_container for m in (a, b) if _unregistered(m)), None))
-    if isinstance(a, Instance) and isinstance(b, Instance) and a.cls == b.cls:
-        # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
-        return Instance(why=a.why, cls=a.cls, attrs=_join_attrs(a.attrs, b.attrs))
-    if isinstance(a, DeviceValue) and isinstance(b, DeviceValue):
-        where = join_choice(a.where, b.where, availability_split)
-        literal = a.literal or b.literal
-        guarded = [side.literal_guarded for side in (a, b) if side.literal is not None]
-        return DeviceValue(why=a.why or b.why, where=where, literal=literal, literal_guarded=all(guarded))
-    if isinstance(a, Const) and isinstance(b, Const) and (availability_split or _device_strings(a, b)):
-        da, db = const_device(a), const_device(b)
-        if da is not None and db is not None:
-            return DeviceValue(why=a.why + b.why, where=join_choice(da, db, availability_split))
+    if type(a) is type(b):
+        joined = a._join_same(b, availability_split, branch)
+        if joined is not None:
+            return joined
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
-    for number, other in ((a, b), (b, a)):
-        if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(other, (Tensor, Located)):
+    for number, summed in ((a, b), (b, a)):
+        if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(summed, (Tensor, Located)):
             # `total = 0; for ...: total += loss`: a running sum is the tensor it accumulates (a Python
             # number combines with a tensor on any device), so its device is that tensor's
-            return other
+            return summed
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:
-        return a
-    if isinstance(a, Availability) and isinstance(b, Availability) and a.positive == b.positive:
-        return a
-    if isinstance(a, Seq) and isinstance(b, Seq):
-        # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
-        elem = b.elem if a.items == () else a.elem if b.items == () else join(a.elem, b.elem)
-        return Seq(kind=a.kind, elem=elem, gpu_members=(a.gpu_members + b.gpu_members)[-1:],
-                   plain_attr=a.plain_attr or b.plain_attr)  # (a list attribute filled in a loop)
-    if isinstance(a, Ref) and isinstance(b, Ref) and availability_split and _cuda_and_cpu_types(a.path, b.path):
-        return TensorType(why=a.why or b.why, where=SELECTED)
-    if isinstance(a, Loader) and isinstance(b, Loader):
         return a
     return UNKNOWN
 
@@ -593,7 +640,7 @@ def _unregistered(module: Module) -> bool:
     return module.plain_container is not None and not module.registered and not module.stateless
 
 
-def _join_attrs(a: tuple, b: tuple) -> tuple:
+def _join_attrs(a: Attributes, b: Attributes) -> Attributes:
     """Attributes where two paths meet: joined by name; one set on a single path keeps its value."""
     if a == b:
         return a

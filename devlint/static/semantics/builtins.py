@@ -3,6 +3,7 @@ and the calls that never return (`sys.exit`)."""
 
 from __future__ import annotations
 
+from typing import cast
 
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
@@ -177,7 +178,7 @@ FUNCTIONS = {path: no_return for path in api.NO_RETURN}
 
 def seq_append(site: CallSite) -> Value:
     """`history.append(loss)`: the list now holds it (and remembers a GPU member the join would forget)."""
-    receiver: Seq = site.receiver
+    receiver = cast(Seq, site.receiver)  # (a Seq method)
     args = site.args
     if not args.positional:
         return UNKNOWN
@@ -193,7 +194,7 @@ def seq_append(site: CallSite) -> Value:
 
 
 def seq_extend(site: CallSite) -> Value:
-    receiver: Seq = site.receiver
+    receiver = cast(Seq, site.receiver)  # (a Seq method)
     if not site.args.positional:
         return UNKNOWN
     other = site.args.positional[0][1]
@@ -208,20 +209,20 @@ def _extended(receiver: Seq, member: Value) -> Value:
 
 
 def seq_items(site: CallSite) -> Value:
-    return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, site.receiver.elem)))
+    return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, cast(Seq, site.receiver).elem)))
 
 
 def seq_values(site: CallSite) -> Value:
-    return Seq(kind="list", elem=site.receiver.elem)
+    return Seq(kind="list", elem=cast(Seq, site.receiver).elem)
 
 
 def seq_get(site: CallSite) -> Value:
-    receiver: Seq = site.receiver
+    receiver = cast(Seq, site.receiver)  # (a Seq method)
     if not site.args.positional:
         return UNKNOWN
     key = site.args.positional[0][1]
     if receiver.keys is not None and isinstance(key, Const):
-        for k, v in zip(receiver.keys, receiver.items):
+        for k, v in zip(receiver.keys, cast("tuple[Value, ...]", receiver.items)):  # (constant keys: known items)
             if k == key.value:
                 return v
     return receiver.elem

@@ -6,19 +6,24 @@ Plain 'cuda' means the current CUDA device where it is used; a hardcoded
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 from devlint.core.facts import FreshMove
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import Args, CallSite
+from devlint.static.semantics.callsite import Args, CallSite, Walk
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
-    const_device, cuda, parse_device_string, replace,
+    Why, const_device, cuda, parse_device_string, replace,
 )
 
+if TYPE_CHECKING:
+    import libcst as cst
 
-def resolve_current(device: Optional[Device], state) -> Optional[Device]:
+    from devlint.static.analysis.state import State
+
+
+def resolve_current(device: Optional[Device], state: State) -> Optional[Device]:
     """Plain 'cuda' means the current device where it is created."""
     if device is not None and device.kind == api.CUDA_TYPE and device.index is None and state.cuda_index is not None:
         return cuda(state.cuda_index)
@@ -31,7 +36,7 @@ def as_device(value: Value) -> Optional[Device]:
     return const_device(value)
 
 
-def named(device: Optional[Device], node) -> Optional[Device]:
+def named(device: Optional[Device], node: cst.CSTNode) -> Optional[Device]:
     """The selected device, named after the variable that holds it (`args.device`) for messages."""
     if device is not None and device.kind == "selected" and device.name is None:
         name = dotted(node)
@@ -40,7 +45,7 @@ def named(device: Optional[Device], node) -> Optional[Device]:
     return device
 
 
-def device_argument(walk, value: Value, state, node) -> Optional[Device]:
+def device_argument(walk: Walk, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
     device = named(_argument_device(walk, value, state, node), node)
     if device is not None and device.kind == "selected" and not walk.muted:
@@ -48,7 +53,7 @@ def device_argument(walk, value: Value, state, node) -> Optional[Device]:
     return device
 
 
-def _argument_device(walk, value: Value, state, node) -> Optional[Device]:
+def _argument_device(walk: Walk, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     if isinstance(value, DeviceValue):
         if value.literal is not None and not value.literal_guarded and not state.guarded:
             walk.gpu_assumption(value.literal, "a 'cuda' device", state, use=node)
@@ -155,7 +160,7 @@ def move_target(site: CallSite) -> Optional[Device]:
     return device_argument(site.walk, value, state, arg_node)
 
 
-def target_why(args: Args) -> tuple:
+def target_why(args: Args) -> Why:
     """Where the device a value is moved to was chosen: the last step of its story."""
     value = args.keywords["device"][1] if "device" in args.keywords else (
         args.positional[0][1] if args.positional else None)
@@ -166,13 +171,14 @@ def target_why(args: Args) -> tuple:
 
 def tensor_to(site: CallSite) -> Value:
     """`x.to(device)`, `x.cuda()`: a new tensor on the target (the receiver is unchanged)."""
-    receiver: Tensor = site.receiver
+    receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if keeps_device(site):
         return replace(receiver, fresh=False, derived=True)
     where = move_target(site)
     node, state = site.node, site.state
     if receiver.fresh and where is not None and where.is_gpu:
-        site.emit(FreshMove(node, site.walk.code(site.receiver_node), Tensor(where=where), site.context))
+        site.emit(FreshMove(node, site.walk.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
+                            site.context))
     if where is not None and where.is_gpu:
         # (a blocking copy from the host also waits for the work queued before it, but a measurement
         # that starts with one still leaves the work after it unfinished: it is no sync here)
@@ -184,9 +190,10 @@ def tensor_to(site: CallSite) -> Value:
 
 
 def tensor_cpu(site: CallSite) -> Value:
-    receiver: Tensor = site.receiver
+    receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
-        site.walk.host_sync(site.node, ".cpu()", site.operand(site.receiver_node, receiver), site.state)
+        site.walk.host_sync(site.node, ".cpu()", site.operand(cast("cst.CSTNode", site.receiver_node), receiver),
+                            site.state)
     return Tensor(why=receiver.why + ((site.node, "moved to cpu"),), where=CPU, scalar=receiver.scalar,
                   from_param=receiver.from_param, derived=True)
 
@@ -240,7 +247,8 @@ def xla_device(site: CallSite) -> Value:
 
 def string_method(site: CallSite) -> Value:
     """`"cuda:{}".format(rank)`: a GPU chosen at run time."""
-    if site.name == "format" and site.receiver.value.startswith(api.CUDA_TYPE):
+    if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
+            and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
         return DeviceValue(why=((site.node, ""),), where=cuda(None))
     return UNKNOWN
 

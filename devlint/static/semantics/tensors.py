@@ -7,6 +7,7 @@ device, and its result lives there.
 
 from __future__ import annotations
 
+from typing import Union, cast
 
 import libcst as cst
 
@@ -149,7 +150,7 @@ def torch_function(site: CallSite) -> Value:
     return result
 
 
-def _function_operands(site: CallSite) -> list:
+def _function_operands(site: CallSite) -> list[Operand]:
     operands: list[Operand] = []
     args = site.args
     for position, (arg_node, value) in enumerate(args.positional + list(args.keywords.values())):
@@ -159,7 +160,8 @@ def _function_operands(site: CallSite) -> list:
             operands.append(site.operand(arg_node, value))
         elif isinstance(value, Seq) and site.path in api.SEQUENCE_OPS:
             items = value.items if value.items is not None else (value.elem,)
-            nodes = [e.value for e in arg_node.elements] if type(arg_node) in (cst.List, cst.Tuple) else []
+            nodes = [e.value for e in cast("Union[cst.List, cst.Tuple]", arg_node).elements] \
+                if type(arg_node) in (cst.List, cst.Tuple) else []
             for i, member in enumerate(items):
                 if isinstance(member, Located):
                     member = Tensor(why=member.why, where=member.where)
@@ -180,7 +182,7 @@ def is_torch_op(path: str) -> bool:
 
 def tensor_new(site: CallSite) -> Value:
     """`x.new_zeros(...)`: on x's device."""
-    receiver: Tensor = site.receiver
+    receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if "device" in site.args.keywords:
         where = device_argument(site.walk, site.args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
@@ -190,9 +192,9 @@ def tensor_new(site: CallSite) -> Value:
 
 def tensor_op(site: CallSite) -> Value:
     """Any other method: it computes on the receiver (and its tensor arguments, which must agree)."""
-    receiver: Tensor = site.receiver
+    receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     name, args = site.name, site.args
-    operands = [site.operand(site.receiver_node, receiver)]
+    operands = [site.operand(cast(cst.CSTNode, site.receiver_node), receiver)]
     if name not in api.CROSS_DEVICE_METHODS:
         for arg_node, value in args.positional + list(args.keywords.values()):
             if isinstance(value, Tensor):
