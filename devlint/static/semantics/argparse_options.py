@@ -3,7 +3,7 @@ their names and defaults say (a device chosen by the user, a flag about CUDA).""
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
@@ -12,7 +12,7 @@ from devlint.core.values import (
 )
 
 
-def option(args: Args) -> Optional[tuple]:
+def option(args: Args) -> Optional[tuple[str, Value]]:
     """(dest, value) for `add_argument('--device', default='cuda')`."""
     flags = [v.value for _, v in args.positional if isinstance(v, Const) and isinstance(v.value, str)]
     long = [f for f in flags if f.startswith("--")]
@@ -43,13 +43,13 @@ def argument_parser(site: CallSite) -> Value:
 def add_argument(site: CallSite) -> Value:
     found = option(site.args)
     if found is not None and site.receiver_name:
-        parser: Parser = site.receiver
+        parser = cast(Parser, site.receiver)  # a Parser method's (registry.METHODS)
         site.walk.assign_name(site.receiver_name, Parser(options=parser.options + (found,)), site.state, site.node)
     return UNKNOWN
 
 
 def parse_args(site: CallSite) -> Value:
-    namespace = ArgsNamespace(options=site.receiver.options)
+    namespace = ArgsNamespace(options=cast(Parser, site.receiver).options)  # a Parser method's
     return namespace if site.name == "parse_args" else Seq(kind="tuple", items=(namespace, UNKNOWN))
 
 
@@ -63,7 +63,7 @@ def parser_other(site: CallSite) -> Value:
 
 def group_add_argument(site: CallSite) -> Value:
     """A group's options land on its parser."""
-    group: ParserGroup = site.receiver
+    group = cast(ParserGroup, site.receiver)  # a ParserGroup method's (registry.METHODS)
     parser = site.state.env.get(group.parser)
     found = option(site.args)
     if isinstance(parser, Parser) and found is not None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -10,31 +10,31 @@ from devlint.static.syntax import string_value
 from devlint.core.values import CPU, UNKNOWN, Located, Seq, Tensor, Value, join, replace
 
 
-def join_all(values: list, availability_split: bool = False) -> Value:
+def join_all(values: Iterable[Value], availability_split: bool = False) -> Value:
     result: Optional[Value] = None
     for value in values:
         result = value if result is None else join(result, value, availability_split)
     return result if result is not None else UNKNOWN
 
 
-def make_seq(kind: str, items: Optional[list], all_items: list) -> Seq:
+def make_seq(kind: str, items: Optional[Sequence[Value]], all_items: Iterable[Value]) -> Seq:
     return Seq(kind=kind, items=tuple(items) if items is not None else None, elem=join_all(list(all_items)))
 
 
-def tensors_in(value: Value) -> list:
+def tensors_in(value: Value) -> list[Tensor]:
     """The tensors a value holds: itself, or the members of a (nested) container."""
     if isinstance(value, Tensor):
         return [value]
     if isinstance(value, Seq):
         items = (list(value.items) if value.items is not None else [value.elem]) + list(value.gpu_members)
-        out = []
+        out: list[Tensor] = []
         for item in items:
             out.extend(tensors_in(item) if isinstance(item, (Tensor, Seq)) else [])
         return out
     return []
 
 
-def map_members(value: Value, change) -> Value:
+def map_members(value: Value, change: Callable[[Value], Value]) -> Value:
     """`value` with `change` applied to it, or to each member of a (nested) container."""
     if isinstance(value, Seq):
         items = tuple(map_members(v, change) for v in value.items) if value.items is not None else None
@@ -45,7 +45,7 @@ def map_members(value: Value, change) -> Value:
 
 def dict_entry(value: Value, key: str) -> Optional[Value]:
     if isinstance(value, Seq) and value.keys is not None:
-        for k, v in zip(value.keys, value.items):
+        for k, v in zip(value.keys, cast("tuple[Value, ...]", value.items)):  # (a dict's keys go with its items)
             if k == key:
                 return v
     return None
@@ -77,7 +77,7 @@ def seq_store(container: Seq, key: object, value: Value) -> Seq:
     """`container[key] = value`."""
     if container.keys is not None and key is not None:
         keys = list(container.keys)
-        items = list(container.items)
+        items = list(cast("tuple[Value, ...]", container.items))  # (a dict's keys go with its items)
         if key in keys:
             items[keys.index(key)] = value
         else:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from devlint.core.facts import EventElapsed, GpuAssumption
 from devlint.core.torch_catalogue import views as api
+from devlint.core.torch_catalogue.records import CUDA_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device
@@ -16,7 +17,7 @@ from devlint.core.values import (
 
 
 def availability(site: CallSite) -> Value:
-    return Availability(positive=True, backend=api.ACCELERATOR_CHECKS.get(site.path, api.CUDA_TYPE))
+    return Availability(positive=True, backend=api.ACCELERATOR_CHECKS.get(site.path, CUDA_TYPE))
 
 
 def current_accelerator(site: CallSite) -> Value:
@@ -33,7 +34,7 @@ def skip_marker(site: CallSite) -> Value:
     args = site.args
     condition = args.first("condition")
     runs_when = site.path in api.SKIP_UNLESS_DECORATORS  # skipUnless(c) runs the test when c is true
-    if isinstance(condition, Availability) and condition.backend == api.CUDA_TYPE \
+    if isinstance(condition, Availability) and condition.backend == CUDA_TYPE \
             and condition.learns(runs_when) is True:
         return SkipMarker()
     return UNKNOWN
@@ -64,7 +65,7 @@ def cuda_api(site: CallSite) -> Value:
     if path in api.SET_DEVICE:
         value = args.first()
         device = as_device(value)
-        state.cuda_index = device.index if device is not None and device.kind == api.CUDA_TYPE else (
+        state.cuda_index = device.index if device is not None and device.kind == CUDA_TYPE else (
             value.value if isinstance(value, Const) and isinstance(value.value, int) else None)
         return UNKNOWN
     if path in api.DEVICE_CONTEXTS:
@@ -72,7 +73,7 @@ def cuda_api(site: CallSite) -> Value:
         device = as_device(value)
         if isinstance(value, Const) and isinstance(value.value, int):
             return DeviceContext(index=value.value)
-        if device is not None and device.kind == api.CUDA_TYPE:
+        if device is not None and device.kind == CUDA_TYPE:
             return DeviceContext(index=device.index)
         return DeviceContext(index=None, unknown=True)
     return UNKNOWN

@@ -3,16 +3,20 @@ and `torch.load` restores tensors on the device they were saved from unless told
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
 from devlint.core.facts import CpuOnlyArgument, Load
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import CallSite
+from devlint.core.torch_catalogue.records import CPU_TYPE
+from devlint.static.semantics.callsite import Argument, CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.syntax import dotted
 from devlint.core.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Instance, Loader, Tensor, Value
+
+if TYPE_CHECKING:
+    from devlint.core.values import Why
 
 
 def data_loader(site: CallSite) -> Value:
@@ -36,19 +40,20 @@ def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
     devices = {t.where for t in tensors_in(item)}
     if len(devices) != 1 or None in devices:
         return None
-    where = devices.pop()
-    if where.concrete and where.kind != api.CPU_TYPE:
+    where = cast(Device, devices.pop())  # (not None: checked above)
+    if where.concrete and where.kind != CPU_TYPE:
         for option, does in api.LOADER_CPU_ONLY_OPTIONS:
             value = site.args.get(option)
             if isinstance(value, Const) and value.value not in (None, False, 0):
+                # (the dataset was given: found, an Instance)
                 site.emit(CpuOnlyArgument(site.node, "DataLoader", f"the items it {does}",
-                                          site.operand(site.args.find(0, "dataset")[0],
+                                          site.operand(cast(Argument, site.args.find(0, "dataset"))[0],
                                                        Tensor(why=item_why(item), where=where)), site.context))
                 break
     return where
 
 
-def item_why(item: Value) -> tuple:
+def item_why(item: Value) -> Why:
     found = tensors_in(item)
     return found[0].why if found else ()
 
@@ -76,7 +81,7 @@ def load(site: CallSite) -> Value:
     return UNKNOWN
 
 
-def _written_here(site: CallSite, source) -> bool:
+def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
     """Was what it loads written on this machine, by this process? A test loads what the code it tests
     just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
     function = site.context.function or ""

@@ -3,8 +3,13 @@ conversions that make the host wait for the GPU (`.item()`, `.tolist()`, `print(
 
 from __future__ import annotations
 
+from typing import cast
+
+import libcst as cst
+
 from devlint.core.facts import CpuOnlyArgument, HostConversion
 from devlint.core.torch_catalogue import views as api
+from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.core.values import UNKNOWN, Located, Tensor, Value
@@ -36,7 +41,7 @@ def cpu_only_argument(site: CallSite) -> Value:
     found = args.find(position, keyword)
     if found is not None:
         arg_node, value = found
-        if isinstance(value, Tensor) and value.where is not None and value.where.kind != api.CPU_TYPE \
+        if isinstance(value, Tensor) and value.where is not None and value.where.kind != CPU_TYPE \
                 and (value.derived or value.where.concrete):
             site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
                                       site.context))
@@ -45,18 +50,20 @@ def cpu_only_argument(site: CallSite) -> Value:
 
 
 def tensor_numpy(site: CallSite) -> Value:
-    receiver: Tensor = site.receiver
+    receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
     if receiver.where is not None and receiver.where.is_gpu:
-        site.emit(HostConversion(site.node, ".numpy()", site.operand(site.receiver_node, receiver), site.context))
+        site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
+                                 site.context))
         site.walk.note_sync(site.state)
     return UNKNOWN
 
 
 def tensor_to_python(site: CallSite) -> Value:
     """`.item()`, `.tolist()`: a Python value, after waiting for the GPU."""
-    receiver: Tensor = site.receiver
-    if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
-        site.walk.host_sync(site.node, f".{site.name}()", site.operand(site.receiver_node, receiver), site.state)
+    receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
+    if receiver.where is None or receiver.where.kind != CPU_TYPE:
+        site.walk.host_sync(site.node, f".{site.name}()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
+                            site.state)
     return UNKNOWN
 
 

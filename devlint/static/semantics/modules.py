@@ -3,18 +3,20 @@ follow the module, wrappers, and calling a module on inputs that must be on its 
 
 from __future__ import annotations
 
+from typing import Optional, cast
+
 import libcst as cst
 
 from devlint.core.facts import UnregisteredModule
 from devlint.static.semantics import opaque, optim
 from devlint.core.torch_catalogue import views as api
-from devlint.core.torch_catalogue.records import Member
-from devlint.static.semantics.callsite import CallSite
+from devlint.core.torch_catalogue.records import CPU_TYPE, Member
+from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    CPU, CRASHED, UNKNOWN, Class, Const, Device, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 
@@ -52,7 +54,7 @@ def torch_module(site: CallSite) -> Value:
             return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs,
                           ident=id(site.node))
         return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node))
-    where = CPU
+    where: Optional[Device] = CPU
     if "device" in args.keywords:
         where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
     elif args.starstar:
@@ -62,12 +64,12 @@ def torch_module(site: CallSite) -> Value:
     return Module(why=((site.node, "created on cpu"),), where=where, ident=id(site.node))
 
 
-def _named_members(args) -> tuple:
+def _named_members(args: Args) -> tuple[tuple[str, Value], ...]:
     """`nn.ModuleDict(dict(wte=..., h=...))`: its members by name, as attributes (`self.transformer.wte`)."""
     first = args.positional[0][1] if args.positional else None
     if isinstance(first, Seq) and first.keys is not None and first.items is not None \
             and all(isinstance(k, str) for k in first.keys):
-        return tuple(zip(first.keys, first.items))
+        return tuple(zip(cast("tuple[str, ...]", first.keys), first.items))  # (str keys: checked)
     return ()
 
 
@@ -129,13 +131,14 @@ def call_module(site: CallSite, module: Value) -> Value:
     device = module.device
     if device is None or not device.concrete:
         # where the module computes is unknown here: where its inputs are (else the call fails)
-        known = [o.value.where for o in operands if o.value.where is not None]
+        # (operands are tensors: tensors_in)
+        known = [o.value.where for o in operands if o.value.where is not None]  # type: ignore[attr-defined]
         device = next((d for d in known if d.concrete), known[0] if known else device)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
 
 
-def _forward(site: CallSite, module: Value):
+def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:
     """The `forward` of a module class defined in this file, if that is what is called."""
     if isinstance(module, Module) and module.cls in site.walk.classes:
         forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
@@ -145,11 +148,13 @@ def _forward(site: CallSite, module: Value):
 
 
 # ---------------------------------------------------------------- module methods
+# (a method's receiver is of the kind its table is for: registry.METHODS; its node is known)
 
 
 def module_move(site: CallSite) -> Value:
     """`model.to(device)`: moves the module in place, and returns it."""
-    module: Module = site.receiver
+    module = cast(Module, site.receiver)
+    where: Optional[Device]
     if site.name in api.MOVES_TO_CPU:
         where = CPU
     elif keeps_device(site):
@@ -174,7 +179,7 @@ def module_same(site: CallSite) -> Value:
 
 
 def module_parameters(site: CallSite) -> Value:
-    module: Module = site.receiver
+    module = cast(Module, site.receiver)
     if api.MODULE_MEMBERS[site.name] is Member.NAMED_PARAMETERS:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, Tensor(where=module.where, parameter=True))))
     return Seq(kind="list", elem=Tensor(why=module.why, where=module.where, parameter=True))
@@ -182,7 +187,7 @@ def module_parameters(site: CallSite) -> Value:
 
 def module_register(site: CallSite) -> Value:
     """`register_buffer(name, t)`, `register_parameter`, `add_module`: a member that follows the module."""
-    module: Module = site.receiver
+    module = cast(Module, site.receiver)
     args = site.args
     if len(args.positional) < 2 or not site.receiver_name:
         return UNKNOWN
@@ -200,7 +205,8 @@ def module_register(site: CallSite) -> Value:
     return UNKNOWN
 
 
-def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.CSTNode, value: Module) -> tuple:
+def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.CSTNode,
+                     value: Module) -> tuple[Module, Module]:
     """`self.add_module(name, fc)`, `setattr(self, name, fc)` for what a plain list also holds
     (`self.fcs.append(fc)`): the module registers its members by hand, so the list's are registered.
     Returns the owner and the member as they are now."""
@@ -230,14 +236,14 @@ def module_metadata(site: CallSite) -> Value:
 
 def module_state_dict(site: CallSite) -> Value:
     """`model.state_dict()`: its parameters and buffers, by name, where the module is."""
-    module: Module = site.receiver
+    module = cast(Module, site.receiver)
     return Seq(kind="dict", elem=Tensor(why=module.why, where=module.where, parameter=True))
 
 
 def module_other(site: CallSite) -> Value:
     """Another method of a module we cannot see (`vae.encode(x)`, `model.generate(ids)`): given tensors,
     it computes where the module is (or its inputs are); else what it returns is unknown."""
-    module: Module = site.receiver
+    module = cast(Module, site.receiver)
     values = [v for _, v in site.args.all()]
     site.walk.note_gpu_work(site.node, values, site.state)
     tensors = [t for v in values for t in tensors_in(v)]
@@ -249,12 +255,12 @@ def module_other(site: CallSite) -> Value:
         return opaque.follows_inputs(site)
     data = site.args.positional[0] if site.args.positional else None
     if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
-            and data[1].where.kind == api.CPU_TYPE and module.moved and module.where is not None \
-            and module.where.concrete and module.where.kind != api.CPU_TYPE:
+            and data[1].where.kind == CPU_TYPE and module.moved and module.where is not None \
+            and module.where.concrete and module.where.kind != CPU_TYPE:
         # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
         # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
         # the other way round is not judged)
-        if site.walk.module_call_fact(site.node, site.receiver_node, module, [data]):
+        if site.walk.module_call_fact(site.node, cast(cst.CSTNode, site.receiver_node), module, [data]):
             return CRASHED
     where = module.where if module.where is not None and module.where.concrete else next(
         (t.where for t in tensors if t.where is not None), None)

@@ -105,7 +105,7 @@ def unknown_method(site: CallSite) -> Value:
         walk.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
     elif args.positional or args.keywords:
         walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
-    if located and name not in api.METADATA_METHODS:
+    if isinstance(receiver, Located) and name not in api.METADATA_METHODS:  # (= located, for the type checker)
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
         return Located(where=receiver.where)

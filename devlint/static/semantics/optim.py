@@ -8,7 +8,7 @@ optimizer before `model.to()` is fine: Module.to keeps the Parameter objects.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
@@ -31,12 +31,12 @@ def optimizer(site: CallSite) -> Value:
     return Optimizer(why=((site.node, ""),), owner=_owner(site.node.args[0].value) if site.node.args else None)
 
 
-def _owner(node: cst.BaseExpression):
+def _owner(node: cst.BaseExpression) -> Optional[str]:
     """`model` in `model.parameters()`, `[{"params": model.parameters()}]`, `model.net.parameters()`."""
     if type(node) is cst.Call and type(node.func) is cst.Attribute \
             and node.func.attr.value in api.PARAMETER_METHODS:
         return dotted(node.func.value)
-    if type(node) in (cst.List, cst.Tuple) and node.elements:
+    if isinstance(node, (cst.List, cst.Tuple)) and node.elements:  # (libcst subclasses neither)
         return _owner(node.elements[0].value)
     if type(node) is cst.Dict:
         for element in node.elements:
@@ -48,7 +48,7 @@ def _owner(node: cst.BaseExpression):
 
 def load_state_dict(site: CallSite) -> Value:
     """`optimizer.load_state_dict(ckpt["optimizer"])`: the state goes where the parameters are now."""
-    opt: Optimizer = site.receiver
+    opt = cast(Optimizer, site.receiver)  # the receiver of an Optimizer method (registry.METHODS)
     module = site.walk.lookup(opt.owner, site.state) if opt.owner else None
     where = module.device if isinstance(module, Module) else None
     site.update_receiver(replace(opt, loaded=site.node, loaded_where=where))
@@ -59,7 +59,7 @@ def optimizer_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
-def module_moved(site: CallSite, module: Module, where: Device) -> None:
+def module_moved(site: CallSite, module: Module, where: Optional[Device]) -> None:
     """After `model.to(where)`: optimizers of model whose state was loaded elsewhere are left behind."""
     name = site.receiver_name
     if not name or where is None:
@@ -75,8 +75,9 @@ def module_moved(site: CallSite, module: Module, where: Device) -> None:
             # `self.optimizer` of `self.model`, held by an object: `learner.model.to(device)`
             for attr, held in value.attrs:
                 owner = held.owner if isinstance(held, Optimizer) else None
-                if owner and owner.startswith("self.") and _left_behind(held, f"{key}.{owner[5:]}", name):
-                    _report(site, module, held, f"{key}.{attr}")
+                opt = cast(Optimizer, held)  # (it is one where it has an owner)
+                if owner and owner.startswith("self.") and _left_behind(opt, f"{key}.{owner[5:]}", name):
+                    _report(site, module, opt, f"{key}.{attr}")
                     env[key] = value = value.with_attr(attr, replace(held, loaded=None))
 
 
@@ -87,7 +88,9 @@ def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
 
 
 def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:
-    site.emit(OptimizerStateLeftBehind(opt.loaded, label, site.operand(site.receiver_node, module), site.node,
+    # (_left_behind saw it loaded; a method's receiver node is known)
+    site.emit(OptimizerStateLeftBehind(cast(cst.CSTNode, opt.loaded), label,
+                                       site.operand(cast(cst.CSTNode, site.receiver_node), module), site.node,
                                        site.context))
 
 

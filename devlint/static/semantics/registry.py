@@ -9,21 +9,21 @@ function's behaviour is one entry there.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Mapping, Optional, cast
 
 from devlint.static.semantics import (
     argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
 )
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import CallSite, Handler
+from devlint.static.semantics.callsite import CallSite, Handler, MethodHandler
 from devlint.core.values import (
     UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
     Tensor, Unknown, Value,
 )
 
 
-def _merge(*tables: dict) -> dict:
-    merged: dict = {}
+def _merge(*tables: Mapping[str, Handler]) -> dict[str, Handler]:
+    merged: dict[str, Handler] = {}
     for table in tables:
         for key, handler in table.items():
             if key in merged:
@@ -53,7 +53,7 @@ def _ignore(site: CallSite) -> Value:
 
 # Receiver kind -> (method name -> handler, the handler for other names; None: as an unknown receiver).
 # A handler may return None to leave the call to the kind's default handler.
-METHODS: dict[type, tuple[dict, Optional[Handler]]] = {
+METHODS: dict[type[Value], tuple[Mapping[str, MethodHandler], Optional[Handler]]] = {
     Parser: (argparse_options.PARSER_METHODS, argparse_options.parser_other),
     ParserGroup: (argparse_options.GROUP_METHODS, None),
     CudaEvent: (cuda.EVENT_METHODS, cuda.event_other),
@@ -91,7 +91,8 @@ def call_method(site: CallSite) -> Value:
         if handler is not None:
             site.args
             result = handler(site)
-            return default(site) if result is None else result
+            # (only kinds with a default handler have handlers that return None)
+            return cast(Handler, default)(site) if result is None else result
     if name == "startswith" and isinstance(receiver, Unknown):
         return devices.startswith_cuda(site)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
