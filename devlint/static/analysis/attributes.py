@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
@@ -11,15 +11,19 @@ from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, DeviceType, DeviceValue, Instance, Located,
-    Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Device, DeviceType, DeviceValue, Instance,
+    Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import State
 
 # Attributes that are the tensor itself, for device purposes.
 _SAME_TENSOR = api.SAME_DEVICE_ATTRIBUTES
 
 
-def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
+def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: Optional[str] = None,
               node: Optional[cst.CSTNode] = None) -> Value:
     if isinstance(base, Ref):
         found = project_attribute(interp, base.path, attr) if interp.project is not None else None
@@ -50,8 +54,9 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
         return guess_flag(attr)
     if isinstance(base, Located) and attr == "device" and _configuration(interp, base):
         # `args.device` of a parameter used as no tensor or module is: the device a configuration chose
-        param = base.where.param
-        return DeviceValue(why=((node, ""),) if node is not None else (), where=replace(SELECTED, name=f"{param}.device"))
+        param = cast(Device, base.where).param  # a parameter's device (_configuration)
+        return DeviceValue(why=((node, ""),) if node is not None else (),
+                           where=replace(SELECTED, name=f"{param}.device"))
     if isinstance(base, Unknown) and attr == "device" and _unknown_local(interp, node, state):
         return DeviceValue(where=None)  # the device of a tensor we know nothing of: unknown, not a chosen one
     if isinstance(base, (Unknown, Located)):
@@ -59,7 +64,7 @@ def attribute(interp, base: Value, attr: str, state, name: Optional[str] = None,
     return BoundMethod(receiver=base, name=attr)
 
 
-def _unknown_local(interp, node: Optional[cst.CSTNode], state) -> bool:
+def _unknown_local(interp: Interpreter, node: Optional[cst.CSTNode], state: State) -> bool:
     """`inter.device` where `inter` is a value this function computed and we cannot know (a tensor, as a
     rule: `x.device` of a configuration, `args.device`, is the chosen device, but a configuration is a
     parameter or a module-level name), or a name used as a tensor."""
@@ -75,7 +80,7 @@ def _unknown_local(interp, node: Optional[cst.CSTNode], state) -> bool:
     return all(p.name.value != name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
-def _configuration(interp, base: Located) -> bool:
+def _configuration(interp: Interpreter, base: Located) -> bool:
     """Is `base` a parameter of the current function that it never uses as a tensor or a module?"""
     where = base.where
     if where is None or where.kind != "param" or where.param in (None, "self"):
@@ -96,7 +101,7 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
     return BoundMethod(receiver=base, name=attr)
 
 
-def _module_attribute(interp, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
+def _module_attribute(interp: Interpreter, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
     value = base.attr(attr)
     if value is not None:
         return as_member(base, value)
@@ -130,7 +135,7 @@ def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> V
     return UNKNOWN
 
 
-def _method_value(interp, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
+def _method_value(interp: Interpreter, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
     fn = interp.functions.get(id(method))
     return UNKNOWN if fn is None else replace(fn, bound=bound)
 

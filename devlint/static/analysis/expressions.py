@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union, cast
 
 import libcst as cst
 
@@ -12,6 +12,7 @@ from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
 from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
+from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import const_key, element, join_all, make_seq
 from devlint.static.semantics.devices import as_device
@@ -21,17 +22,21 @@ from devlint.core.values import (
     Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import State
+
 # ---------------------------------------------------------------- names and literals
 
 
-def eval_name(interp, node: cst.Name, state) -> Value:
+def eval_name(interp: Interpreter, node: cst.Name, state: State) -> Value:
     if node.value in ("True", "False", "None"):
         return Const(value={"True": True, "False": False, "None": None}[node.value], node=node,
                      guarded=state.guarded)
     return interp.lookup(node.value, state)
 
 
-def eval_attribute(interp, node: cst.Attribute, state) -> Value:
+def eval_attribute(interp: Interpreter, node: cst.Attribute, state: State) -> Value:
     name = dotted(node)
     if name is not None and name in state.env:
         return state.env[name]
@@ -39,18 +44,18 @@ def eval_attribute(interp, node: cst.Attribute, state) -> Value:
     return attribute(interp, base, node.attr.value, state, name, node)
 
 
-def eval_string(interp, node: cst.SimpleString, state) -> Value:
+def eval_string(interp: Interpreter, node: cst.SimpleString, state: State) -> Value:
     try:
         return Const(value=string_value(node), node=node, guarded=state.guarded)
     except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is just a string
         return UNKNOWN
 
 
-def eval_unknown(interp, node: cst.CSTNode, state) -> Value:
+def eval_unknown(interp: Interpreter, node: cst.CSTNode, state: State) -> Value:
     return UNKNOWN
 
 
-def eval_formatted_string(interp, node: cst.FormattedString, state) -> Value:
+def eval_formatted_string(interp: Interpreter, node: cst.FormattedString, state: State) -> Value:
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
             interp.eval(part.expression, state)
@@ -61,28 +66,28 @@ def eval_formatted_string(interp, node: cst.FormattedString, state) -> Value:
     return UNKNOWN
 
 
-def eval_integer(interp, node: cst.Integer, state) -> Value:
+def eval_integer(interp: Interpreter, node: cst.Integer, state: State) -> Value:
     try:
         return Const(value=int(node.value, 0), node=node)
     except ValueError:  # `0777`-style literals Python 3 rejects
         return Const(value=0, node=node)
 
 
-def eval_float(interp, node: cst.Float, state) -> Value:
+def eval_float(interp: Interpreter, node: cst.Float, state: State) -> Value:
     try:
         return Const(value=float(node.value.replace("_", "")), node=node)
     except ValueError:
         return Const(value=0.0, node=node)
 
 
-def eval_imaginary(interp, node: cst.Imaginary, state) -> Value:
+def eval_imaginary(interp: Interpreter, node: cst.Imaginary, state: State) -> Value:
     return Const(value=1j, node=node)
 
 
 # ---------------------------------------------------------------- containers
 
 
-def eval_sequence(interp, node: cst.CSTNode, state) -> Value:
+def eval_sequence(interp: Interpreter, node: Union[cst.Tuple, cst.List, cst.Set], state: State) -> Value:
     """A tuple, list or set display."""
     kind = {cst.Tuple: "tuple", cst.List: "list", cst.Set: "set"}[type(node)]
     items: list[Value] = []
@@ -96,7 +101,7 @@ def eval_sequence(interp, node: cst.CSTNode, state) -> Value:
     return make_seq(kind, items if known else None, items)
 
 
-def eval_dict(interp, node: cst.Dict, state) -> Value:
+def eval_dict(interp: Interpreter, node: cst.Dict, state: State) -> Value:
     keys, items = [], []
     for member in node.elements:
         if type(member) is cst.DictElement:
@@ -109,9 +114,9 @@ def eval_dict(interp, node: cst.Dict, state) -> Value:
     return Seq(kind="dict", items=tuple(items), keys=tuple(keys), elem=join_all(items))
 
 
-def _comprehension_state(interp, node: cst.CSTNode, state):
+def _comprehension_state(interp: Interpreter, node: cst.BaseComp, state: State) -> State:
     inner = state.copy()
-    comp = node.for_in
+    comp: Optional[cst.CompFor] = node.for_in
     while comp is not None:
         iterable = interp.eval(comp.iter, inner)
         assign(interp, comp.target, interp.iterate(iterable, comp), inner, comp)
@@ -123,13 +128,13 @@ def _comprehension_state(interp, node: cst.CSTNode, state):
     return inner
 
 
-def eval_list_comp(interp, node: cst.CSTNode, state) -> Value:
+def eval_list_comp(interp: Interpreter, node: cst.BaseSimpleComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     kind = "generator" if type(node) is cst.GeneratorExp else "list"
     return Seq(kind=kind, elem=interp.eval(node.elt, inner))
 
 
-def eval_dict_comp(interp, node: cst.DictComp, state) -> Value:
+def eval_dict_comp(interp: Interpreter, node: cst.DictComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     interp.eval(node.key, inner)
     return Seq(kind="dict", elem=interp.eval(node.value, inner))
@@ -138,15 +143,15 @@ def eval_dict_comp(interp, node: cst.DictComp, state) -> Value:
 # ---------------------------------------------------------------- operators
 
 
-def eval_lambda(interp, node: cst.Lambda, state) -> Value:
+def eval_lambda(interp: Interpreter, node: cst.Lambda, state: State) -> Value:
     return LambdaFunction(node=node, env=state.env)
 
 
-def eval_await(interp, node: cst.Await, state) -> Value:
+def eval_await(interp: Interpreter, node: cst.Await, state: State) -> Value:
     return interp.eval(node.expression, state)
 
 
-def eval_yield(interp, node: cst.Yield, state) -> Value:
+def eval_yield(interp: Interpreter, node: cst.Yield, state: State) -> Value:
     """`yield x`: a value the generator hands out (what iterating a call of it binds)."""
     if type(node.value) is cst.From:
         value = interp.iterate(interp.eval(node.value.item, state), node)
@@ -157,13 +162,13 @@ def eval_yield(interp, node: cst.Yield, state) -> Value:
     return UNKNOWN  # what `send()` gives back
 
 
-def eval_named_expr(interp, node: cst.NamedExpr, state) -> Value:
+def eval_named_expr(interp: Interpreter, node: cst.NamedExpr, state: State) -> Value:
     value = interp.eval(node.value, state)
     assign(interp, node.target, value, state, node)
     return value
 
 
-def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
+def eval_if_exp(interp: Interpreter, node: cst.IfExp, state: State) -> Value:
     test = as_condition(interp.eval(node.test, state))
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
@@ -173,8 +178,9 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
             and isinstance(body.value, bool) and isinstance(orelse.value, bool) and body.value != orelse.value:
-        # `True if avail else False`
-        return Availability(positive=direction if body.value else not direction, backend=test.backend)
+        # `True if avail else False` (only an Availability has a polarity)
+        return Availability(positive=direction if body.value else not direction,
+                            backend=cast(Availability, test).backend)
     if direction is not None:
         device_body, device_else = as_device(body), as_device(orelse)
         if device_body is not None and device_else is not None:
@@ -182,7 +188,7 @@ def eval_if_exp(interp, node: cst.IfExp, state) -> Value:
     return join(body, orelse, availability_split=direction is not None)
 
 
-def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
+def eval_unary(interp: Interpreter, node: cst.UnaryOperation, state: State) -> Value:
     value = interp.eval(node.expression, state)
     if type(node.operator) is cst.Not:
         value = as_condition(value)
@@ -196,7 +202,7 @@ def eval_unary(interp, node: cst.UnaryOperation, state) -> Value:
     return UNKNOWN
 
 
-def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
+def eval_boolean(interp: Interpreter, node: cst.BooleanOperation, state: State) -> Value:
     left = as_condition(interp.eval(node.left, state))
     right_state = state.copy()
     conjunction = type(node.operator) is cst.And
@@ -218,7 +224,7 @@ def eval_boolean(interp, node: cst.BooleanOperation, state) -> Value:
     return UNKNOWN if conjunction else join(left, right)
 
 
-def eval_comparison(interp, node: cst.Comparison, state) -> Value:
+def eval_comparison(interp: Interpreter, node: cst.Comparison, state: State) -> Value:
     left = interp.eval(node.left, state)
     result: Value = UNKNOWN
     for target in node.comparisons:
@@ -250,18 +256,19 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
             return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
     elif isinstance(right, Seq) and right.items is not None and type(op) in (cst.In, cst.NotIn) \
             and all(isinstance(v, Const) and isinstance(v.value, str) for v in right.items):
-        return Const(value=any(v.value == left.value for v in right.items) == (type(op) is cst.In))
+        constants = cast("tuple[Const, ...]", right.items)  # (all Const: checked above)
+        return Const(value=any(v.value == left.value for v in constants) == (type(op) is cst.In))
     return None
 
 
-def eval_binary(interp, node: cst.BinaryOperation, state) -> Value:
+def eval_binary(interp: Interpreter, node: cst.BinaryOperation, state: State) -> Value:
     left = interp.eval(node.left, state)
     right = interp.eval(node.right, state)
     return binary(interp, node, op_text(node.operator), left, right, node.left, node.right, state)
 
 
-def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
-           right_node: cst.CSTNode, state) -> Value:
+def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
+           right_node: cst.CSTNode, state: State) -> Value:
     """`left op right`: list concatenation, string building, or an operation on tensors."""
     if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
         items = (left.items + right.items) if left.items is not None and right.items is not None else None
@@ -269,9 +276,9 @@ def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_n
     if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
             and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)
-    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(api.CUDA_TYPE) and op == "+":
+    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(CUDA_TYPE) and op == "+":
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
-    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(api.CUDA_TYPE + ":") \
+    if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(CUDA_TYPE + ":") \
             and op == "%":
         return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
@@ -284,7 +291,7 @@ def binary(interp, node: cst.CSTNode, op: str, left: Value, right: Value, left_n
     return interp.operation(node, op, operands, state)
 
 
-def eval_subscript(interp, node: cst.Subscript, state) -> Value:
+def eval_subscript(interp: Interpreter, node: cst.Subscript, state: State) -> Value:
     container = interp.eval(node.value, state)
     indices = eval_slices(interp, node, state)
     if isinstance(container, Seq):
@@ -301,7 +308,7 @@ def eval_subscript(interp, node: cst.Subscript, state) -> Value:
         integer = all(isinstance(v, Const) and isinstance(v.value, int) or type(v) is Integer for _, v in indices) \
             and indices
         return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
-                       and container.where.kind == api.CPU_TYPE, fresh=False, derived=True)
+                       and container.where.kind == CPU_TYPE, fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)
     if isinstance(container, Module):
@@ -328,7 +335,8 @@ def _seq_subscript(container: Seq, node: cst.Subscript) -> Value:
     return container.elem
 
 
-EVAL: dict[type, Callable] = {
+# each handler takes the node type it is keyed by: no one type for them all
+EVAL: dict[type[cst.CSTNode], Callable[[Interpreter, Any, State], Value]] = {
     cst.Name: eval_name, cst.Attribute: eval_attribute, cst.SimpleString: eval_string,
     cst.ConcatenatedString: eval_unknown, cst.FormattedString: eval_formatted_string, cst.Integer: eval_integer,
     cst.Float: eval_float, cst.Imaginary: eval_imaginary, cst.Tuple: eval_sequence, cst.List: eval_sequence,

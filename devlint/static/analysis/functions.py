@@ -10,23 +10,33 @@ Parameters are bound in one place, `bind_arguments`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 
 import libcst as cst
 
 from devlint.static.analysis.guards import is_skip_marker
-from devlint.static.analysis.prepass import Scope, children
+from devlint.static.analysis.prepass import PrePass, Scope
 from devlint.static.analysis.state import Returned, State
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import join_all
-from devlint.static.syntax import dotted
+from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
     LambdaFunction, Loader, Located, Module,
     Ref, Seq, SkipMarker, Step, Tensor, Unknown, Value, replace,
 )
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import LoopFrame, Timing
+
+    # ((Module.ident, the module after the move), ...)
+    Moves = tuple[tuple[int, Value], ...]
+    # the walk's context that open_frame saves: (context, current function, loops, if depth, constructing,
+    # foreign, portable uses or None)
+    Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
 
 MAX_CALL_DEPTH = 6
 
@@ -40,7 +50,7 @@ class Summary:
     clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
     synced: bool  # it waited for the GPU (after that read, if any)
     work: Optional[Step]  # GPU work it queued and left running
-    moved: tuple = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
+    moved: Moves = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -66,7 +76,7 @@ class Summary:
 # ---------------------------------------------------------------- calls
 
 
-def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
+def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.Call, state: State,
            receiver_node: Optional[cst.CSTNode]) -> Value:
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
@@ -88,10 +98,12 @@ def invoke(interp, fn: Function, args: Args, node: cst.Call, state: State,
     return summary.result
 
 
-def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNode) -> Summary:
+def summarise(interp: Interpreter, fn: Function, params: dict[str, Value], state: State,
+              node: cst.CSTNode) -> Summary:
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
-    key: Optional[tuple] = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted),
-                            state.timing.key())
+    key: Optional[tuple[object, ...]]
+    key = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted),
+           state.timing.key())
     try:
         cached = interp.memo.get(key)
     except TypeError:  # an unhashable argument value: no memo
@@ -104,7 +116,7 @@ def summarise(interp, fn: Function, params: dict, state: State, node: cst.CSTNod
     return cached
 
 
-def _called(interp, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
+def _called(interp: Interpreter, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
     """What the caller's path takes from a call: its clock reads, syncs and GPU work (another module's seen
     as the call itself), and the objects it moved."""
     if interp.project is not None and id(fdef) in interp.project.foreign_functions:
@@ -114,7 +126,7 @@ def _called(interp, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, 
     return summary
 
 
-def call_super(interp, site: CallSite) -> Value:
+def call_super(interp: Interpreter, site: CallSite) -> Value:
     """`super().name(...)` in a method: the first base class's `name` that the walk knows, run on `self`
     (in this file or another module's); what it does to `self` (attributes, moves) the caller sees."""
     me = getattr(site.receiver, "receiver", None)
@@ -125,7 +137,7 @@ def call_super(interp, site: CallSite) -> Value:
     method = next((found for base in owner.bases if isinstance(base, Class) and base.node is not owner.node
                    for found in [find_method(base, site.name, interp.classes)] if found is not None), None)
     fn = interp.functions.get(id(method)) if method is not None else None
-    if fn is None or id(method) in interp.stack:
+    if fn is None or method is None or id(method) in interp.stack:  # (fn is None wherever method is)
         return UNKNOWN
     params = bind_arguments(interp, method, me, site.state, args=site.args)
     if params is None:
@@ -144,11 +156,12 @@ def _with_attrs_of(me: Value, base_self: Value) -> Value:
     return replace(me, attrs=tuple(attrs.items()))
 
 
-def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
+def call_lambda(interp: Interpreter, fn: LambdaFunction, site: CallSite) -> Value:
     """`(lambda: a @ b)()`: the body, evaluated where the lambda was written, on the caller's path."""
     if len(interp.stack) >= MAX_CALL_DEPTH or id(fn.node) in interp.stack:
         return UNKNOWN
-    params = bind_arguments(interp, fn.node, None, site.state, args=site.args)
+    node = cast(cst.Lambda, fn.node)  # every LambdaFunction has its node (eval_lambda)
+    params = bind_arguments(interp, node, None, site.state, args=site.args)
     if params is None:
         return UNKNOWN
     state = site.state.copy()
@@ -156,30 +169,40 @@ def call_lambda(interp, fn: LambdaFunction, site: CallSite) -> Value:
     state.env.update(params)
     interp.stack.append(id(fn.node))
     try:
-        result = interp.eval(fn.node.body, state)
+        result = interp.eval(node.body, state)
     finally:
         interp.stack.pop()
     site.state.timing = state.timing
     return result
 
 
-def _summary(result: Value, final_self: Optional[Value], before, after, moved: tuple = ()) -> Summary:
+def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = ()) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
     return Summary(result, final_self, clock, synced, work, moved)
 
 
-def _moves(caller: State, end: State) -> tuple:
+def _moves(caller: State, end: State) -> Moves:
     """The objects the callee moved: what its end state knows of them that the caller did not."""
     if not end.moved:
         return ()
     return tuple((ident, module) for ident, module in end.moved.items() if caller.moved.get(ident) is not module)
 
 
-def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state: Optional[State],
-                   args: Optional[Args] = None,
-                   symbolic: Optional[Callable[[cst.Param], Value]] = None) -> Optional[dict]:
+@overload
+def bind_arguments(interp: Interpreter, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
+                   state: State, args: Args) -> Optional[dict[str, Value]]: ...
+
+
+@overload
+def bind_arguments(interp: Interpreter, fdef: cst.FunctionDef, bound: Optional[Value], state: None, *,
+                   symbolic: Callable[[cst.Param], Value]) -> dict[str, Value]: ...
+
+
+def bind_arguments(interp: Interpreter, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
+                   state: Optional[State], args: Optional[Args] = None,
+                   symbolic: Optional[Callable[[cst.Param], Value]] = None) -> Optional[dict[str, Value]]:
     """Parameter name -> value: `bound` for the first (self), then the call's arguments and the defaults,
     or, without a call (`args` None), `symbolic(param)` for each. None when positions are unknown."""
     params: dict[str, Value] = {}
@@ -189,12 +212,14 @@ def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state:
         plist = plist[1:]
     star, starstar = fdef.params.star_arg, fdef.params.star_kwarg
     if args is None:
+        make = cast("Callable[[cst.Param], Value]", symbolic)  # given wherever args is not (the overloads)
         for param in plist + list(fdef.params.kwonly_params):
-            params[param.name.value] = symbolic(param)
+            params[param.name.value] = make(param)
         extra_positional: Value = UNKNOWN
     else:
         if args.star:
             return None  # *args at the call: positions unknown
+        state = cast(State, state)  # a call's arguments come with its path (the overloads)
         positional = [v for _, v in args.positional]
         for i, param in enumerate(plist):
             params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
@@ -213,7 +238,7 @@ def bind_arguments(interp, fdef: cst.FunctionDef, bound: Optional[Value], state:
             for k, v in params.items()}
 
 
-def _keyword_or_default(interp, param: cst.Param, args: Args, state: State) -> Value:
+def _keyword_or_default(interp: Interpreter, param: cst.Param, args: Args, state: State) -> Value:
     name = param.name.value
     if name in args.keywords:
         return args.keywords[name][1]
@@ -222,23 +247,26 @@ def _keyword_or_default(interp, param: cst.Param, args: Args, state: State) -> V
     return UNKNOWN
 
 
-def analyse_body(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+def analyse_body(interp: Interpreter, fn: Function, params: dict[str, Value], caller: Optional[State],
+                 call_node: Optional[cst.CSTNode]) -> tuple[Value, Optional[Value], State]:
     """Walk fn's body with `params` bound: (result, final self, end state)."""
+    fdef = cast(cst.FunctionDef, fn.node)  # a function of this file has its node (statements.py makes it)
     state, saved = open_frame(interp, fn, params, caller, call_node)
     try:
-        end = interp.exec_suite(fn.node.body, state)
+        end = interp.exec_suite(fdef.body, state)
     except RecursionError:
         end = state
     returned = close_frame(interp, saved)
     if not end.dead:
         returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
-    return _result(interp, fn.node, returned), _final_self(returned), end
+    return _result(interp, fdef, returned), _final_self(returned), end
 
 
-def open_frame(interp, fn: Function, params: dict, caller: Optional[State], call_node: Optional[cst.CSTNode]):
+def open_frame(interp: Interpreter, fn: Function, params: dict[str, Value], caller: Optional[State],
+               call_node: Optional[cst.CSTNode]) -> tuple[State, Frame]:
     """Enter fn: its state (the caller's path conditions and measurement, `params` bound) and the
     walk's context, saved to be restored by `close_frame`."""
-    fdef = fn.node
+    fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
     interp.analysed.add(id(fdef))
     state = State()
     state.env = dict(interp.closures.get(id(fdef), interp.globals))
@@ -288,7 +316,7 @@ def _gpu_named(name: str) -> bool:
     return "cuda" in low or "gpu" in low.replace("gpus", "gpu")
 
 
-def close_frame(interp, saved: tuple) -> list:
+def close_frame(interp: Interpreter, saved: Frame) -> list[Returned]:
     """Leave the function entered by `open_frame`: its returns."""
     returned = interp.returns.pop()
     interp.stack.pop()
@@ -299,14 +327,14 @@ def close_frame(interp, saved: tuple) -> list:
     return returned
 
 
-def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
+def _host_side(interp: Interpreter, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
     """Code whose parameters need not be on the device: the data pipeline (a Dataset's methods, a
     collate function, a transform's `__call__`), a function whose inputs go to numpy, PIL or OpenCV,
     or a callback handed to other code."""
     name = fdef.name.value
     if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
         return True
-    if owner is None and name in interp.prepass.passed_names:
+    if owner is None and name in cast(PrePass, interp.prepass).passed_names:  # (made by run(), before the walk)
         return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True
@@ -314,7 +342,7 @@ def _host_side(interp, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
     return bool(params & interp.scope_of(fdef).host_names)
 
 
-def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:
+def _result(interp: Interpreter, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:
     if interp.scope_of(fdef).generator:
         yielded = [r.value for r in returned if r.yielded]
         return Seq(kind="generator", elem=join_all(yielded) if yielded else UNKNOWN)
@@ -329,14 +357,14 @@ def _result(interp, fdef: cst.FunctionDef, returned: list) -> Value:
     return join_all(values, availability_split=split)
 
 
-def _final_self(returned: list) -> Optional[Value]:
+def _final_self(returned: list[Returned]) -> Optional[Value]:
     selves = [r.self_value for r in returned if r.self_value is not None]
     return selves[-1] if selves else None
 
 
-def analyse_standalone(interp, fn: Function) -> None:
+def analyse_standalone(interp: Interpreter, fn: Function) -> None:
     """A function nobody in the file calls (or any `forward`): symbolic parameters."""
-    fdef = fn.node
+    fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
     cls = interp.classes.get(fn.owner) if fn.owner else None
     bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
         else cls if cls is not None and _is_classmethod(fdef) else None  # `cls(...)` builds one
@@ -346,7 +374,7 @@ def analyse_standalone(interp, fn: Function) -> None:
     analyse_body(interp, fn, params, None, None)
 
 
-def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
+def symbolic_param(interp: Interpreter, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
     annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
@@ -369,7 +397,7 @@ def symbolic_param(interp, param: cst.Param, scope: Scope, is_forward: bool) -> 
     return Located(why=((param, ""),), where=symbolic)
 
 
-def cpu_only_inputs(interp, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
+def cpu_only_inputs(interp: Interpreter, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
     """id() of the argument nodes bound to parameters that `fdef` hands to a cpu-only argument
     (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
     host = interp.cpu_only_params.get(id(fdef))
@@ -383,13 +411,13 @@ def cpu_only_inputs(interp, fdef: cst.FunctionDef, args: Args, bound: bool) -> s
     return out
 
 
-def _cpu_only_params(fdef: cst.FunctionDef) -> set:
+def _cpu_only_params(fdef: cst.FunctionDef) -> set[str]:
     """Parameters the function uses on the host: handed to a cpu-only argument, or brought to the cpu
     (`lengths.cpu()`, `.tolist()`): its caller may keep them there."""
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
     short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
-    found = set()
-    stack = [fdef.body]
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [fdef.body]
     while stack:
         node = stack.pop()
         if type(node) is cst.Call:
@@ -420,7 +448,7 @@ def _to_cpu(call: cst.Call) -> bool:
 # ---------------------------------------------------------------- classes
 
 
-def class_summary(interp, cls: Class) -> Value:
+def class_summary(interp: Interpreter, cls: Class) -> Value:
     """`self` as the methods of a class see it: the attributes __init__ gives it."""
     cached = interp.class_summaries.get(cls.name)
     if cached is not None:
@@ -447,7 +475,7 @@ def class_summary(interp, cls: Class) -> Value:
     return base
 
 
-def instantiate(interp, cls: Class, site: CallSite) -> Value:
+def instantiate(interp: Interpreter, cls: Class, site: CallSite) -> Value:
     """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it."""
     args, state, node = site.args, site.state, site.node
     if cls.is_module:
@@ -473,7 +501,7 @@ def instantiate(interp, cls: Class, site: CallSite) -> Value:
         final_self = replace(final_self, ident=obj.ident)  # this object (a memoised summary may be another's)
     if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
         return replace(final_self, where=None, stateless=True)
-    if isinstance(final_self, Module) and final_self.where is obj.where and not final_self.moved:
+    if isinstance(final_self, Module) and final_self.where is cast(Module, obj).where and not final_self.moved:
         final_self = placed_by_members(final_self)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
 
@@ -502,7 +530,7 @@ def placed_by_members(module: Module) -> Module:
     return module
 
 
-def has_state(interp, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
+def has_state(interp: Interpreter, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
     """Does a module of a class defined here own parameters or buffers (so it has a device)?
 
     `_below`: the classes whose bases are being looked at; a base among them is a cycle
@@ -532,7 +560,7 @@ def has_state(interp, cls: Class, module: Module, _below: frozenset[str] = froze
     return False
 
 
-def _holds_imported_layer(interp, cls: Class) -> bool:
+def _holds_imported_layer(interp: Interpreter, cls: Class) -> bool:
     """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
     we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
     known = interp.imported_layers.get(cls.name)
@@ -541,11 +569,11 @@ def _holds_imported_layer(interp, cls: Class) -> bool:
     return known
 
 
-def _scan_for_imported_layer(interp, cls: Class) -> bool:
+def _scan_for_imported_layer(interp: Interpreter, cls: Class) -> bool:
     init = find_method(cls, "__init__", interp.classes)
     if init is None:
         return False
-    stack: list = [init.body]
+    stack: list[cst.CSTNode] = [init.body]
     while stack:
         node = stack.pop()
         if type(node) is cst.Assign and type(node.value) is cst.Call:
@@ -560,7 +588,8 @@ def _scan_for_imported_layer(interp, cls: Class) -> bool:
     return False
 
 
-def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) -> Optional[cst.FunctionDef]:
+def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
+                depth: int = 0) -> Optional[cst.FunctionDef]:
     """`name` defined in cls or a base class of this file."""
     if cls is None or cls.node is None or depth > 8:
         return None
@@ -573,8 +602,8 @@ def find_method(cls: Optional[Class], name: str, classes: dict, depth: int = 0) 
             if isinstance(base, Class) and base.node is not cls.node else None
         if found is not None:
             return found
-    for base in cls.node.bases:
-        base_name = dotted(base.value)
+    for arg in cls.node.bases:
+        base_name = dotted(arg.value)
         if base_name in classes and base_name != cls.name:
             found = find_method(classes[base_name], name, classes, depth + 1)
             if found is not None:
