@@ -11,8 +11,9 @@ from typing import Callable, Dict, FrozenSet, Optional, Tuple
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
 from devlint.core.torch_catalogue.libraries import *  # noqa: F401,F403  (the library-level tables, re-exported)
 from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
-from devlint.core.torch_catalogue.records import (CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE, Api, Device, Host, Member,
-                                                  Role, Simulated, Sync)
+from devlint.core.torch_catalogue.records import (  # the device types, re-exported
+    CPU_TYPE as CPU_TYPE, CUDA_TYPE as CUDA_TYPE, MPS_TYPE as MPS_TYPE, XPU_TYPE as XPU_TYPE)
+from devlint.core.torch_catalogue.records import Api, Device, Host, Member, Role, Simulated, Sync
 from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
                                                  TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 

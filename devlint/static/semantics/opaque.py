@@ -40,14 +40,14 @@ def follows_inputs(site: CallSite) -> Value:
     if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs):
         return UNKNOWN  # a module or a device handed over: the function may well move things
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
-    devices = {v.where for v in tensors}
-    if not devices or None in devices or any(isinstance(v, Located) for v in inputs):
+    devices = [v.where for v in tensors if v.where is not None]
+    if not devices or len(devices) < len(tensors) or any(isinstance(v, Located) for v in inputs):
         return UNKNOWN
-    if len(devices) > 1 and not all(d.kind == "param" for d in devices):
+    if len(set(devices)) > 1 and not all(d.kind == "param" for d in devices):
         return UNKNOWN  # given tensors on two devices: which one wins is the function's business
     # a forward's inputs each have a device of their own, all following the module: take the first
     source = tensors[0]
-    where = replace(source.where, implicit=False)  # computed there, not made there without device=
+    where = replace(devices[0], implicit=False)  # computed there, not made there without device=
     params = {v.from_param for v in tensors}
     step = (site.node, f"`{site.walk.code(site.node.func)}(...)` follows its inputs (inferred)")
     return Tensor(why=source.why + (step,), where=where, derived=True, inferred=True,

@@ -20,6 +20,7 @@ from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
 )
 
+
 def is_number(node: cst.CSTNode, value: Value) -> bool:
     """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
     if isinstance(value, Unknown) and type(node) not in (cst.List, cst.Tuple, cst.ListComp):
@@ -50,8 +51,8 @@ def factory(site: CallSite) -> Value:
         made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
         return _with_generator(site, made)
     for _, extra in args.starstar:
-        known = extra.keys is not None and None not in extra.keys if isinstance(extra, Seq) else False
-        if not known or "device" in extra.keys:
+        keys = extra.keys if isinstance(extra, Seq) else None
+        if keys is None or None in keys or "device" in keys:
             # `torch.zeros(n, **dd)`: dd may well hold the device
             device_value = dict_entry(extra, "device")
             where = device_argument(site.walk, device_value, state, node) if device_value is not None else None
