@@ -15,7 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Optional
+from typing import Iterator, Optional
 
 from devlint.core.limits import MAX_BRACKET_DEPTH, MAX_NESTING, MAX_PARSE_COST, NESTING_REASON
 
@@ -122,7 +122,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _BRACKETED = (ast.Call, ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Subscript, *_COMPREHENSIONS)
 
 
-def _statement_depths(tree: ast.AST):
+def _statement_depths(tree: ast.AST) -> Iterator[tuple[ast.stmt, int, int, ast.AST]]:
     """(statement, depth, cost, head of its longest chain) for each statement, its header only.
 
     The depth is libcst's: a BoolOp of N values, a comprehension of N `for` clauses are
@@ -130,6 +130,7 @@ def _statement_depths(tree: ast.AST):
     as _BRACKET_WEIGHT levels.
     """
     elifs: set[int] = set()  # the `if` of an `elif`: counted in its ladder's head (ast.walk visits it first)
+    culprit: ast.AST
     for statement in ast.walk(tree):
         if not isinstance(statement, ast.stmt):
             continue
@@ -164,7 +165,7 @@ def _statement_depths(tree: ast.AST):
 _LEAVES = (ast.stmt, ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)
 
 
-def _header_children(statement: ast.stmt):
+def _header_children(statement: ast.stmt) -> list[ast.AST]:
     return [c for c in ast.iter_child_nodes(statement) if not isinstance(c, ast.stmt)]
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import fields
 from operator import attrgetter
-from typing import Any, Optional
+from typing import Any, Callable, Optional, cast
 
 import libcst as cst
 from libcst import CSTNode
@@ -19,11 +19,11 @@ def parse_module(source: bytes | str) -> cst.Module:
     is a tenth to a fifth of the parse (libcst's own comment on `__post_init__` suggests skipping it for
     parsed trees). Nodes built while this runs are not checked: parsing runs one file at a
     time per process (on the deep-stack thread), and nothing else builds nodes meanwhile."""
-    CSTNode.__post_init__ = _trusted
+    CSTNode.__post_init__ = _trusted  # type: ignore[method-assign]  # deliberately, for this parse only
     try:
         return cst.parse_module(source)
     finally:
-        CSTNode.__post_init__ = _validated
+        CSTNode.__post_init__ = _validated  # type: ignore[method-assign]  # put back
 
 
 def _plain_string(raw: str) -> Optional[str]:
@@ -41,7 +41,7 @@ def _plain_string(raw: str) -> Optional[str]:
     return body[len(quote):len(body) - len(quote)]
 
 
-def _trusted(node: cst.CSTNode) -> None:
+def _trusted(self: cst.CSTNode) -> None:
     return None
 
 
@@ -52,10 +52,11 @@ def dotted(node: Optional[cst.CSTNode]) -> Optional[str]:
     """`a.b.c` for a chain of names, None for anything else."""
     kind = type(node)  # exact types: isinstance on libcst's classes goes through ABCMeta (slow)
     if kind is cst.Name:
-        return node.value
+        return cast(cst.Name, node).value
     if kind is cst.Attribute:
-        base = dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
+        attribute = cast(cst.Attribute, node)
+        base = dotted(attribute.value)
+        return f"{base}.{attribute.attr.value}" if base else None
     return None
 
 
@@ -113,6 +114,10 @@ def op_text(op: cst.CSTNode) -> str:
 class LazyCode(str):
     """A node's source, rendered on one line on first use: most operands are never reported."""
 
+    _module: cst.Module
+    _node: cst.CSTNode
+    _text: Optional[str]
+
     def __new__(cls, module: cst.Module, node: cst.CSTNode) -> "LazyCode":
         obj = super().__new__(cls, "")
         obj._module, obj._node, obj._text = module, node, None
@@ -148,7 +153,7 @@ _SKIPPED_FIELDS = frozenset({
 })
 
 
-def _subclasses(kind: type) -> set:
+def _subclasses(kind: type[object]) -> set[type[object]]:
     found = {kind}
     for sub in kind.__subclasses__():
         found |= _subclasses(sub)
@@ -158,11 +163,11 @@ def _subclasses(kind: type) -> set:
 NODE_KINDS = frozenset(_subclasses(cst.CSTNode))  # every node class: a set lookup, not an ABC isinstance
 
 
-def children(node: cst.CSTNode) -> list:
+def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """A node's child nodes, straight from its dataclass fields (libcst's `.children` is slow)."""
     kind = type(node)
     getter = GETTERS.get(kind) or field_getter(kind, node)
-    out: list = []
+    out: list[cst.CSTNode] = []
     for value in getter(node):
         value_kind = type(value)
         if value_kind is tuple or value_kind is list:
@@ -172,13 +177,16 @@ def children(node: cst.CSTNode) -> list:
     return out
 
 
-GETTERS: dict[type, object] = {}  # node class -> a function reading every field worth walking
+# A node's fields are of any kind (nodes, sequences of nodes, strings, None): Any.
+FieldGetter = Callable[[cst.CSTNode], tuple[Any, ...]]
+GETTERS: dict[type, FieldGetter] = {}  # node class -> a function reading every field worth walking
 
 
-def field_getter(kind: type, node: cst.CSTNode):
+def field_getter(kind: type, node: cst.CSTNode) -> FieldGetter:
     """One C call that reads every field worth walking: `attrgetter` of their names."""
     names = tuple(f.name for f in fields(node) if f.name not in _SKIPPED_FIELDS and not f.name.startswith(
         ("whitespace", "lbr", "rbr", "first_line", "last_line")))
+    getter: FieldGetter
     if not names:
         getter = _no_fields
     elif len(names) == 1:
@@ -190,5 +198,5 @@ def field_getter(kind: type, node: cst.CSTNode):
     return getter
 
 
-def _no_fields(node: cst.CSTNode) -> tuple:
+def _no_fields(node: cst.CSTNode) -> tuple[()]:
     return ()

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Union, cast
+
 import libcst as cst
 
 from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.syntax import dotted
 from devlint.core.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value, join
 
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import State
+
 IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
 
 
-def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) -> None:
+def assign(interp: Interpreter, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> None:
     if type(target) is cst.Name:
         interp.assign_name(target.value, value, state, line)
     elif type(target) in (cst.Tuple, cst.List):
+        target = cast("Union[cst.Tuple, cst.List]", target)
         value = _batch_evidence(interp, target, value, line)
         for i, target_element in enumerate(e.value for e in target.elements):
             if type(target_element) is cst.StarredElement:
@@ -37,7 +44,7 @@ def assign(interp, target: cst.CSTNode, value: Value, state, line: cst.CSTNode) 
             assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
 
 
-def _batch_evidence(interp, target: cst.CSTNode, value: Value, line: cst.CSTNode) -> Value:
+def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:
     """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
     is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does."""
     if not isinstance(value, (Unknown, Located)):
@@ -60,14 +67,15 @@ def storable(node: cst.CSTNode) -> bool:
     return dotted(node) is not None
 
 
-def eval_slices(interp, node: cst.Subscript, state) -> list:
+def eval_slices(interp: Interpreter, node: cst.Subscript, state: State) -> list[tuple[cst.BaseExpression, Value]]:
     """Evaluate the indices of `x[...]`: (node, value) for each plain index."""
     out = []
     for element_ in node.slice:
         if type(element_.slice) is cst.Index:
             out.append((element_.slice.value, interp.eval(element_.slice.value, state)))
         else:
-            for part in (element_.slice.lower, element_.slice.upper, element_.slice.step):
+            bounds = cast(cst.Slice, element_.slice)  # not an Index: a Slice
+            for part in (bounds.lower, bounds.upper, bounds.step):
                 if part is not None:
                     interp.eval(part, state)
     return out

@@ -7,7 +7,7 @@ of handlers); functions and classes of this file to devlint.static.analysis.func
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -19,8 +19,12 @@ from devlint.core.values import (
     BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType, Value,
 )
 
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import State
 
-def eval_call(interp, node: cst.Call, state) -> Value:
+
+def eval_call(interp: Interpreter, node: cst.Call, state: State) -> Value:
     func = node.func
     if type(func) is cst.Attribute:
         receiver = interp.eval(func.value, state)
@@ -41,7 +45,7 @@ def eval_call(interp, node: cst.Call, state) -> Value:
     return _call_value(interp, node, state, callee)
 
 
-def _call_value(interp, node: cst.Call, state, callee: Value) -> Value:
+def _call_value(interp: Interpreter, node: cst.Call, state: State, callee: Value) -> Value:
     site = CallSite(interp, node, state)
     if isinstance(callee, Ref):
         site.path = callee.path
@@ -64,7 +68,7 @@ def _call_value(interp, node: cst.Call, state, callee: Value) -> Value:
     return opaque.unknown_callee(site)
 
 
-def _method(interp, node: cst.Call, state, receiver: Value, name: str,
+def _method(interp: Interpreter, node: cst.Call, state: State, receiver: Value, name: str,
             receiver_node: Optional[cst.CSTNode]) -> Value:
     site = CallSite(interp, node, state, name=name, receiver=receiver, receiver_node=receiver_node)
     return registry.call_method(site)

@@ -9,7 +9,7 @@ reads bracket the block's GPU work.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, Union, cast
 
 import libcst as cst
 
@@ -20,10 +20,16 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value, replace
 
-Exit = Callable[[State], None]
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import Timing
+
+    Statements = list[Union[cst.BaseStatement, cst.BaseSmallStatement]]
+
+Exit = Callable[[State], object]  # what it returns is ignored
 
 
-def exec_with(interp, node: cst.With, state: State) -> State:
+def exec_with(interp: Interpreter, node: cst.With, state: State) -> State:
     saved_index, saved_default = state.cuda_index, state.default_device
     exits: list[Exit] = []
     for with_item in node.items:
@@ -46,11 +52,11 @@ def exec_with(interp, node: cst.With, state: State) -> State:
     return state
 
 
-def _enter(interp, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:
+def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:
     """Evaluate a with-item; for a context manager of this file, run its entry and say how to exit."""
     generator = _generator_context(interp, item, state)
     if generator is not None:
-        return _enter_generator(interp, generator, item, state)
+        return _enter_generator(interp, generator, cast(cst.Call, item), state)  # a generator context is a call
     value = interp.eval(item, state)
     if isinstance(value, Instance):
         cls = interp.classes.get(value.cls)
@@ -62,14 +68,15 @@ def _enter(interp, item: cst.BaseExpression, state: State) -> tuple[Value, Optio
     return value, None
 
 
-def _call_method(interp, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode, state: State) -> Value:
+def _call_method(interp: Interpreter, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode,
+                 state: State) -> Value:
     fn = interp.functions.get(id(method))
     if fn is None:
         return UNKNOWN
     return interp.invoke(replace(fn, bound=receiver), Args(), node, state, None)
 
 
-def _generator_context(interp, item: cst.BaseExpression, state: State) -> Optional[Function]:
+def _generator_context(interp: Interpreter, item: cst.BaseExpression, state: State) -> Optional[Function]:
     """`timer.stage("x")` where `stage` is a `@contextmanager` generator of this file."""
     if not (type(item) is cst.Call and dotted(item.func)):
         return None
@@ -81,12 +88,13 @@ def _generator_context(interp, item: cst.BaseExpression, state: State) -> Option
     return None
 
 
-def _enter_generator(interp, fn: Function, item: cst.Call, state: State) -> tuple[Value, Exit]:
+def _enter_generator(interp: Interpreter, fn: Function, item: cst.Call, state: State) -> tuple[Value, Exit]:
     """Run the generator up to its `yield` now; the rest runs at the end of the block."""
-    before, after = _split_at_yield(fn.node)
+    fdef = cast(cst.FunctionDef, fn.node)  # a def with a top-level `yield` (_generator_context)
+    before, after = cast("tuple[Statements, Statements]", _split_at_yield(fdef))
     site = CallSite(interp, item, state)
-    bound = fn.bound if fn.bound is not None and not functions.is_static(fn.node) else None
-    params = functions.bind_arguments(interp, fn.node, bound, state, args=site.args) or {}
+    bound = fn.bound if fn.bound is not None and not functions.is_static(fdef) else None
+    params = functions.bind_arguments(interp, fdef, bound, state, args=site.args) or {}
     inner, saved = functions.open_frame(interp, fn, params, state, item)
     inner = interp.exec_block(before, inner)
     functions.close_frame(interp, saved)
@@ -103,7 +111,7 @@ def _enter_generator(interp, fn: Function, item: cst.Call, state: State) -> tupl
     return UNKNOWN, leave
 
 
-def _handed_back(interp, inner: State, outer: State):
+def _handed_back(interp: Interpreter, inner: State, outer: State) -> Timing:
     """The outer path's measurement after the generator ran: the generator's clock reads count."""
     timing = inner.timing.copy()
     if timing.clocks > outer.timing.clocks:
@@ -113,18 +121,18 @@ def _handed_back(interp, inner: State, outer: State):
     return timing
 
 
-def _split_at_yield(fdef: cst.FunctionDef) -> Optional[tuple[list, list]]:
+def _split_at_yield(fdef: cst.FunctionDef) -> Optional[tuple[Statements, Statements]]:
     """The statements before the generator's one top-level `yield`, and those after it
     (a `try: yield` / `finally:` around it counts as top level)."""
-    body = list(fdef.body.body) if type(fdef.body) is cst.IndentedBlock else []
+    body: Statements = list(fdef.body.body) if type(fdef.body) is cst.IndentedBlock else []
     for i, stmt in enumerate(body):
         if _is_yield(stmt):
             return body[:i], body[i + 1:]
         if type(stmt) is cst.Try and type(stmt.body) is cst.IndentedBlock:
-            inner = list(stmt.body.body)
+            inner: Statements = list(stmt.body.body)
             for j, sub in enumerate(inner):
                 if _is_yield(sub):
-                    tail = list(stmt.finalbody.body.body) if stmt.finalbody is not None else []
+                    tail: Statements = list(stmt.finalbody.body.body) if stmt.finalbody is not None else []
                     return body[:i] + inner[:j], inner[j + 1:] + tail + body[i + 1:]
     return None
 
@@ -133,5 +141,5 @@ def _is_yield(stmt: cst.CSTNode) -> bool:
     if type(stmt) is not cst.SimpleStatementLine or len(stmt.body) != 1:
         return False
     small = stmt.body[0]
-    value = small.value if type(small) in (cst.Expr, cst.Assign) else None
+    value = cast("Union[cst.Expr, cst.Assign]", small).value if type(small) in (cst.Expr, cst.Assign) else None
     return type(value) is cst.Yield

@@ -8,7 +8,7 @@ condition are `Availability`; `polarity` says which way they point.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
@@ -17,6 +17,10 @@ from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
     Value,
 )
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.state import State
 
 
 def as_condition(value: Value) -> Value:
@@ -141,7 +145,7 @@ def mentions_gpu(decorator_source: str) -> bool:
     return (api.CUDA_TYPE in text or "gpu" in text) and "autocast" not in text and "amp" not in text
 
 
-def is_skip_marker(interp, decorator: cst.Decorator, state) -> bool:
+def is_skip_marker(interp: Interpreter, decorator: cst.Decorator, state: State) -> bool:
     """Does this decorator run the test (or class) only where CUDA is?"""
     if mentions_gpu(interp.module.code_for_node(decorator.decorator)):
         return True

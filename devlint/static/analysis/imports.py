@@ -12,7 +12,7 @@ modules keeps a huge project from costing more than its imports are worth.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -26,6 +26,9 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import attr_path
 from devlint.core.values import Ref, Value
 
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+
 MAX_MODULES = 48  # project modules loaded for one checked file
 MAX_NESTING = 6  # a module imported by a module imported by ...
 
@@ -35,10 +38,11 @@ _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
 class ProjectImports:
     """The project modules one checked file sees: their names, and what was read (for the cache)."""
 
-    def __init__(self, path: str, layout: Optional[Layout] = None, checked: Optional[dict] = None) -> None:
+    def __init__(self, path: str, layout: Optional[Layout] = None,
+                 checked: Optional[dict[str, str]] = None) -> None:
         self.importer = Path(path).resolve() if path else Path.cwd()
         self.layout = layout or layout_for(str(self.importer))
-        self.envs: dict[str, Optional[dict]] = {}  # Target.key -> the module's names (None: unknown)
+        self.envs: dict[str, Optional[dict[str, Value]]] = {}  # Target.key -> the module's names (None: unknown)
         self.targets: dict[str, Target] = {}  # a Ref path that is a project module -> it
         self.loading: list[str] = []
         self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
@@ -46,15 +50,16 @@ class ProjectImports:
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
-        self.deps: list[list] = []  # per module being walked: the project modules it imported
-        self.tainted = False
-        self._trees: Optional[tuple] = None  # (how many modules were read, their trees) for trees()  # the walk in progress met a cycle or a bound: its result is this file's alone
+        self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
+        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
+        # (how many modules were read, their trees) for trees()
+        self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
 
-    def trees(self) -> dict:
+    def trees(self) -> dict[str, cst.Module]:
         """path -> tree of each project module read so far (a why-chain may name their lines); made again
         only when more modules were read since it was last asked for."""
         if self._trees is None or self._trees[0] != len(self.used):
-            found = {}
+            found: dict[str, cst.Module] = {}
             for path in self.used:
                 source = read_module(Path(path))
                 if source is not None and source.tree is not None:
@@ -67,7 +72,7 @@ class ProjectImports:
             return None
         return self.layout.resolve(importer or self.importer, module, level)
 
-    def names_of(self, interp, target: Target) -> Optional[dict]:
+    def names_of(self, interp: Interpreter, target: Target) -> Optional[dict[str, Value]]:
         """The names `target` binds at its top level, walked once (None while it loads: a cycle)."""
         key = target.key
         if self.deps:
@@ -102,13 +107,14 @@ class ProjectImports:
         return self.envs[key]
 
 
-def _walk_module(interp, project: ProjectImports, target: Target, tree: cst.Module, prepass: PrePass) -> dict:
+def _walk_module(interp: Interpreter, project: ProjectImports, target: Target, tree: cst.Module,
+                 prepass: PrePass) -> dict[str, Value]:
     scopes = prepass.scopes
     for key, scope in scopes.items():
         if key:
             interp.prepass.scopes.setdefault(key, scope)
             project.foreign_functions.add(key)
-            project.module_file[key] = target.file
+            project.module_file[key] = cast(Path, target.file)  # a module walked has a file
     interp.prepass.consumers.update(prepass.consumers)
     saved = (interp.globals, interp.current_function, interp.context, interp.loops, interp.if_depth,
              interp.portable_uses, interp.importing)
@@ -132,7 +138,7 @@ def _walk_module(interp, project: ProjectImports, target: Target, tree: cst.Modu
     return env
 
 
-def exec_project_import(interp, node: cst.CSTNode, state: State) -> set:
+def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, state: State) -> set[str]:
     """Bind what an import of the project's own modules names: the names bound (a library's: none)."""
     project: Optional[ProjectImports] = interp.project
     if project is None:
@@ -142,31 +148,33 @@ def exec_project_import(interp, node: cst.CSTNode, state: State) -> set:
         or project.importer
     if type(node) is cst.Import:
         return _plain_import(interp, project, node, state, importer)
+    node = cast(cst.ImportFrom, node)  # not an Import: the other kind
     module = attr_path(node.module) if node.module is not None else ""
     target = project.resolve(module, len(node.relative), importer)
     if target is None:
         return set()
     names = project.names_of(interp, target)
-    bound: set = set()
+    bound: set[str] = set()
     if type(node.names) is cst.ImportStar:
         for name, value in (names or {}).items():
             if not name.startswith("_"):
                 state.env[name] = value
                 bound.add(name)
         return bound if names else set()
-    for alias in node.names:
+    for alias in cast("Sequence[cst.ImportAlias]", node.names):  # not a star
         name = attr_path(alias.name)
-        as_name = alias.asname.name.value if alias.asname is not None else name
-        value = _member(interp, project, target, names, name)
-        if value is not None:
-            state.env[as_name] = value
+        as_name = cast(cst.Name, alias.asname.name).value if alias.asname is not None else name
+        member = _member(interp, project, target, names, name)
+        if member is not None:
+            state.env[as_name] = member
             bound.add(as_name)
     return bound
 
 
-def _plain_import(interp, project: ProjectImports, node: cst.Import, state: State, importer: Path) -> set:
+def _plain_import(interp: Interpreter, project: ProjectImports, node: cst.Import, state: State,
+                  importer: Path) -> set[str]:
     """`import app.models as M` / `import app.models`: a Ref whose attributes are the module's names."""
-    bound: set = set()
+    bound: set[str] = set()
     for alias in node.names:
         full = attr_path(alias.name)
         target = project.resolve(full, 0, importer)
@@ -180,15 +188,17 @@ def _plain_import(interp, project: ProjectImports, node: cst.Import, state: Stat
                 project.targets[prefix] = found
         if alias.asname is not None:
             project.targets[target.key] = target
-            state.env[alias.asname.name.value] = Ref(path=target.key)
-            bound.add(alias.asname.name.value)
+            as_name = cast(cst.Name, alias.asname.name).value  # an import's `as` name is a Name
+            state.env[as_name] = Ref(path=target.key)
+            bound.add(as_name)
         else:
             state.env[parts[0]] = Ref(path=parts[0])
             bound.add(parts[0])
     return bound
 
 
-def _member(interp, project: ProjectImports, target: Target, names: Optional[dict], name: str) -> Optional[Value]:
+def _member(interp: Interpreter, project: ProjectImports, target: Target, names: Optional[dict[str, Value]],
+            name: str) -> Optional[Value]:
     """`name` of a project module: a name it binds, or a submodule of the package."""
     if names is not None and name in names:
         return names[name]
@@ -199,7 +209,7 @@ def _member(interp, project: ProjectImports, target: Target, names: Optional[dic
     return Ref(path=sub.key)
 
 
-def project_attribute(interp, path: str, attr: str) -> Optional[Value]:
+def project_attribute(interp: Interpreter, path: str, attr: str) -> Optional[Value]:
     """`M.attr` where the Ref `M` is a project module (None: not one, or not a name we know)."""
     project: Optional[ProjectImports] = interp.project
     if project is None:

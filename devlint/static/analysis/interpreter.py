@@ -11,7 +11,7 @@ of devlint.static.semantics. What it observes goes out as facts to the rules.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -36,6 +36,15 @@ from devlint.core.values import (
     replace,
 )
 
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from devlint.static.analysis.state import Returned
+    from devlint.static.semantics.callsite import CallSite
+
+    # functions.summarise's key: the function, its arguments, and the path conditions it depends on
+    MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, Optional[int], bool, tuple[bool, bool, bool]]
+
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
 # What this file's values do in another module's function (a helper given a GPU tensor calls `.numpy()`
 # on it): reported at that module's line when it is checked too.
@@ -48,9 +57,9 @@ class Interpreter:
                  project: Optional[ProjectImports] = None) -> None:
         self.module = module
         self.project = project  # the project's other modules, or None: this file alone
-        self.importing = None  # the file of the project module whose top level is being walked
+        self.importing: Optional[Path] = None  # the file of the project module whose top level is being walked
         self.foreign = 0  # > 0: in a function of another module, called from this file
-        self.moved_at_end: dict = {}  # the modules moved in place by the module level (functions see them)
+        self.moved_at_end: dict[int, Module] = {}  # the modules moved in place by the module level (functions see them)
         self._emit = emit
         self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
         # the muted level of a loop's first pass, which runs on the state before the loop: what it sees
@@ -60,11 +69,11 @@ class Interpreter:
         self.classes: dict[str, Class] = {}
         self.class_summaries: dict[str, Value] = {}
         self.analysed: set[int] = set()
-        self.memo: dict[tuple, functions.Summary] = {}
+        self.memo: dict[MemoKey, functions.Summary] = {}
         self.stack: list[int] = []  # functions being analysed
         self.context = Context()
         self.current_function: Optional[cst.FunctionDef] = None
-        self.returns: list[list] = []  # one list of Returned per function being analysed
+        self.returns: list[list[Returned]] = []  # one list of Returned per function being analysed
         self.loops: list[LoopFrame] = []
         self.if_depth = 0
         self.globals: dict[str, Value] = {}
@@ -72,11 +81,11 @@ class Interpreter:
         self.closures: dict[int, dict[str, Value]] = {}
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
         self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
-        self.prepass: Optional[PrePass] = None
-        self.cpu_only_params: dict[int, set] = {}  # id(FunctionDef) -> parameters it needs on the cpu
+        self.prepass: PrePass = None  # type: ignore[assignment]  # made by run(), before anything reads it
+        self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
-        self.dotted_bases: set = set()  # names whose attributes have entries of their own (`data.x`)
-        self.imported_layers: dict = {}  # class name -> its __init__ builds a layer of an imported class
+        self.dotted_bases: set[str] = set()  # names whose attributes have entries of their own (`data.x`)
+        self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
         self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
         self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
@@ -96,8 +105,8 @@ class Interpreter:
         for fn in list(self.functions.values()):
             if id(fn.node) in foreign:
                 continue
-            if fn.node.name.value == "forward" or (id(fn.node) not in self.analysed and fn.node.name.value
-                                                   not in called):
+            name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
+            if name == "forward" or (id(fn.node) not in self.analysed and name not in called):
                 functions.analyse_standalone(self, fn)
         for fn in list(self.functions.values()):
             if id(fn.node) not in self.analysed and id(fn.node) not in foreign:
@@ -116,15 +125,15 @@ class Interpreter:
         scopes = self.prepass.scopes
         return scopes.get(id(node) if node is not None else 0) or scopes[0]
 
-    def tensor_names(self) -> set:
+    def tensor_names(self) -> set[str]:
         """Names the current function uses as only a tensor can be used."""
         return self.scope_of(self.current_function).tensor_names
 
-    def moved_names(self) -> set:
+    def moved_names(self) -> set[str]:
         """Names the current function sends to a device (`x.to(device)`)."""
         return self.scope_of(self.current_function).moved_names
 
-    def module_names(self) -> set:
+    def module_names(self) -> set[str]:
         """Names used as only a module can be, in the current function or at module level."""
         return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
 
@@ -144,7 +153,7 @@ class Interpreter:
         template = path_template(path)
         return bool(template) and template in self.prepass.saved_templates
 
-    def clock_ends(self) -> set:
+    def clock_ends(self) -> set[str]:
         return self.scope_of(self.current_function).clock_ends
 
     def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
@@ -178,7 +187,7 @@ class Interpreter:
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
         return exec_block(self, suite.body, state)
 
-    def exec_block(self, body, state: State) -> State:
+    def exec_block(self, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], state: State) -> State:
         return exec_block(self, body, state)
 
     # ------------------------------------------------------------ names
@@ -224,7 +233,8 @@ class Interpreter:
             members = list(value.items or ()) + [value.elem]
             if any(isinstance(m, Module) and not m.registered and not m.stateless for m in members):
                 tag = (line, attr)
-                mark = lambda m: replace(m, plain_container=tag) if isinstance(m, Module) else m  # noqa: E731
+                mark: Callable[[Value], Value] = \
+                    lambda m: replace(m, plain_container=tag) if isinstance(m, Module) else m  # noqa: E731
                 return replace(value, plain_attr=tag, elem=mark(value.elem),
                                items=tuple(mark(m) for m in value.items) if value.items is not None else None)
         return value
@@ -245,7 +255,7 @@ class Interpreter:
 
     # ------------------------------------------------------------ what computations do
 
-    def operation(self, node: cst.CSTNode, name: str, operands: list, state: State, indexing: bool = False,
+    def operation(self, node: cst.CSTNode, name: str, operands: list[Operand], state: State, indexing: bool = False,
                   reduce: bool = False) -> Value:
         """A computation over tensors that must share a device."""
         if any(o.value is CRASHED for o in operands):
@@ -253,8 +263,8 @@ class Interpreter:
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
         if state.unavailable:
             # `if use_cuda: ... else: <here>`: without CUDA the selected device is the cpu
-            tensors = [Operand(o.node, replace(o.value, where=CPU), o.label) if o.value.where is not None
-                       and o.value.where.kind == "selected" else o for o in tensors]
+            tensors = [Operand(o.node, replace(o.value, where=CPU), o.label) if o.value.device is not None
+                       and o.value.device.kind == "selected" else o for o in tensors]
         if len(tensors) >= 2:
             self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
             if any(classify(a.value, b.value, indexing, self.context.params_on_device)
@@ -263,7 +273,7 @@ class Interpreter:
         if not tensors:
             return UNKNOWN
         self.note_gpu_work(node, [t.value for t in tensors], state)
-        return result_tensor([t.value for t in tensors], reduce)
+        return result_tensor(cast("list[Tensor]", [t.value for t in tensors]), reduce)
 
     def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None:
         """GPU work happened if a tensor or module on the GPU took part (code we cannot see that is
@@ -288,7 +298,7 @@ class Interpreter:
         self.note_sync(state)
         frame = self.loops[-1] if self.loops else None
         in_loop = frame is not None and frame.training
-        every_step = in_loop and self.if_depth == frame.if_depth
+        every_step = in_loop and self.if_depth == cast(LoopFrame, frame).if_depth
         if operand.value.device is not None and operand.value.device.is_gpu:
             self.emit(HostSync(node, how, operand, in_loop, every_step, self.context))
 
@@ -297,7 +307,8 @@ class Interpreter:
         self.emit(GpuAssumption(node, what, "device", state.guarded, self.context, state.switched,
                                 use if use is not node else None))
 
-    def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value, inputs: list) -> bool:
+    def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value,
+                         inputs: list[tuple[cst.CSTNode, Value]]) -> bool:
         """Emit a ModuleCall; True when an input is on another device than the module."""
         data = node.args[0].value if type(node) is cst.Call and node.args and node.args[0].keyword is None \
             and not node.args[0].star else None
@@ -340,14 +351,15 @@ class Interpreter:
 
     # ------------------------------------------------------------ functions of this file
 
-    def invoke(self, fn: Function, args: Args, node: cst.Call, state: State,
+    def invoke(self, fn: Function, args: Args, node: cst.CSTNode, state: State,
                receiver_node: Optional[cst.CSTNode]) -> Value:
         return functions.invoke(self, fn, args, node, state, receiver_node)
 
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
         return functions.find_method(cls, name, self.classes)
 
-    def call_method_of(self, receiver: Value, name: str, values: list, node: cst.CSTNode, state: State) -> Value:
+    def call_method_of(self, receiver: Value, name: str, values: list[Value], node: cst.CSTNode,
+                       state: State) -> Value:
         """Call `receiver.name(*values)`, a method of a class of this file (UNKNOWN if it has none)."""
         cls = self.classes.get(getattr(receiver, "cls", None) or "")
         method = functions.find_method(cls, name, self.classes)
@@ -358,19 +370,20 @@ class Interpreter:
         args.positional = [(node, value) for value in values]
         return self.invoke(replace(fn, bound=receiver), args, node, state, None)
 
-    def call_super(self, site) -> Value:
+    def call_super(self, site: CallSite) -> Value:
         return functions.call_super(self, site)
 
-    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set:
+    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
         """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
         return functions.cpu_only_inputs(self, fdef, args, bound)
 
 
-def with_moved_members(module: Module, moved: dict) -> Module:
+def with_moved_members(module: Module, moved: dict[int, Module]) -> Module:
     """A module holding a module moved in place since (`wrapper = Wrapper(model)`, then `model.cuda()`):
     its parameters moved with it. Where all that owns parameters moved to one device, the module is there;
     a part moved and a part not: no one device."""
-    attrs, changed = [], False
+    attrs: list[tuple[str, Value]] = []
+    changed = False
     for name, member in module.attrs:
         if type(member) is Module and member.ident in moved and moved[member.ident].where != member.where:
             member, changed = replace(member, where=moved[member.ident].where, moved=True), True
@@ -393,10 +406,10 @@ def _as_data(value: Value) -> Value:
     return replace(value, host_batch=False) if isinstance(value, Tensor) and value.host_batch else value
 
 
-def result_tensor(tensors: list, reduce: bool = False) -> Tensor:
+def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
     """The result of an operation on `tensors` (which agree): on their device."""
     # The most telling operand: a concrete device over a parameter's, a non-scalar over a scalar.
-    def rank(t: Tensor) -> tuple:
+    def rank(t: Tensor) -> tuple[bool, bool, bool, bool]:
         where = t.where
         return (
             where is not None,

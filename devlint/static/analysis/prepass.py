@@ -9,7 +9,7 @@ libcst's visitors are slow; this walks dataclass fields directly.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
 
@@ -30,7 +30,8 @@ class Scope:
         self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
-        self.library_calls: list = []  # (callee's dotted name, names of its arguments), resolved after the walk
+        # (callee's dotted name, names of its arguments), resolved after the walk
+        self.library_calls: list[tuple[str, list[str]]] = []
         self.saved_to: set[str] = set()  # the source text of where `torch.save` writes (`path`, `buf`, `"m.pt"`)
 
 
@@ -47,21 +48,23 @@ class PrePass:
         # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
         # too); a multi-GPU program (DataParallel, DDP, NCCL) needs strong evidence.
         self.strong_evidence = self.weak_evidence = self.multi_gpu = False
-        self._device_attributes: list = []  # `x.device`: evidence unless x is a module (`torch.device`)
+        self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
-        pending: list = [([module], self.scopes[0])]  # (nodes, their scope): a function's body has its own
+        # (nodes, their scope): a function's body has its own
+        pending: list[tuple[list[cst.CSTNode], Scope]] = [([module], self.scopes[0])]
         while pending:
             roots, scope = pending.pop()
             self._walk(roots, scope, pending)
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
-        if any(dotted(node.value).split(".")[0] not in self.imports for node in self._device_attributes):
+        # only attributes of a dotted name are kept
+        if any(cast(str, dotted(node.value)).split(".")[0] not in self.imports for node in self._device_attributes):
             self.weak_evidence = True
 
-    def _walk(self, roots: list, scope: Scope, pending: list) -> None:
+    def _walk(self, roots: list[cst.CSTNode], scope: Scope, pending: list[tuple[list[cst.CSTNode], Scope]]) -> None:
         notes, getters, pruned = _NOTES, GETTERS, _PRUNED  # by exact type: isinstance goes through ABCMeta
         stack = list(roots)
         push, extend = stack.append, stack.extend
@@ -71,10 +74,11 @@ class PrePass:
             if kind in pruned:
                 continue
             if kind is cst.FunctionDef:
+                fdef = cast(cst.FunctionDef, node)
                 inner = self.scopes[id(node)] = Scope()
-                pending.append((children(node.body), inner))
-                extend(node.decorators)
-                push(node.params)
+                pending.append((children(fdef.body), inner))
+                extend(fdef.decorators)
+                push(fdef.params)
                 continue
             note = notes.get(kind)
             if note is not None:
@@ -104,9 +108,10 @@ class PrePass:
         kind = type(func)
         callee: Optional[str] = None
         if kind is cst.Name:
-            callee = func.value
+            callee = cast(cst.Name, func).value
             self.called_names.add(callee)
         elif kind is cst.Attribute:
+            func = cast(cst.Attribute, func)
             attr = func.attr.value
             self.called_names.add(attr)
             base = dotted(func.value)
@@ -118,18 +123,18 @@ class PrePass:
                     scope.module_names.add(base)
                 elif _device_move(node):
                     scope.moved_names.add(base)
-        names: list = []  # the dotted names among the positional arguments, and in lists or tuples there
+        names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there
         for arg in node.args:  # one pass: every call in the file comes here
             value = arg.value
             value_kind = type(value)
             if value_kind is cst.Name:
-                self.passed_names.add(value.value)
+                self.passed_names.add(cast(cst.Name, value).value)
             if callee is None or arg.keyword is not None or arg.star:
                 continue
             if value_kind is cst.Name or value_kind is cst.Attribute:
                 names.append(dotted(value))
             elif value_kind is cst.List or value_kind is cst.Tuple:
-                names.extend(dotted(element.value) for element in value.elements)
+                names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
         choice = _device_choice(node)
         if choice == "option":
             self.strong_evidence = True
@@ -150,7 +155,7 @@ class PrePass:
             if template:
                 self.saved_templates.add(template)
 
-    def _note_test(self, node: cst.CSTNode, scope: Scope) -> None:
+    def _note_test(self, node: cst.If | cst.IfExp | cst.While, scope: Scope) -> None:
         test = dotted(node.test.expression if type(node.test) is cst.UnaryOperation else node.test)
         last = (test or "").rsplit(".", 1)[-1]
         if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
@@ -191,17 +196,18 @@ class PrePass:
     def _note_yield(self, node: cst.Yield, scope: Scope) -> None:
         scope.generator = True
 
-    def _note_import(self, node: cst.CSTNode, scope: Optional[Scope] = None) -> None:
-        if type(node) is cst.Import:
+    def _note_import(self, node: cst.Import | cst.ImportFrom, scope: Optional[Scope] = None) -> None:
+        if type(node) is cst.Import:  # (an import's `as` name is a Name)
             for alias in node.names:
                 full = attr_path(alias.name)
-                self.imports[alias.asname.name.value if alias.asname else full.split(".")[0]] = \
+                self.imports[cast(cst.Name, alias.asname.name).value if alias.asname else full.split(".")[0]] = \
                     full if alias.asname else full.split(".")[0]
-        elif not node.relative and node.module is not None and type(node.names) is not cst.ImportStar:
+        elif type(node) is cst.ImportFrom and not node.relative and node.module is not None \
+                and type(node.names) is not cst.ImportStar:
             module = attr_path(node.module)
-            for alias in node.names:
+            for alias in cast("Sequence[cst.ImportAlias]", node.names):
                 name = attr_path(alias.name)
-                self.imports[alias.asname.name.value if alias.asname else name] = f"{module}.{name}"
+                self.imports[cast(cst.Name, alias.asname.name).value if alias.asname else name] = f"{module}.{name}"
 
     def _resolve_library_calls(self, scope: Scope) -> None:
         """Arguments of torch's operations are tensors; arguments of numpy, PIL, OpenCV are host data."""
@@ -256,7 +262,7 @@ def _source(node: cst.CSTNode) -> str:
 
 def _device_move(call: cst.Call) -> bool:
     """`x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`: not a dtype change."""
-    attr = call.func.attr.value
+    attr = cast(cst.Attribute, call.func).attr.value  # a method call
     if attr in api.MOVES_TO_GPU:
         return True
     if attr not in api.MOVES_TO_ARGUMENT or not call.args:
@@ -267,7 +273,7 @@ def _device_move(call: cst.Call) -> bool:
     if type(arg.value) is cst.SimpleString:
         return api.CUDA_TYPE in arg.value.value or api.MPS_TYPE in arg.value.value
     name = dotted(arg.value)
-    return bool(name) and api.looks_like_device_name(name)
+    return bool(name) and api.looks_like_device_name(cast(str, name))
 
 
 def _device_choice(call: cst.Call) -> Optional[str]:
@@ -284,7 +290,8 @@ def _device_choice(call: cst.Call) -> Optional[str]:
     candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
     if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
-    return "variable" if any(dotted(c) and api.looks_like_device_name(dotted(c)) for c in candidates) else None
+    return "variable" if any(dotted(c) and api.looks_like_device_name(cast(str, dotted(c))) for c in candidates) \
+        else None
 
 
 def is_tensor_operation(path: str) -> bool:
@@ -300,7 +307,8 @@ def has_training_call(node: cst.CSTNode) -> bool:
     while stack:
         current = stack.pop()
         kind = type(current)
-        if kind is cst.Call and type(current.func) is cst.Attribute and current.func.attr.value in api.LAUNCHING_METHODS:
+        if type(current) is cst.Call and type(current.func) is cst.Attribute \
+                and current.func.attr.value in api.LAUNCHING_METHODS:
             return True
         if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.SimpleString or kind is cst.Name:
             continue
@@ -312,7 +320,8 @@ def has_training_call(node: cst.CSTNode) -> bool:
 _PRUNED = frozenset({cst.Name, cst.Lambda, cst.Annotation, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary,
                      cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.EmptyLine, cst.Comment})
 
-_NOTES = {
+# Any: each note takes the node type it is registered for.
+_NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
     cst.Call: PrePass._note_call, cst.Import: PrePass._note_import, cst.ImportFrom: PrePass._note_import,
     cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
     cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,

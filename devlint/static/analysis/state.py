@@ -8,9 +8,12 @@ be tuples and dicts with string keys.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import TYPE_CHECKING, Optional, cast
 
-from devlint.core.values import SELECTED, Device, Step, Value, join
+from devlint.core.values import SELECTED, Device, Module, Step, Value, join
+
+if TYPE_CHECKING:
+    import libcst as cst
 
 
 class Timing:
@@ -66,7 +69,7 @@ class Timing:
         self.synced, self.work = True, None
         self.syncs += 1
 
-    def key(self) -> tuple:
+    def key(self) -> tuple[bool, bool, bool]:
         """What a callee's timing behaviour may depend on (for the memo)."""
         return self.clock is not None, self.work is not None, self.synced
 
@@ -85,7 +88,7 @@ class State:
         self.dead = False  # after return/raise/exit
         self.timing = Timing()
         # Module.ident -> the module after a move in place: any alias read afterwards is that module
-        self.moved: dict[int, Value] = {}
+        self.moved: dict[int, Module] = {}
 
     def copy(self) -> "State":
         new = State.__new__(State)
@@ -96,7 +99,8 @@ class State:
         new.moved = dict(self.moved) if self.moved else {}
         return new
 
-    def join(self, other: "State", availability_split: bool = False, branch=None) -> "State":
+    def join(self, other: "State", availability_split: bool = False,
+             branch: Optional[cst.CSTNode] = None) -> "State":
         """Where two paths meet; `branch`: the condition whose true path is self, false path other."""
         if self.dead:
             return other.copy()
@@ -133,15 +137,16 @@ class State:
         )
 
 
-def _join_moves(mine: "State", other: "State", availability_split: bool, branch) -> dict:
+def _join_moves(mine: "State", other: "State", availability_split: bool,
+                branch: Optional[cst.CSTNode]) -> dict[int, Module]:
     """Moves where paths meet. A move made on one path only is forgotten when the other path knows the
     object too: the names joined hold what is known of it then (`if torch.cuda.is_available():
     model.cuda()` leaves it on the selected device, which the join of `model` says). An object the other
     path never saw (built and moved under `if __name__ == "__main__":`) keeps its move."""
-    moved = {}
+    moved: dict[int, Module] = {}
     for ident in mine.moved.keys() & other.moved.keys():
         a, b = mine.moved[ident], other.moved[ident]
-        moved[ident] = a if a is b else join(a, b, availability_split, branch)
+        moved[ident] = a if a is b else cast(Module, join(a, b, availability_split, branch))  # two modules join to one
     for one, rest in ((mine, other), (other, mine)):
         only = one.moved.keys() - rest.moved.keys()
         if only:
@@ -156,8 +161,8 @@ class LoopFrame:
 
     training: bool
     if_depth: int  # `if` nesting at the loop's body: deeper code runs only on some steps
-    breaks: list = field(default_factory=list)
-    continues: list = field(default_factory=list)
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ fixed point with facts muted, then walked once more to report.
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -26,10 +26,14 @@ from devlint.core.values import (
     UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, replace,
 )
 
+if TYPE_CHECKING:
+    from devlint.static.analysis.interpreter import Interpreter
+
 MAX_LOOP_ITERATIONS = 3
 
 
-def exec_block(interp, body, state: State) -> State:
+def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+               state: State) -> State:
     # At module level, functions called (and analysed later) see the module's names as they are now.
     module_level = not interp.stack
     for stmt in body:
@@ -43,9 +47,9 @@ def exec_block(interp, body, state: State) -> State:
                 if handler is not None:
                     handler(interp, small, stmt, state)
             continue
-        handler = EXEC.get(type(stmt))
-        if handler is not None:
-            state = handler(interp, stmt, state)
+        execute = EXEC.get(type(stmt))
+        if execute is not None:
+            state = execute(interp, stmt, state)
             if module_level:
                 interp.globals = state.env
     return state
@@ -54,7 +58,7 @@ def exec_block(interp, body, state: State) -> State:
 # ---------------------------------------------------------------- simple statements
 
 
-def exec_assign(interp, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
+def exec_assign(interp: Interpreter, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state)
     if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
         value = value.with_why((line, ""))
@@ -62,32 +66,32 @@ def exec_assign(interp, small: cst.Assign, line: cst.CSTNode, state: State) -> N
         assign(interp, target.target, value, state, line)
 
 
-def exec_ann_assign(interp, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
+def exec_ann_assign(interp: Interpreter, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
     if small.value is not None:
         assign(interp, small.target, interp.eval(small.value, state), state, line)
 
 
-def exec_aug_assign(interp, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
+def exec_aug_assign(interp: Interpreter, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
     left = interp.eval(small.target, state)
     right = interp.eval(small.value, state)
     result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
     assign(interp, small.target, result, state, line)
 
 
-def exec_return(interp, small: cst.Return, line: cst.CSTNode, state: State) -> None:
+def exec_return(interp: Interpreter, small: cst.Return, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state) if small.value is not None else Const(value=None)
     if interp.returns:
         interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded))
     state.dead = True
 
 
-def exec_raise(interp, small: cst.Raise, line: cst.CSTNode, state: State) -> None:
+def exec_raise(interp: Interpreter, small: cst.Raise, line: cst.CSTNode, state: State) -> None:
     if small.exc is not None:
         interp.eval(small.exc, state)
     state.dead = True
 
 
-def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
+def exec_assert(interp: Interpreter, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
     test = as_condition(interp.eval(small.test, state))
     if learns(test, True) is True:
         state.guarded = True
@@ -95,19 +99,19 @@ def exec_assert(interp, small: cst.Assert, line: cst.CSTNode, state: State) -> N
         state.dead = True
 
 
-def exec_break(interp, small: cst.Break, line: cst.CSTNode, state: State) -> None:
+def exec_break(interp: Interpreter, small: cst.Break, line: cst.CSTNode, state: State) -> None:
     if interp.loops:
         interp.loops[-1].breaks.append(state.copy())
     state.dead = True
 
 
-def exec_continue(interp, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
+def exec_continue(interp: Interpreter, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
     if interp.loops:
         interp.loops[-1].continues.append(state.copy())
     state.dead = True
 
 
-def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> None:
+def exec_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, line: cst.CSTNode, state: State) -> None:
     """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound;
     the project's own modules give their names (devlint.static.analysis.imports)."""
     bound = exec_project_import(interp, node, state)
@@ -116,15 +120,17 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
             full = attr_path(alias.name)
             if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
                 state.guarded = True  # `import tensorrt`: what follows runs with an NVIDIA GPU or not at all
-            if (alias.asname.name.value if alias.asname is not None else full.split(".")[0]) in bound:
+            # an import's `as` name is a Name (a Tuple or List only follows a `with`'s `as`)
+            if (cast(cst.Name, alias.asname.name).value if alias.asname is not None else full.split(".")[0]) in bound:
                 continue
             if alias.asname is not None:
-                state.env[alias.asname.name.value] = Ref(path=full)
+                state.env[cast(cst.Name, alias.asname.name).value] = Ref(path=full)
             else:
                 top = full.split(".")[0]
                 state.env[top] = Ref(path=top)
         return
     # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
+    node = cast(cst.ImportFrom, node)  # not an Import: the other kind
     module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
     if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
         state.guarded = True
@@ -132,14 +138,14 @@ def exec_import(interp, node: cst.CSTNode, line: cst.CSTNode, state: State) -> N
         if not module.startswith(api.LIBRARY_PREFIXES) and not bound:
             interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
         return
-    for alias in node.names:
+    for alias in cast("Sequence[cst.ImportAlias]", node.names):  # not a star
         name = attr_path(alias.name)
-        as_name = alias.asname.name.value if alias.asname is not None else name
+        as_name = cast(cst.Name, alias.asname.name).value if alias.asname is not None else name
         if as_name not in bound:
             state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
-def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
+def exec_expression(interp: Interpreter, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
     """An expression statement. `x.to(device)` alone: in place for a module, thrown away for a tensor."""
     expr = small.value
     if type(expr) is cst.SimpleString:
@@ -171,7 +177,8 @@ def exec_expression(interp, small: cst.Expr, line: cst.CSTNode, state: State) ->
             interp.assign_name(name, moved, state, line)
 
 
-SMALL: dict[type, Callable] = {
+# Any: each handler takes the node type it is registered for.
+SMALL: dict[type, Callable[[Interpreter, Any, cst.CSTNode, State], None]] = {
     cst.Expr: exec_expression, cst.Assign: exec_assign, cst.AnnAssign: exec_ann_assign,
     cst.AugAssign: exec_aug_assign, cst.Return: exec_return, cst.Raise: exec_raise, cst.Assert: exec_assert,
     cst.Import: exec_import, cst.ImportFrom: exec_import, cst.Break: exec_break, cst.Continue: exec_continue,
@@ -181,7 +188,7 @@ SMALL: dict[type, Callable] = {
 # ---------------------------------------------------------------- branches
 
 
-def exec_if(interp, node: cst.If, state: State) -> State:
+def exec_if(interp: Interpreter, node: cst.If, state: State) -> State:
     test = as_condition(interp.eval(node.test, state))
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
@@ -213,7 +220,7 @@ def exec_if(interp, node: cst.If, state: State) -> State:
     return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
 
 
-def exec_else(interp, node: cst.If, state: State) -> State:
+def exec_else(interp: Interpreter, node: cst.If, state: State) -> State:
     if type(node.orelse) is cst.If:
         return exec_if(interp, node.orelse, state)
     if node.orelse is not None:
@@ -229,7 +236,7 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
     return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
 
 
-def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
+def narrow(interp: Interpreter, test: cst.BaseExpression, then_state: State) -> None:
     """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch;
     `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
     if type(test) is cst.Name:
@@ -251,11 +258,11 @@ def narrow(interp, test: cst.BaseExpression, then_state: State) -> None:
             interp.tensor_names().add(subject)
 
 
-def _flag_definition(interp, name: str) -> Optional[cst.BaseExpression]:
+def _flag_definition(interp: Interpreter, name: str) -> Optional[cst.BaseExpression]:
     """The call a flag of the current function was set to (`is_numpy = isinstance(box, np.ndarray)`)."""
     function = interp.current_function
     body = function.body.body if function is not None and type(function.body) is cst.IndentedBlock else ()
-    found = None
+    found: cst.BaseExpression | Literal[False] | None = None
     for stmt in body:
         if type(stmt) is cst.SimpleStatementLine:
             for small in stmt.body:
@@ -265,7 +272,7 @@ def _flag_definition(interp, name: str) -> Optional[cst.BaseExpression]:
     return found or None
 
 
-def exec_try(interp, node: cst.Try, state: State) -> State:
+def exec_try(interp: Interpreter, node: cst.Try, state: State) -> State:
     entry = state.copy()
     body_end = interp.exec_suite(node.body, state)
     out = body_end
@@ -285,7 +292,7 @@ def exec_try(interp, node: cst.Try, state: State) -> State:
     return out
 
 
-def exec_match(interp, node: cst.Match, state: State) -> State:
+def exec_match(interp: Interpreter, node: cst.Match, state: State) -> State:
     interp.eval(node.subject, state)
     out: Optional[State] = None
     for case in node.cases:
@@ -297,7 +304,7 @@ def exec_match(interp, node: cst.Match, state: State) -> State:
 # ---------------------------------------------------------------- loops
 
 
-def exec_for(interp, node: cst.For, state: State) -> State:
+def exec_for(interp: Interpreter, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
     element = interp.iterate(iterable, node)
     training = isinstance(iterable, Loader) or loader_like(iterable) or interp.prepass.trains(node.body)
@@ -313,7 +320,7 @@ def exec_for(interp, node: cst.For, state: State) -> State:
     return out
 
 
-def exec_while(interp, node: cst.While, state: State) -> State:
+def exec_while(interp: Interpreter, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
         if learns(as_condition(interp.eval(node.test, s)), True) is True:
             s.guarded = True
@@ -324,7 +331,8 @@ def exec_while(interp, node: cst.While, state: State) -> State:
     return out
 
 
-def loop(interp, body: cst.BaseSuite, entry: State, bind: Callable[[State], None], training: bool) -> State:
+def loop(interp: Interpreter, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
+         training: bool) -> State:
     """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
 
     A loop met while facts are already muted (inside an outer loop's fixed-point
@@ -378,7 +386,7 @@ def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> St
     return out
 
 
-def _next_iteration(interp, state: State) -> None:
+def _next_iteration(interp: Interpreter, state: State) -> None:
     # A clock read inside this loop body, seen again at the next iteration: lap timing.
     if state.timing.clock is not None and state.timing.depth >= len(interp.loops):
         state.timing.lap = True
@@ -387,7 +395,8 @@ def _next_iteration(interp, state: State) -> None:
 # ---------------------------------------------------------------- definitions
 
 
-def exec_function_def(interp, node: cst.FunctionDef, state: State, owner: Optional[str] = None) -> State:
+def exec_function_def(interp: Interpreter, node: cst.FunctionDef, state: State,
+                      owner: Optional[str] = None) -> State:
     qual = f"{owner}.{node.name.value}" if owner else node.name.value
     interp.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
     if state.guarded:
@@ -402,7 +411,7 @@ def exec_function_def(interp, node: cst.FunctionDef, state: State, owner: Option
     return state
 
 
-def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
+def exec_class_def(interp: Interpreter, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     is_module = any(is_module_base(b) for b in bases) or any(
@@ -422,12 +431,12 @@ def exec_class_def(interp, node: cst.ClassDef, state: State) -> State:
     return state
 
 
-def class_body(node: cst.ClassDef) -> list:
+def class_body(node: cst.ClassDef) -> list[cst.BaseStatement]:
     body = node.body
     return list(body.body) if type(body) is cst.IndentedBlock else []
 
 
-EXEC: dict[type, Callable] = {
+EXEC: dict[type, Callable[[Interpreter, Any, State], State]] = {  # Any: as SMALL's
     cst.If: exec_if, cst.For: exec_for, cst.While: exec_while, cst.With: exec_with, cst.Try: exec_try,
     cst.TryStar: exec_try, cst.Match: exec_match, cst.FunctionDef: exec_function_def,
     cst.ClassDef: exec_class_def,

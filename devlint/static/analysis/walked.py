@@ -11,9 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, cast
 
 from devlint.static.project.sources import read_module
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from devlint.core.values import Value
+    from devlint.static.analysis.imports import ProjectImports
+    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.prepass import PrePass
+    from devlint.static.project.layout import Target
+    from devlint.static.project.sources import Source
+
+    WalkModule = Callable[[Interpreter, ProjectImports, Target, cst.Module, PrePass], dict[str, Value]]
 
 # The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
 _DICTS = (("interp", "functions"), ("interp", "classes"), ("interp", "closures"), ("interp", "enclosing"),
@@ -23,19 +35,22 @@ _SETS = (("interp", "guarded_classes"), ("interp", "defined_guarded"), ("project
 
 @dataclass
 class Walked:
-    env: Optional[dict]  # the names the module binds
-    deps: tuple  # the project modules it imported (Targets), replayed first
-    used: dict  # path -> digest of every module its walk read: valid while they are unchanged
-    envs: dict  # Target.key -> names, of the modules walked inside its walk
-    dicts: tuple  # per table of _DICTS: the (key, value) pairs added
-    sets: tuple  # per table of _SETS: the members added
+    env: Optional[dict[str, Value]]  # the names the module binds
+    deps: tuple[Target, ...]  # the project modules it imported, replayed first
+    used: dict[str, str]  # path -> digest of every module its walk read: valid while they are unchanged
+    envs: dict[str, Optional[dict[str, Value]]]  # Target.key -> names, of the modules walked inside its walk
+    # per table of _DICTS: the (key, value) pairs added; per table of _SETS: the members added (each table
+    # holds its own kinds, read back into it only: object)
+    dicts: tuple[list[tuple[object, object]], ...]
+    sets: tuple[set[object], ...]
 
 
-def _tables(interp, project) -> dict:
+def _tables(interp: Interpreter, project: ProjectImports) -> dict[str, object]:
     return {"interp": interp, "prepass": interp.prepass, "project": project}
 
 
-def record(interp, project, target, source, walk: Callable) -> Optional[dict]:
+def record(interp: Interpreter, project: ProjectImports, target: Target, source: Source,
+           walk: WalkModule) -> Optional[dict[str, Value]]:
     """Walk `target` (with `walk`), keeping what it added to the tables on `source` for later files."""
     owners = _tables(interp, project)
     sizes = [len(getattr(owners[o], a)) for o, a in _DICTS]
@@ -44,7 +59,8 @@ def record(interp, project, target, source, walk: Callable) -> Optional[dict]:
     project.deps.append([])
     project.tainted = False
     try:
-        env = walk(interp, project, target, source.tree, source.prepass)
+        # names_of walks only a module that has a tree and a pre-pass
+        env = walk(interp, project, target, cast("cst.Module", source.tree), cast("PrePass", source.prepass))
     finally:
         deps = project.deps.pop()
         kept = not project.tainted
@@ -59,7 +75,7 @@ def record(interp, project, target, source, walk: Callable) -> Optional[dict]:
     return env
 
 
-def replay(interp, project, target, source) -> bool:
+def replay(interp: Interpreter, project: ProjectImports, target: Target, source: Source) -> bool:
     """Give this file's walk what an earlier walk of `target` added; False when there is none to trust."""
     walked: Optional[Walked] = source.walked
     if walked is None or not _unchanged(walked):

@@ -10,13 +10,13 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.static.project.layout import layout_for
 
 
-def imported_files(path: str) -> set:
+def imported_files(path: str) -> set[str]:
     """The real paths of the project modules `path` imports (directly)."""
     source = _read(path)
     if source is None:
@@ -27,7 +27,7 @@ def imported_files(path: str) -> set:
         return set()
     importer = Path(os.path.realpath(path))
     layout = layout_for(str(importer))
-    found = set()
+    found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names = [(alias.name, 0) for alias in node.names]
@@ -44,11 +44,11 @@ def imported_files(path: str) -> set:
     return found
 
 
-def dependents(changed: Sequence[str], files: Sequence[str]) -> list:
+def dependents(changed: Sequence[str], files: Sequence[str]) -> list[str]:
     """The files among `files` that import one of `changed`, directly or through each other."""
     reached = {os.path.realpath(path) for path in changed}
     imports = {path: imported_files(path) for path in files}
-    found: list = []
+    found: list[str] = []
     grew = True
     while grew:  # to a fixed point: an importer of an importer is a dependent too
         grew = False
@@ -69,4 +69,4 @@ def _read(path: str) -> Optional[bytes]:
     return data if len(data) <= DEFAULT_MAX_FILE_SIZE else None
 
 
-__all__: Iterable[str] = ["dependents", "imported_files"]
+__all__: Sequence[str] = ["dependents", "imported_files"]

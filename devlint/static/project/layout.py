@@ -12,14 +12,15 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # Python < 3.11
+    import tomli as tomllib
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
 MAX_MODULE_DEPTH = 12  # dotted names deeper than this are not looked for (a hostile `import a.a.a...`)
@@ -41,7 +42,7 @@ class Target:
 @dataclass(frozen=True)
 class Layout:
     root: Path
-    roots: tuple  # the import roots, in the order they are searched
+    roots: tuple[Path, ...]  # the import roots, in the order they are searched
 
     def resolve(self, importer: Path, module: str, level: int = 0) -> Optional[Target]:
         """The project module `module` names when imported from `importer` (`level` dots before it)."""
@@ -68,7 +69,7 @@ class Layout:
         return _find(package.folder, [name])
 
 
-def _find(base: Path, parts: list) -> Optional[Target]:
+def _find(base: Path, parts: list[str]) -> Optional[Target]:
     folder = base
     for part in parts[:-1]:
         folder = folder / part
@@ -125,7 +126,7 @@ def _layout_of_root(root: Path) -> Layout:
     return Layout(root=root, roots=tuple(roots))
 
 
-def _configured_roots(root: Path) -> list:
+def _configured_roots(root: Path) -> list[Path]:
     """`[tool.devlint] import-roots = ["lib", "third/pkg"]` in the root's pyproject.toml: folders inside the root."""
     try:
         with open(root / "pyproject.toml", "rb") as stream:

@@ -12,13 +12,17 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.static.prescan import check_parsable
 from devlint.static.syntax import parse_module
+
+if TYPE_CHECKING:  # the analysis' types, for the fields it fills (project sits below it)
+    from devlint.static.analysis.prepass import PrePass
+    from devlint.static.analysis.walked import Walked
 
 MAX_TREES = 512  # parsed modules kept per process
 
@@ -28,11 +32,12 @@ class Source:
     path: Path
     digest: str  # of the bytes read: a cache entry that used this module names it
     tree: Optional[cst.Module]  # None: unreadable, too big, not UTF-8 or not parsable (its names stay unknown)
-    prepass: object = None  # the analysis' pre-pass of the tree, made once (by the analysis, which owns its type)
-    walked: object = None  # what walking its top level gave, replayed for the next importer (the analysis')
+    # the analysis' pre-pass of the tree, made once (by the analysis, which owns its type)
+    prepass: Optional[PrePass] = None
+    walked: Optional[Walked] = None  # what walking its top level gave, replayed for the next importer (the analysis')
 
 
-_TABLE: "OrderedDict[tuple, Source]" = OrderedDict()
+_TABLE: "OrderedDict[tuple[str, int, int], Source]" = OrderedDict()
 
 
 def read_module(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Optional[Source]:
