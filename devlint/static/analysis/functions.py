@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from devlint.static.analysis.state import LoopFrame, Timing
 
     # ((Module.ident, the module after the move), ...)
-    Moves = tuple[tuple[int, Value], ...]
+    Moves = tuple[tuple[int, Module], ...]
     # the walk's context that open_frame saves: (context, current function, loops, if depth, constructing,
     # foreign, portable uses or None)
     Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
@@ -76,7 +76,7 @@ class Summary:
 # ---------------------------------------------------------------- calls
 
 
-def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.Call, state: State,
+def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.CSTNode, state: State,
            receiver_node: Optional[cst.CSTNode]) -> Value:
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
@@ -334,7 +334,7 @@ def _host_side(interp: Interpreter, fdef: cst.FunctionDef, owner: Optional[Class
     name = fdef.name.value
     if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
         return True
-    if owner is None and name in cast(PrePass, interp.prepass).passed_names:  # (made by run(), before the walk)
+    if owner is None and name in interp.prepass.passed_names:
         return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True

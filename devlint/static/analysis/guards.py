@@ -8,7 +8,7 @@ condition are `Availability`; `polarity` says which way they point.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
@@ -98,7 +98,7 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
             return not left.positive
     if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
             and type(op) in (cst.In, cst.NotIn):
-        texts = {v.value for v in right.items}
+        texts = {cast(Const, v).value for v in right.items}
         if texts == {api.CPU_TYPE}:
             return type(op) is cst.NotIn  # `device not in ["cpu"]`
         if all(isinstance(t, str) and t.startswith(api.CUDA_TYPE) for t in texts):
