@@ -12,6 +12,29 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # the body of a one-line suite is walked like any other (`if flag: b = torch.zeros(3)` was skipped)
+    "one_line_suites_are_walked": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+a = torch.randn(3, device=device)
+flag = True
+if flag: b = torch.zeros(3)
+else: b = torch.ones(3)
+c = a + b  # expect: DEV101
+for i in range(3): d = torch.ones(3); e = d * a  # expect: DEV101
+""",
+    "one_line_suites_twin": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+a = torch.randn(3, device=device)
+flag = True
+if flag: b = torch.zeros(3, device=device)
+else: b = torch.ones(3, device=device)
+c = a + b
+def f(x):
+    if x is None: return None
+    return x + a
+""",
     # `table[timestep]` with `timestep: int` is one element, 0-dim: it mixes with any device (diffusers' schedulers)
     "int_annotated_index_gives_a_scalar": """
 import torch

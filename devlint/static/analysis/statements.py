@@ -47,6 +47,11 @@ def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseS
                 if handler is not None:
                     handler(interp, small, stmt, state)
             continue
+        if isinstance(stmt, cst.BaseSmallStatement):  # the body of a one-line suite: `if flag: b = x`
+            handler = SMALL.get(type(stmt))
+            if handler is not None:
+                handler(interp, stmt, stmt, state)
+            continue
         execute = EXEC.get(type(stmt))
         if execute is not None:
             state = execute(interp, stmt, state)
