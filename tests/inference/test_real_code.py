@@ -12,6 +12,93 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # precision survey of 10 fresh repositories (issue 17 item 9), one case per false-positive mechanism:
+    # mamba: a device handed to layers through `**factory_kwargs` (a dict of the constructor's parameters)
+    "device_through_factory_kwargs": """
+import torch
+import torch.nn as nn
+class Block(nn.Module):
+    def __init__(self, dim, device=None, dtype=None):
+        super().__init__()
+        factory_kwargs = {"device": device, "dtype": dtype}
+        self.proj = nn.Linear(dim, dim, **factory_kwargs)
+    def forward(self, x):
+        return self.proj(x)
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = Block(16, device=device)
+y = model(torch.randn(2, 16, device=device))
+cfg = {"dim": 16, "device": device}
+model2 = Block(**cfg)
+y2 = model2(torch.randn(2, 16, device=device))
+""",
+    "twin_factory_kwargs_without_the_device": """
+import torch
+import torch.nn as nn
+device = "cuda" if torch.cuda.is_available() else "cpu"
+fc = nn.Linear(3, 3, **{"dtype": torch.float32})
+y = fc(torch.randn(2, 3, device=device))  # expect: DEV102
+""",
+    # a module whose member we cannot place (built by a factory we cannot see) is not known to be on the cpu
+    "a_member_of_unknown_device_leaves_the_module_unplaced": """
+import torch
+import torch.nn as nn
+from layers import build_norm
+class Net(nn.Module):
+    def __init__(self, device=None):
+        super().__init__()
+        self.fc = nn.Linear(4, 4, **build_norm(device))
+    def forward(self, x):
+        return self.fc(x)
+net = Net(device="cuda" if torch.cuda.is_available() else "cpu")
+y = net(torch.randn(2, 4, device="cuda" if torch.cuda.is_available() else "cpu"))
+""",
+    # mamba's Triton kernels: a file that imports triton runs with a GPU or not at all
+    "a_triton_module_runs_with_a_gpu": """
+import torch
+import triton
+def alloc(size):
+    return torch.empty(size, device="cuda", dtype=torch.int8)
+def sms(x):
+    return torch.cuda.get_device_properties(x.device).multi_processor_count
+""",
+    # Real-Time-Voice-Cloning: `if idx.is_cuda:` of a tensor on the selected device is the availability check
+    "is_cuda_of_a_tensor_on_the_selected_device": """
+import torch
+def to_one_hot(idx, n):
+    out = torch.zeros(idx.size() + (n,))
+    if idx.is_cuda:
+        out = out.cuda()
+    out.scatter_(len(idx.size()), idx.unsqueeze(-1), 1.0)
+    return out
+dev = "cuda" if torch.cuda.is_available() else "cpu"
+logits = torch.randn(2, 4, device=dev)
+picked = (logits * to_one_hot(logits.argmax(dim=-1), 4)).sum(-1)
+""",
+    # audiocraft: `betas[-1 - idx]` with idx from `range(...)` is one element, 0-dim: it mixes with any device
+    "a_loop_index_takes_one_element": """
+import torch
+device = "cuda" if torch.cuda.is_available() else "cpu"
+betas = torch.linspace(1e-4, 0.02, 100)
+x = torch.randn(3, device=device)
+for idx in range(10):
+    alpha = 1 - betas[-1 - idx]
+    x = x / alpha.sqrt()
+""",
+    # yolov7: an empty module container filled with modules loaded onto the device is there
+    "a_container_filled_with_loaded_modules": """
+import torch
+import torch.nn as nn
+class Group(nn.ModuleList):
+    pass
+def load(paths, map_location=None):
+    group = Group()
+    for p in paths:
+        group.append(torch.load(p, map_location=map_location)["model"].float().eval())
+    return group[-1]
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = load(["a.pt"], map_location=device)
+out = model(torch.zeros(1, 3, 8, 8).to(device))
+""",
     # the body of a one-line suite is walked like any other (`if flag: b = torch.zeros(3)` was skipped)
     "one_line_suites_are_walked": """
 import torch

@@ -95,7 +95,10 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
     if attr in _SAME_TENSOR:
         return base
     if attr == "is_cuda":
-        return Availability(positive=True, choice=False)  # `if x.is_cuda:` guards GPU code
+        # `if x.is_cuda:` guards GPU code; with x on the selected device, it is the availability check itself:
+        # branching on it chooses the device (`out.cuda()` under it is on the selected device after the join)
+        selected = base.where is not None and base.where.kind == "selected"
+        return Availability(positive=True, choice=selected)
     if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
         return UNKNOWN
     return BoundMethod(receiver=base, name=attr)

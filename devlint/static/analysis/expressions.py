@@ -18,7 +18,8 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, SELECTED, UNKNOWN, Availability, Const, DeviceValue, Integer, LambdaFunction, Located, Module, Seq,
+    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, Integer, LambdaFunction, Located, Module,
+    Seq,
     Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
@@ -199,6 +200,11 @@ def eval_unary(interp: Interpreter, node: cst.UnaryOperation, state: State) -> V
         return UNKNOWN
     if isinstance(value, (Tensor, Located)):
         return value
+    if type(node.operator) is cst.Minus and isinstance(value, Const) and isinstance(value.value, (int, float)) \
+            and not isinstance(value.value, bool):
+        return Const(value=-value.value, node=node)  # `x[-1]`
+    if type(value) is Integer:
+        return value
     return UNKNOWN
 
 
@@ -261,6 +267,13 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     return None
 
 
+_INT_OPERATORS = frozenset({"+", "-", "*", "//", "%", "+=", "-=", "*="})
+
+
+def _is_int(value: Value) -> bool:
+    return type(value) is Integer or (isinstance(value, Const) and type(value.value) is int)
+
+
 def eval_binary(interp: Interpreter, node: cst.BinaryOperation, state: State) -> Value:
     left = interp.eval(node.left, state)
     right = interp.eval(node.right, state)
@@ -286,6 +299,8 @@ def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: 
         return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
+    if _is_int(left) and _is_int(right) and op in _INT_OPERATORS and (type(left) is Integer or type(right) is Integer):
+        return INTEGER  # `-1 - idx` of a loop index: still one element's index
     operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):

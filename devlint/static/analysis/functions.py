@@ -20,7 +20,7 @@ from devlint.static.analysis.state import Returned, State
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import join_all
+from devlint.static.semantics.containers import dict_entry, join_all
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
@@ -242,6 +242,12 @@ def _keyword_or_default(interp: Interpreter, param: cst.Param, args: Args, state
     name = param.name.value
     if name in args.keywords:
         return args.keywords[name][1]
+    for _, extra in args.starstar:  # `Block(**cfg)`: the dict's entry, or unknown where its keys are
+        if not isinstance(extra, Seq) or extra.keys is None or None in extra.keys:
+            return UNKNOWN
+        entry = dict_entry(extra, name)
+        if entry is not None:
+            return entry
     if param.default is not None:
         return interp.eval(param.default, state)
     return UNKNOWN
@@ -501,7 +507,7 @@ def instantiate(interp: Interpreter, cls: Class, site: CallSite) -> Value:
         final_self = replace(final_self, ident=obj.ident)  # this object (a memoised summary may be another's)
     if isinstance(final_self, Module) and not has_state(interp, cls, final_self):
         return replace(final_self, where=None, stateless=True)
-    if isinstance(final_self, Module) and final_self.where is cast(Module, obj).where and not final_self.moved:
+    if isinstance(final_self, Module) and final_self.where == cast(Module, obj).where and not final_self.moved:
         final_self = placed_by_members(final_self)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
 
@@ -517,8 +523,12 @@ def placed_by_members(module: Module) -> Module:
             members.append(value)
         elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
             members.append(value.elem)
-    if not members or any(member.device is None for member in members):
-        return module  # a member we cannot place: no answer
+    if not members:
+        return module
+    if any(member.device is None for member in members):
+        # a member we cannot place (`nn.Linear(..., **factory_kwargs)` given a device we cannot read): the
+        # module is where that member is, which we do not know
+        return replace(module, where=None)
     first = members[0]
     if unplaced:  # members elsewhere than where modules start, beside one we cannot place: unknown
         return module if all(m.device == module.where for m in members) else replace(module, where=None)

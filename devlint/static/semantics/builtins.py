@@ -11,7 +11,8 @@ from devlint.static.semantics.containers import element, join_all
 from devlint.static.semantics.modules import register_by_hand
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor, Unknown,
+    INTEGER, SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor,
+    Unknown,
     Value, const_device, join, replace,
 )
 
@@ -100,7 +101,7 @@ def builtin_range(site: CallSite) -> Value:
     """`range(torch.cuda.device_count())`: its loop runs only where there is a GPU."""
     if any(isinstance(v, DeviceCount) for _, v in site.args.positional):
         return Seq(kind=GPU_RANGE, elem=UNKNOWN)
-    return UNKNOWN
+    return Seq(kind="list", elem=INTEGER)  # `for i in range(n)`: `table[i]` is one element
 
 
 GPU_RANGE = "range over the GPUs"

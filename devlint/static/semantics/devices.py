@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Optional, cast
 
+import libcst as cst
+
 from devlint.core.facts import FreshMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite, Walk
@@ -18,8 +20,6 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    import libcst as cst
-
     from devlint.static.analysis.state import State
 
 
@@ -48,7 +48,9 @@ def named(device: Optional[Device], node: cst.CSTNode) -> Optional[Device]:
 def device_argument(walk: Walk, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
     device = named(_argument_device(walk, value, state, node), node)
-    if device is not None and device.kind == "selected" and not walk.muted:
+    # a function's own `device` parameter, analysed with no caller, is no choice the file makes
+    parameter = isinstance(value, DeviceValue) and len(value.why) == 1 and type(value.why[0][0]) is cst.Param
+    if device is not None and device.kind == "selected" and not walk.muted and not parameter:
         walk.portable_uses += 1
     return device
 

@@ -12,11 +12,12 @@ from devlint.static.semantics import opaque, optim
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, Member
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import tensors_in
+from devlint.static.semantics.containers import dict_entry, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Device, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    CPU, CRASHED, UNKNOWN, Class, Const, Device, Located, Module, Ref, Seq, Tensor, Unknown, Value, join_device,
+    replace,
 )
 
 
@@ -44,7 +45,9 @@ def torch_module(site: CallSite) -> Value:
         return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node))
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
-        given = [v.elem if isinstance(v, Seq) else v for _, v in args.positional + args.star]
+        given: list[Value] = []
+        for _, v in args.positional + args.star:  # `nn.ModuleList([pool, linear])`: each member, where known
+            given.extend((v.items if v.items is not None else (v.elem,)) if isinstance(v, Seq) else (v,))
         members = [m for m in given if not (isinstance(m, Module) and m.stateless)]
         devices = {m.where for m in members if isinstance(m, Module)}
         attrs = _named_members(args) if path in api.NAMED_MODULE_CONTAINERS else ()
@@ -58,7 +61,17 @@ def torch_module(site: CallSite) -> Value:
     if "device" in args.keywords:
         where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
     elif args.starstar:
-        where = None  # nn.Linear(a, b, **dd): dd may hold the device
+        # nn.Linear(a, b, **factory_kwargs): the dict's device; none in dicts whose keys we know: the cpu;
+        # else unknown (it may hold one)
+        entries = [dict_entry(v, "device") for _, v in args.starstar]
+        entry = next((e for e in entries if e is not None), None)
+        known = all(isinstance(v, Seq) and v.keys is not None and None not in v.keys for _, v in args.starstar)
+        if entry is not None:
+            where = device_argument(site.walk, entry, state, site.node)
+        elif not known:
+            where = None
+        elif state.default_device is not None:
+            where = state.default_device
     elif state.default_device is not None:
         where = state.default_device
     return Module(why=((site.node, "created on cpu"),), where=where, ident=id(site.node))
@@ -205,6 +218,23 @@ def module_register(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def module_hold(site: CallSite) -> Value:
+    """`group.append(m)` on a module container: it is where its members are (an empty `Ensemble()` filled
+    with modules loaded onto the device is there, not on the cpu where it was made)."""
+    module = cast(Module, site.receiver)
+    if not site.args.positional:
+        return UNKNOWN
+    given = site.args.positional[-1][1]
+    members = [given.elem if isinstance(given, Seq) else given] if site.name == "extend" else [given]
+    where = module.where
+    for member in members:
+        if not (isinstance(member, Module) and member.stateless):
+            where = join_device(where, member.device) if isinstance(member, Module) else None
+    if where != module.where:
+        site.update_receiver(replace(module, where=where))
+    return Const(value=None)
+
+
 def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.CSTNode,
                      value: Module) -> tuple[Module, Module]:
     """`self.add_module(name, fc)`, `setattr(self, name, fc)` for what a plain list also holds
@@ -295,6 +325,7 @@ MODULE_METHODS = {
        if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS, Member.EACH)},
     **{name: module_register for name, member in api.MODULE_MEMBERS.items()
        if member in (Member.BUFFER, Member.PARAMETER, Member.SUBMODULE)},
+    **{name: module_hold for name, member in api.MODULE_MEMBERS.items() if member is Member.HELD},
     "forward": module_forward,
     "state_dict": module_state_dict,
     **{name: module_metadata for name, member in api.MODULE_MEMBERS.items() if member is Member.NO_DEVICE},
