@@ -50,8 +50,8 @@ def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Va
     if not isinstance(value, (Unknown, Located)):
         return value
     names = [dotted(e.value) for e in target.elements]
-    modules = interp.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
-    moved = {name for name in interp.moved_names() if name not in modules}
+    modules = interp.file.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
+    moved = {name for name in interp.file.moved_names() if name not in modules}
     if not any(n in moved for n in names if n) or all(n in moved for n in names if n):
         return value
     shown = ", ".join(f"`{n}`" for n in names if n in moved)

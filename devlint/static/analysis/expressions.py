@@ -157,8 +157,8 @@ def eval_yield(interp: Interpreter, node: cst.Yield, state: State) -> Value:
         value = interp.iterate(interp.eval(node.value.item, state), node)
     else:
         value = interp.eval(node.value, state) if node.value is not None else Const(value=None)
-    if interp.returns:
-        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
+    if interp.frames.returns:
+        interp.frames.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
     return UNKNOWN  # what `send()` gives back
 
 
@@ -283,7 +283,7 @@ def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: 
         return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
-    operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
+    operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):
             return Located(where=(left.device or right.device))
@@ -299,7 +299,8 @@ def eval_subscript(interp: Interpreter, node: cst.Subscript, state: State) -> Va
     if isinstance(container, Tensor):
         tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
         if tensor_indices:
-            operands = [interp.operand(node.value, container)] + [interp.operand(s, v) for s, v in tensor_indices]
+            operand = interp.file.operand
+            operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]
             result = interp.operation(node, "[]", operands, state, indexing=True)
             if isinstance(result, Tensor):
                 return replace(result, where=container.where, scalar=False)

@@ -56,7 +56,7 @@ def builtin_print(site: CallSite) -> Value:
     """`print(loss)` of a GPU tensor waits for the GPU."""
     for arg_node, value in site.args.positional:
         if _on_gpu(value):
-            site.walk.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
+            site.facts.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
     return Const(value=None)
 
 
@@ -64,10 +64,10 @@ def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
     if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != api.CPU_TYPE):
-        site.walk.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
+        site.facts.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
     elif isinstance(first, Unknown) and site.args.positional \
-            and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():
-        site.walk.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
+            and (dotted(site.args.positional[0][0]) or "") in site.file.tensor_names():
+        site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
     return UNKNOWN
 
 
