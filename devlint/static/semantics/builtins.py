@@ -72,7 +72,6 @@ def builtin_number(site: CallSite) -> Value:
 
 
 def builtin_super(site: CallSite) -> Value:
-    site.args
     me = site.state.env.get("self")
     return Super(receiver=me) if me is not None else UNKNOWN
 
@@ -115,7 +114,6 @@ def builtin_len(site: CallSite) -> Value:
 
 
 def builtin_other(site: CallSite) -> Value:
-    site.args
     return UNKNOWN
 
 
@@ -144,7 +142,6 @@ def builtin_setattr(site: CallSite) -> Value:
 def builtin_exec(site: CallSite) -> Value:
     """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
     configurator sets globals from the command line), so a device named by a string is the user's choice."""
-    site.args
     env = site.state.env
     for name, value in list(env.items()):
         if isinstance(value, Const) and isinstance(value.value, str) and const_device(value) is not None:
@@ -154,7 +151,7 @@ def builtin_exec(site: CallSite) -> Value:
 
 def no_return(site: CallSite) -> Value:
     """`sys.exit()`, `pytest.skip()`: the path ends here."""
-    site.args
+    site.evaluate_arguments()
     site.state.dead = True
     return UNKNOWN
 

@@ -135,6 +135,13 @@ class CallSite:
 
     @property
     def args(self) -> Args:
+        """The arguments, evaluated on first use (`evaluate_arguments`)."""
+        args = self._args
+        return args if args is not None else self.evaluate_arguments()
+
+    def evaluate_arguments(self) -> Args:
+        """Evaluate the arguments now, once: a handler that returns without reading them calls this for what
+        evaluating them does (the calls and operations inside them are walked, their facts told)."""
         if self._args is None:
             args = Args()
             evaluate, state = self.walk.eval, self.state

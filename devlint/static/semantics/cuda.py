@@ -21,7 +21,7 @@ def availability(site: CallSite) -> Value:
 
 
 def current_accelerator(site: CallSite) -> Value:
-    site.args
+    site.evaluate_arguments()
     return DeviceValue(why=((site.node, ""),), where=SELECTED)
 
 
@@ -94,7 +94,7 @@ def synchronize(site: CallSite) -> None:
 
 def backend_synchronize(site: CallSite) -> Value:
     """`torch.accelerator.synchronize()`: a wait, on whichever accelerator runs."""
-    site.args
+    site.evaluate_arguments()
     synchronize(site)
     return UNKNOWN
 

@@ -241,7 +241,7 @@ def is_xla_device(path: str) -> bool:
 
 def xla_device(site: CallSite) -> Value:
     """An XLA device: tensors sent there are not on the cpu, and no CUDA queue holds their work."""
-    site.args
+    site.evaluate_arguments()
     return DeviceValue(why=((site.node, "an XLA device"),), where=Device("xla"))
 
 

@@ -89,7 +89,7 @@ def generator_seed(site: CallSite) -> Value:
 
 def cpu_result(site: CallSite) -> Value:
     """`torch.from_numpy(a)`: always on the cpu."""
-    site.args
+    site.evaluate_arguments()
     return Tensor(why=((site.node, "created on cpu"),), where=IMPLICIT_CPU)
 
 
@@ -113,13 +113,13 @@ def identity(site: CallSite) -> Value:
 
 def typed_factory(site: CallSite, tensor_type: Value) -> Value:
     """`Tensor(3, 4)` where `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`."""
-    site.args
+    site.evaluate_arguments()
     return Tensor(why=((site.node, f"created on {tensor_type.device}"),), where=tensor_type.device, fresh=True)
 
 
 def cuda_tensor_type(site: CallSite) -> Value:
     """`torch.cuda.FloatTensor(...)`: on the current GPU, and assumes one."""
-    site.args
+    site.evaluate_arguments()
     site.facts.gpu_assumption(site.node, site.path, site.state)
     return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), fresh=True)
 
