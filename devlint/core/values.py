@@ -433,6 +433,12 @@ class Loader(Value):
 
 
 @record
+class HostArray(Value):
+    """A numpy array or a Python list made from a tensor (`t.numpy()`, `t.tolist()`, `np.stack(rows)`): it
+    lives on the host, and it has dimensions (`torch.tensor(a)` is a cpu tensor, not a 0-dim one)."""
+
+
+@record
 class Seq(Value):
     """A list, tuple or dict of values. `items` when known item by item."""
 

@@ -37,6 +37,19 @@ HOST_LIBRARY_SAFE = frozenset(
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
 )
 
+# numpy functions that build an array (on the host): `torch.tensor(np.stack(rows))` is a cpu tensor with dimensions.
+HOST_ARRAY_FUNCTIONS = frozenset(
+    {"numpy." + name for name in (
+        "array", "asarray", "ascontiguousarray", "stack", "vstack", "hstack", "concatenate", "zeros", "ones",
+        "empty", "full", "zeros_like", "ones_like", "arange", "linspace", "load", "transpose", "reshape", "expand_dims",
+        "squeeze", "clip", "exp", "log", "abs", "sqrt", "where", "random.rand", "random.randn", "random.uniform",
+        "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer")}
+)
+
+# The `dtype=` of a numpy array of Python objects, which holds tensors as they are (no conversion).
+OBJECT_ARRAY_DTYPES = frozenset({"object", "np.object_", "numpy.object_", "O"})
+DTYPE_KEYWORD = "dtype"
+
 CLOCKS = frozenset(
     {"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
      "time.monotonic_ns", "timeit.default_timer"}

@@ -40,6 +40,7 @@ class Host(enum.Enum):
     NONE = enum.auto()
     VALUE = enum.auto()  # a Python value, and an implicit synchronization (`.item()`)
     NUMPY = enum.auto()  # a numpy array: fails on a cuda tensor (`.numpy()`)
+    LIST = enum.auto()  # a Python list (with dimensions), and an implicit synchronization (`.tolist()`)
 
 
 class Sync(enum.Enum):

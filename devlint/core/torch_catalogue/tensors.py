@@ -70,7 +70,7 @@ _EVIDENCE = Role.TENSOR_ONLY
 METHOD_RECORDS: List[Api] = [
     # tensor -> Python value, and an implicit synchronization
     method("item", host=Host.VALUE, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE | Role.REDUCES),
-    method("tolist", host=Host.VALUE, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE),
+    method("tolist", host=Host.LIST, syncs=Sync.YES, roles=_META | _EVIDENCE | Role.RT_CROSS_DEVICE),
     method("numpy", host=Host.NUMPY, syncs=Sync.YES, roles=_EVIDENCE),
     # moves
     method("to", device=Device.MOVE, roles=Role.CROSS_DEVICE),

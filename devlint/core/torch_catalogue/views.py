@@ -77,7 +77,8 @@ REDUCTIONS = methods(role(Role.REDUCES))
 SCALAR_KEEPING = methods(role(Role.KEEPS_SCALAR))
 # Methods that return several tensors when given arguments.
 TUPLE_METHODS = methods(role(Role.RETURNS_TUPLE))
-HOST_SYNC_METHODS = methods(lambda r: r.host is Host.VALUE)
+HOST_SYNC_METHODS = methods(lambda r: r.host in (Host.VALUE, Host.LIST))
+HOST_LIST_METHODS = methods(lambda r: r.host is Host.LIST)  # their result has dimensions
 HOST_CONVERSION_METHODS = methods(lambda r: r.host is Host.NUMPY)
 METADATA_METHODS = methods(role(Role.METADATA))
 CROSS_DEVICE_METHODS = methods(role(Role.CROSS_DEVICE))

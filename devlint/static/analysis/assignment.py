@@ -8,7 +8,8 @@ import libcst as cst
 
 from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.syntax import dotted
-from devlint.core.values import CPU, UNKNOWN, Located, Seq, Tensor, Unknown, Value, join
+from devlint.core.facts import HostConversion
+from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join
 
 if TYPE_CHECKING:
     from devlint.static.analysis.interpreter import Interpreter
@@ -39,9 +40,23 @@ def assign(interp: Interpreter, target: cst.CSTNode, value: Value, state: State,
         eval_slices(interp, target, state)
         if isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
+        elif isinstance(container, HostArray):
+            _write_into_array(interp, target, value, state, line)
         elif isinstance(container, Tensor) and container.collated and storable(target.value):
             # `batch[k] = batch[k].to(device)`: a collated batch is a dict here; its members may have moved
             assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
+
+
+def _write_into_array(interp: Interpreter, target: cst.Subscript, value: Value, state: State,
+                      line: cst.CSTNode) -> None:
+    """`scores[i] = model(x)`: numpy converts what is written into its array (Tensor.__array__)."""
+    if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu and not value.inferred \
+            and not value.scalar:
+        node = line.body[0].value if type(line) is cst.SimpleStatementLine and type(line.body[0]) is cst.Assign \
+            else target
+        how = f"{interp.file.code(target)} = ..."
+        interp.facts.emit(HostConversion(line, how, interp.file.operand(node, value), interp.frames.context))
+        interp.facts.note_sync(state)
 
 
 def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:

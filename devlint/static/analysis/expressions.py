@@ -14,7 +14,7 @@ from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
 from devlint.static.semantics.builtins import GPU_RANGE
-from devlint.static.semantics.containers import const_key, element, join_all, make_seq
+from devlint.static.semantics.containers import const_key, element, join_all, make_seq, tensors_in
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
@@ -270,9 +270,12 @@ def eval_binary(interp: Interpreter, node: cst.BinaryOperation, state: State) ->
 def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
            right_node: cst.CSTNode, state: State) -> Value:
     """`left op right`: list concatenation, string building, or an operation on tensors."""
-    if isinstance(left, Seq) and isinstance(right, Seq) and op == "+":
+    if isinstance(left, Seq) and isinstance(right, Seq) and op in ("+", "+="):  # `preds += [out]` too
         items = (left.items + right.items) if left.items is not None and right.items is not None else None
-        return make_seq(left.kind, list(items) if items is not None else None, [left.elem, right.elem])
+        joined = make_seq(left.kind, list(items) if items is not None else None, [left.elem, right.elem])
+        # as `append` does: remember a GPU member that a loop's join would forget
+        gpu = [m for m in list(left.gpu_members) + list(tensors_in(right)) if m.device is not None and m.device.is_gpu]
+        return replace(joined, gpu_members=tuple(gpu[-1:])) if gpu else joined
     if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
             and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)

@@ -12,7 +12,8 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
-from devlint.core.values import UNKNOWN, Located, Tensor, Value
+from devlint.core.values import UNKNOWN, Const, HostArray, Located, Tensor, Value
+from devlint.static.syntax import dotted
 
 
 def host_library(site: CallSite) -> Value:
@@ -26,8 +27,19 @@ def host_library(site: CallSite) -> Value:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
                 site.facts.note_sync(site.state)
-                return UNKNOWN
-    return UNKNOWN
+                return _host_result(site)
+    return _host_result(site)
+
+
+def _host_result(site: CallSite) -> Value:
+    """What a host library returns: an array where numpy builds one, else unknown (a number, a plot)."""
+    if site.path not in api.HOST_ARRAY_FUNCTIONS:
+        return UNKNOWN
+    dtype = site.args.keywords.get(api.DTYPE_KEYWORD)
+    named = dtype and (dotted(dtype[0]) or (dtype[1].value if isinstance(dtype[1], Const) else None))
+    if named in api.OBJECT_ARRAY_DTYPES:
+        return UNKNOWN  # an array of Python objects holds tensors as they are
+    return HostArray(why=((site.node, "a numpy array, on the host"),))
 
 
 def is_host_library(path: str) -> bool:
@@ -55,7 +67,7 @@ def tensor_numpy(site: CallSite) -> Value:
         site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
                                  site.context))
         site.facts.note_sync(site.state)
-    return UNKNOWN
+    return HostArray(why=((site.node, "a numpy array, on the host"),))
 
 
 def tensor_to_python(site: CallSite) -> Value:
@@ -64,7 +76,9 @@ def tensor_to_python(site: CallSite) -> Value:
     if receiver.where is None or receiver.where.kind != CPU_TYPE:
         operand = site.operand(cast(cst.CSTNode, site.receiver_node), receiver)
         site.facts.host_sync(site.node, f".{site.name}()", operand, site.state)
-    return UNKNOWN
+    if site.name in api.HOST_LIST_METHODS:
+        return HostArray(why=((site.node, "a Python list, on the host"),))
+    return UNKNOWN  # `.item()`: a number
 
 
 FUNCTIONS = {path: cpu_only_argument for path in api.CPU_ONLY_ARGS}
