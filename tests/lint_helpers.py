@@ -33,4 +33,4 @@ def infer(source: str) -> tuple[dict, list]:
     facts: list = []
     interp = Interpreter(cst.parse_module(textwrap.dedent(source)), facts.append)
     interp.run()
-    return interp.globals, facts
+    return interp.frames.globals, facts

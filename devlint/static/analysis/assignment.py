@@ -8,7 +8,7 @@ import libcst as cst
 
 from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.syntax import dotted
-from devlint.core.facts import HostConversion, Operand
+from devlint.core.facts import HostConversion
 from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join
 
 if TYPE_CHECKING:
@@ -54,9 +54,9 @@ def _write_into_array(interp: Interpreter, target: cst.Subscript, value: Value, 
             and not value.scalar:
         node = line.body[0].value if type(line) is cst.SimpleStatementLine and type(line.body[0]) is cst.Assign \
             else target
-        how = f"{interp.code(target)} = ..."
-        interp.emit(HostConversion(line, how, Operand(node, value, interp.code(node)), interp.context))
-        interp.note_sync(state)
+        how = f"{interp.file.code(target)} = ..."
+        interp.facts.emit(HostConversion(line, how, interp.file.operand(node, value), interp.frames.context))
+        interp.facts.note_sync(state)
 
 
 def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:
@@ -65,8 +65,8 @@ def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Va
     if not isinstance(value, (Unknown, Located)):
         return value
     names = [dotted(e.value) for e in target.elements]
-    modules = interp.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
-    moved = {name for name in interp.moved_names() if name not in modules}
+    modules = interp.file.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
+    moved = {name for name in interp.file.moved_names() if name not in modules}
     if not any(n in moved for n in names if n) or all(n in moved for n in names if n):
         return value
     shown = ", ".join(f"`{n}`" for n in names if n in moved)

@@ -26,7 +26,7 @@ _SAME_TENSOR = api.SAME_DEVICE_ATTRIBUTES
 def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: Optional[str] = None,
               node: Optional[cst.CSTNode] = None) -> Value:
     if isinstance(base, Ref):
-        found = project_attribute(interp, base.path, attr) if interp.project is not None else None
+        found = project_attribute(interp, base.path, attr) if interp.tables.project is not None else None
         if found is not None:
             return found
         return Ref(path=api.ALIASES.get(f"{base.path}.{attr}", f"{base.path}.{attr}"))
@@ -40,12 +40,12 @@ def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: O
         value = base.attr(attr)
         if value is not None:
             return value
-        method = functions.find_method(interp.classes.get(base.cls), attr, interp.classes)
+        method = functions.find_method(interp.tables.classes.get(base.cls), attr, interp.tables.classes)
         if method is not None:
             return _method_value(interp, method, base)
         return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
     if isinstance(base, Class):
-        method = functions.find_method(base, attr, interp.classes)
+        method = functions.find_method(base, attr, interp.tables.classes)
         return _method_value(interp, method, None) if method is not None else UNKNOWN
     if isinstance(base, ArgsNamespace):
         for dest, default in base.options:
@@ -71,9 +71,9 @@ def _unknown_local(interp: Interpreter, node: Optional[cst.CSTNode], state: Stat
     if node is None or type(node) is not cst.Attribute or type(node.value) is not cst.Name:
         return False
     name = node.value.value
-    if name in interp.tensor_names():
+    if name in interp.file.tensor_names():
         return True
-    function = interp.current_function
+    function = interp.frames.current_function
     if function is None or name not in state.env:
         return False
     params = function.params
@@ -86,7 +86,8 @@ def _configuration(interp: Interpreter, base: Located) -> bool:
     if where is None or where.kind != "param" or where.param in (None, "self"):
         return False
     name = where.param
-    return name not in interp.tensor_names() and name not in interp.module_names() and name not in interp.moved_names()
+    file = interp.file
+    return name not in file.tensor_names() and name not in file.module_names() and name not in file.moved_names()
 
 
 def _tensor_attribute(base: Tensor, attr: str) -> Value:
@@ -108,12 +109,13 @@ def _module_attribute(interp: Interpreter, base: Module, attr: str, node: Option
     value = base.attr(attr)
     if value is not None:
         return as_member(base, value)
-    cls = interp.classes.get(base.cls or "")
-    method = functions.find_method(cls, attr, interp.classes) if cls else None
+    cls = interp.tables.classes.get(base.cls or "")
+    method = functions.find_method(cls, attr, interp.tables.classes) if cls else None
     if method is not None:
         return _method_value(interp, method, base)
     if attr == "device":
-        if interp.constructing and base.where is not None and base.where.kind == "param" and base.where.param == "self":
+        if interp.frames.constructing and base.where is not None and base.where.kind == "param" \
+                and base.where.param == "self":
             # `self.device` in `__init__`: nothing has moved the module yet, it is where modules start
             return DeviceValue(why=((node, "a module being built is on cpu"),) if node is not None else (), where=CPU)
         return DeviceValue(why=base.why, where=base.where)
@@ -139,7 +141,7 @@ def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> V
 
 
 def _method_value(interp: Interpreter, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
-    fn = interp.functions.get(id(method))
+    fn = interp.tables.functions.get(id(method))
     return UNKNOWN if fn is None else replace(fn, bound=bound)
 
 

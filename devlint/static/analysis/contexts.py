@@ -59,8 +59,8 @@ def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple
         return _enter_generator(interp, generator, cast(cst.Call, item), state)  # a generator context is a call
     value = interp.eval(item, state)
     if isinstance(value, Instance):
-        cls = interp.classes.get(value.cls)
-        enter, leave = (functions.find_method(cls, name, interp.classes) for name in ("__enter__", "__exit__"))
+        cls = interp.tables.classes.get(value.cls)
+        enter, leave = (functions.find_method(cls, name, interp.tables.classes) for name in ("__enter__", "__exit__"))
         if enter is not None and leave is not None:
             entered = _call_method(interp, enter, value, item, state)
             return (value if entered is UNKNOWN else entered), (
@@ -70,7 +70,7 @@ def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple
 
 def _call_method(interp: Interpreter, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode,
                  state: State) -> Value:
-    fn = interp.functions.get(id(method))
+    fn = interp.tables.functions.get(id(method))
     if fn is None:
         return UNKNOWN
     return interp.invoke(replace(fn, bound=receiver), Args(), node, state, None)
@@ -115,7 +115,7 @@ def _handed_back(interp: Interpreter, inner: State, outer: State) -> Timing:
     """The outer path's measurement after the generator ran: the generator's clock reads count."""
     timing = inner.timing.copy()
     if timing.clocks > outer.timing.clocks:
-        timing.depth, timing.lap = len(interp.loops), False
+        timing.depth, timing.lap = len(interp.frames.loops), False
     else:
         timing.depth, timing.lap = outer.timing.depth, outer.timing.lap
     return timing

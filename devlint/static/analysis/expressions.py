@@ -158,8 +158,8 @@ def eval_yield(interp: Interpreter, node: cst.Yield, state: State) -> Value:
         value = interp.iterate(interp.eval(node.value.item, state), node)
     else:
         value = interp.eval(node.value, state) if node.value is not None else Const(value=None)
-    if interp.returns:
-        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
+    if interp.frames.returns:
+        interp.frames.returns[-1].append(Returned(value, state.env.get("self"), state.guarded, yielded=True))
     return UNKNOWN  # what `send()` gives back
 
 
@@ -301,7 +301,7 @@ def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: 
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     if _is_int(left) and _is_int(right) and op in _INT_OPERATORS and (type(left) is Integer or type(right) is Integer):
         return INTEGER  # `-1 - idx` of a loop index: still one element's index
-    operands = [interp.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
+    operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):
             return Located(where=(left.device or right.device))
@@ -317,7 +317,8 @@ def eval_subscript(interp: Interpreter, node: cst.Subscript, state: State) -> Va
     if isinstance(container, Tensor):
         tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
         if tensor_indices:
-            operands = [interp.operand(node.value, container)] + [interp.operand(s, v) for s, v in tensor_indices]
+            operand = interp.file.operand
+            operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]
             result = interp.operation(node, "[]", operands, state, indexing=True)
             if isinstance(result, Tensor):
                 return replace(result, where=container.where, scalar=False)

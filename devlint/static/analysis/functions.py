@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 import libcst as cst
 
 from devlint.static.analysis.guards import is_skip_marker
-from devlint.static.analysis.prepass import PrePass, Scope
+from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.state import Returned, State
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
@@ -31,11 +31,12 @@ from devlint.core.values import (
 if TYPE_CHECKING:
     from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import LoopFrame, Timing
+    from devlint.static.analysis.tables import FileTables
 
     # ((Module.ident, the module after the move), ...)
     Moves = tuple[tuple[int, Module], ...]
-    # the walk's context that open_frame saves: (context, current function, loops, if depth, constructing,
-    # foreign, portable uses or None)
+    # what open_frame saves: the frames' (context, current function, loops, if depth, constructing), and the
+    # emitter's (foreign, portable uses or None)
     Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
 
 MAX_CALL_DEPTH = 6
@@ -80,8 +81,9 @@ def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.CSTNode, sta
            receiver_node: Optional[cst.CSTNode]) -> Value:
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
-    interp.note_gpu_work(node, [v for _, v in args.all()], state)
-    if fdef is None or id(fdef) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+    interp.facts.note_gpu_work(node, [v for _, v in args.all()], state)
+    stack = interp.frames.stack
+    if fdef is None or id(fdef) in stack or len(stack) >= MAX_CALL_DEPTH:
         return UNKNOWN
     if any(_decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
         return UNKNOWN
@@ -102,26 +104,27 @@ def summarise(interp: Interpreter, fn: Function, params: dict[str, Value], state
               node: cst.CSTNode) -> Summary:
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
     key: Optional[tuple[object, ...]]
-    key = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.muted),
+    key = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.facts.muted),
            state.timing.key())
     try:
-        cached = interp.memo.get(key)
+        cached = interp.tables.memo.get(key)
     except TypeError:  # an unhashable argument value: no memo
         cached, key = None, None
     if cached is None:
         result, final_self, end = analyse_body(interp, fn, params, state, node)
         cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end))
         if key is not None:
-            interp.memo[key] = cached
+            interp.tables.memo[key] = cached
     return cached
 
 
 def _called(interp: Interpreter, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
     """What the caller's path takes from a call: its clock reads, syncs and GPU work (another module's seen
     as the call itself), and the objects it moved."""
-    if interp.project is not None and id(fdef) in interp.project.foreign_functions:
+    project = interp.tables.project
+    if project is not None and id(fdef) in project.foreign_functions:
         summary = summary.seen_from(call)
-    summary.apply_timing(state, len(interp.loops))
+    summary.apply_timing(state, len(interp.frames.loops))
     summary.apply_moves(state)
     return summary
 
@@ -130,14 +133,15 @@ def call_super(interp: Interpreter, site: CallSite) -> Value:
     """`super().name(...)` in a method: the first base class's `name` that the walk knows, run on `self`
     (in this file or another module's); what it does to `self` (attributes, moves) the caller sees."""
     me = getattr(site.receiver, "receiver", None)
-    current = interp.functions.get(id(interp.current_function)) if interp.current_function is not None else None
-    owner = interp.classes.get(current.owner) if current is not None and current.owner else None
-    if owner is None or not isinstance(me, (Module, Instance)) or len(interp.stack) >= MAX_CALL_DEPTH:
+    tables, frames = interp.tables, interp.frames
+    current = tables.functions.get(id(frames.current_function)) if frames.current_function is not None else None
+    owner = tables.classes.get(current.owner) if current is not None and current.owner else None
+    if owner is None or not isinstance(me, (Module, Instance)) or len(frames.stack) >= MAX_CALL_DEPTH:
         return UNKNOWN
     method = next((found for base in owner.bases if isinstance(base, Class) and base.node is not owner.node
-                   for found in [find_method(base, site.name, interp.classes)] if found is not None), None)
-    fn = interp.functions.get(id(method)) if method is not None else None
-    if fn is None or method is None or id(method) in interp.stack:  # (fn is None wherever method is)
+                   for found in [find_method(base, site.name, tables.classes)] if found is not None), None)
+    fn = tables.functions.get(id(method)) if method is not None else None
+    if fn is None or method is None or id(method) in frames.stack:  # (fn is None wherever method is)
         return UNKNOWN
     params = bind_arguments(interp, method, me, site.state, args=site.args)
     if params is None:
@@ -158,20 +162,21 @@ def _with_attrs_of(me: Value, base_self: Value) -> Value:
 
 def call_lambda(interp: Interpreter, fn: LambdaFunction, site: CallSite) -> Value:
     """`(lambda: a @ b)()`: the body, evaluated where the lambda was written, on the caller's path."""
-    if len(interp.stack) >= MAX_CALL_DEPTH or id(fn.node) in interp.stack:
+    stack = interp.frames.stack
+    if len(stack) >= MAX_CALL_DEPTH or id(fn.node) in stack:
         return UNKNOWN
     node = cast(cst.Lambda, fn.node)  # every LambdaFunction has its node (eval_lambda)
     params = bind_arguments(interp, node, None, site.state, args=site.args)
     if params is None:
         return UNKNOWN
     state = site.state.copy()
-    state.env = dict(fn.env if fn.env is not None else interp.globals)
+    state.env = dict(fn.env if fn.env is not None else interp.frames.globals)
     state.env.update(params)
-    interp.stack.append(id(fn.node))
+    stack.append(id(fn.node))
     try:
         result = interp.eval(node.body, state)
     finally:
-        interp.stack.pop()
+        stack.pop()
     site.state.timing = state.timing
     return result
 
@@ -271,13 +276,42 @@ def analyse_body(interp: Interpreter, fn: Function, params: dict[str, Value], ca
 def open_frame(interp: Interpreter, fn: Function, params: dict[str, Value], caller: Optional[State],
                call_node: Optional[cst.CSTNode]) -> tuple[State, Frame]:
     """Enter fn: its state (the caller's path conditions and measurement, `params` bound) and the
-    walk's context, saved to be restored by `close_frame`."""
+    walk's frame, saved to be restored by `close_frame`."""
     fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
-    interp.analysed.add(id(fdef))
+    tables, frames, facts = interp.tables, interp.frames, interp.facts
+    tables.analysed.add(id(fdef))
+    state = _entry_state(interp, fn, fdef, params, caller)
+    foreign = tables.project is not None and id(fdef) in tables.project.foreign_functions
+    saved = (frames.context, frames.current_function, frames.loops, frames.if_depth, frames.constructing,
+             facts.foreign, facts.portable_uses if foreign else None)
+    if foreign:
+        facts.foreign += 1  # another module's code: only what the caller's values do there is reported
+    if fdef.name.value == "__init__":
+        frames.constructing += 1
+    calls = frames.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
+    owner = tables.classes.get(fn.owner) if fn.owner else None
+    # while a module is being built (its __init__ and what that calls) it is on the cpu: nothing moved it yet
+    in_module = not frames.constructing and (frames.context.in_module_method or bool(owner and owner.is_module))
+    on_device = in_module or (frames.context.params_on_device if call_node is not None and frames.stack
+                              else not _host_side(interp, fdef, owner))
+    frames.context = Context(function=fn.qualname, calls=calls, in_module_method=in_module,
+                             params_on_device=on_device)
+    frames.current_function = fdef
+    frames.loops, frames.if_depth = [], 0
+    frames.stack.append(id(fdef))
+    frames.returns.append([])
+    return state, saved
+
+
+def _entry_state(interp: Interpreter, fn: Function, fdef: cst.FunctionDef, params: dict[str, Value],
+                 caller: Optional[State]) -> State:
+    """The state fn's body starts in: the names it sees, `params` bound, the caller's path conditions and
+    measurement (or, analysed on its own, the module level's)."""
+    tables, names = interp.tables, interp.frames.globals
     state = State()
-    state.env = dict(interp.closures.get(id(fdef), interp.globals))
+    state.env = dict(tables.closures.get(id(fdef), names))
     state.env.update(params)
-    state.default_device = interp.module_default_device
+    state.default_device = tables.module_default_device
     if caller is not None:
         state.moved = dict(caller.moved)
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
@@ -285,35 +319,16 @@ def open_frame(interp: Interpreter, fn: Function, params: dict[str, Value], call
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
         state.timing = caller.timing.copy()
         state.timing.depth, state.timing.lap = 0, False
-    elif interp.moved_at_end:  # analysed on its own (a callback): the module level's moves have happened
-        state.moved = dict(interp.moved_at_end)
-    if fn.owner in interp.guarded_classes or isinstance(interp.globals.get("pytestmark"), SkipMarker) or any(
+    elif tables.moved_at_end:  # analysed on its own (a callback): the module level's moves have happened
+        state.moved = dict(tables.moved_at_end)
+    if fn.owner in tables.guarded_classes or isinstance(names.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
-    if caller is None and (id(fdef) in interp.defined_guarded or _gpu_named(fdef.name.value) or (
+    if caller is None and (id(fdef) in tables.defined_guarded or _gpu_named(fdef.name.value) or (
             fn.owner is not None and _gpu_named(fn.owner))):
         # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`)
         state.guarded = True
-    foreign = interp.project is not None and id(fdef) in interp.project.foreign_functions
-    saved = (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing,
-             interp.foreign, interp.portable_uses if foreign else None)
-    if foreign:
-        interp.foreign += 1  # another module's code: only what the caller's values do there is reported
-    if fdef.name.value == "__init__":
-        interp.constructing += 1
-    calls = interp.context.calls + (((call_node, fn.qualname),) if call_node is not None else ())
-    owner = interp.classes.get(fn.owner) if fn.owner else None
-    # while a module is being built (its __init__ and what that calls) it is on the cpu: nothing moved it yet
-    in_module = not interp.constructing and (interp.context.in_module_method or bool(owner and owner.is_module))
-    on_device = in_module or (interp.context.params_on_device if call_node is not None and interp.stack
-                              else not _host_side(interp, fdef, owner))
-    interp.context = Context(function=fn.qualname, calls=calls, in_module_method=in_module,
-                             params_on_device=on_device)
-    interp.current_function = fdef
-    interp.loops, interp.if_depth = [], 0
-    interp.stack.append(id(fdef))
-    interp.returns.append([])
-    return state, saved
+    return state
 
 
 def _gpu_named(name: str) -> bool:
@@ -324,12 +339,13 @@ def _gpu_named(name: str) -> bool:
 
 def close_frame(interp: Interpreter, saved: Frame) -> list[Returned]:
     """Leave the function entered by `open_frame`: its returns."""
-    returned = interp.returns.pop()
-    interp.stack.pop()
-    (interp.context, interp.current_function, interp.loops, interp.if_depth, interp.constructing,
-     interp.foreign, portable_uses) = saved
+    frames = interp.frames
+    returned = frames.returns.pop()
+    frames.stack.pop()
+    (frames.context, frames.current_function, frames.loops, frames.if_depth, frames.constructing,
+     interp.facts.foreign, portable_uses) = saved
     if portable_uses is not None:
-        interp.portable_uses = portable_uses  # another module's devices say nothing of this file's intent
+        interp.facts.portable_uses = portable_uses  # another module's devices say nothing of this file's intent
     return returned
 
 
@@ -340,16 +356,16 @@ def _host_side(interp: Interpreter, fdef: cst.FunctionDef, owner: Optional[Class
     name = fdef.name.value
     if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
         return True
-    if owner is None and name in interp.prepass.passed_names:
+    if owner is None and name in interp.tables.prepass.passed_names:
         return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
-    return bool(params & interp.scope_of(fdef).host_names)
+    return bool(params & interp.tables.scope_of(fdef).host_names)
 
 
 def _result(interp: Interpreter, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:
-    if interp.scope_of(fdef).generator:
+    if interp.tables.scope_of(fdef).generator:
         yielded = [r.value for r in returned if r.yielded]
         return Seq(kind="generator", elem=join_all(yielded) if yielded else UNKNOWN)
     values = [r.value for r in returned if not r.yielded]
@@ -371,10 +387,10 @@ def _final_self(returned: list[Returned]) -> Optional[Value]:
 def analyse_standalone(interp: Interpreter, fn: Function) -> None:
     """A function nobody in the file calls (or any `forward`): symbolic parameters."""
     fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
-    cls = interp.classes.get(fn.owner) if fn.owner else None
+    cls = interp.tables.classes.get(fn.owner) if fn.owner else None
     bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
         else cls if cls is not None and _is_classmethod(fdef) else None  # `cls(...)` builds one
-    scope = interp.scope_of(fdef)
+    scope = interp.tables.scope_of(fdef)
     is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
     params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
     analyse_body(interp, fn, params, None, None)
@@ -403,12 +419,12 @@ def symbolic_param(interp: Interpreter, param: cst.Param, scope: Scope, is_forwa
     return Located(why=((param, ""),), where=symbolic)
 
 
-def cpu_only_inputs(interp: Interpreter, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
+def cpu_only_inputs(tables: FileTables, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
     """id() of the argument nodes bound to parameters that `fdef` hands to a cpu-only argument
     (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
-    host = interp.cpu_only_params.get(id(fdef))
+    host = tables.cpu_only_params.get(id(fdef))
     if host is None:
-        host = interp.cpu_only_params[id(fdef)] = _cpu_only_params(fdef)
+        host = tables.cpu_only_params[id(fdef)] = _cpu_only_params(fdef)
     if not host:
         return set()
     names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
@@ -456,28 +472,29 @@ def _to_cpu(call: cst.Call) -> bool:
 
 def class_summary(interp: Interpreter, cls: Class) -> Value:
     """`self` as the methods of a class see it: the attributes __init__ gives it."""
-    cached = interp.class_summaries.get(cls.name)
+    tables = interp.tables
+    cached = tables.class_summaries.get(cls.name)
     if cached is not None:
         return cached
     base: Value = Module(why=(), where=Device("param", param="self"), cls=cls.name) if cls.is_module \
         else Instance(cls=cls.name)
-    interp.class_summaries[cls.name] = base  # recursion guard
-    init = find_method(cls, "__init__", interp.classes)
-    if init is not None and id(init) in interp.functions:
-        fn = replace(interp.functions[id(init)], bound=base)
-        scope = interp.scope_of(init)
+    tables.class_summaries[cls.name] = base  # recursion guard
+    init = find_method(cls, "__init__", tables.classes)
+    if init is not None and id(init) in tables.functions:
+        fn = replace(tables.functions[id(init)], bound=base)
+        scope = tables.scope_of(init)
         params = bind_arguments(interp, init, base, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
-        interp.muted += 1
+        interp.facts.muted += 1
         try:
             _, final_self, _ = analyse_body(interp, fn, params, None, None)
         finally:
-            interp.muted -= 1
-        interp.analysed.discard(id(init))
+            interp.facts.muted -= 1
+        tables.analysed.discard(id(init))
         if isinstance(final_self, (Module, Instance)):
             if isinstance(final_self, Module):
                 final_self = replace(final_self, where=Device("param", param="self"))
             base = final_self
-    interp.class_summaries[cls.name] = base
+    tables.class_summaries[cls.name] = base
     return base
 
 
@@ -489,14 +506,15 @@ def instantiate(interp: Interpreter, cls: Class, site: CallSite) -> Value:
         obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name, ident=id(node))
     else:
         obj = Instance(why=((node, ""),), cls=cls.name)
-    init = find_method(cls, "__init__", interp.classes)
-    if init is None or id(init) not in interp.functions:
+    tables, stack = interp.tables, interp.frames.stack
+    init = find_method(cls, "__init__", tables.classes)
+    if init is None or id(init) not in tables.functions:
         if isinstance(obj, Module) and init is None and not has_state(interp, cls, obj):
             return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
         return obj
-    if id(init) in interp.stack or len(interp.stack) >= MAX_CALL_DEPTH:
+    if id(init) in stack or len(stack) >= MAX_CALL_DEPTH:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
-    fn = replace(interp.functions[id(init)], bound=obj)
+    fn = replace(tables.functions[id(init)], bound=obj)
     params = bind_arguments(interp, init, obj, state, args=args)
     if params is None:
         return obj
@@ -573,14 +591,15 @@ def has_state(interp: Interpreter, cls: Class, module: Module, _below: frozenset
 def _holds_imported_layer(interp: Interpreter, cls: Class) -> bool:
     """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
     we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
-    known = interp.imported_layers.get(cls.name)
+    layers = interp.tables.imported_layers
+    known = layers.get(cls.name)
     if known is None:
-        known = interp.imported_layers[cls.name] = _scan_for_imported_layer(interp, cls)
+        known = layers[cls.name] = _scan_for_imported_layer(interp, cls)
     return known
 
 
 def _scan_for_imported_layer(interp: Interpreter, cls: Class) -> bool:
-    init = find_method(cls, "__init__", interp.classes)
+    init = find_method(cls, "__init__", interp.tables.classes)
     if init is None:
         return False
     stack: list[cst.CSTNode] = [init.body]

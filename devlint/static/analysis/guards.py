@@ -147,12 +147,12 @@ def mentions_gpu(decorator_source: str) -> bool:
 
 def is_skip_marker(interp: Interpreter, decorator: cst.Decorator, state: State) -> bool:
     """Does this decorator run the test (or class) only where CUDA is?"""
-    if mentions_gpu(interp.module.code_for_node(decorator.decorator)):
+    if mentions_gpu(interp.tables.module.code_for_node(decorator.decorator)):
         return True
-    saved = interp.muted
-    interp.muted += 1
+    saved = interp.facts.muted
+    interp.facts.muted += 1
     try:
         value = interp.eval(decorator.decorator, state)
     finally:
-        interp.muted = saved
+        interp.facts.muted = saved
     return isinstance(value, SkipMarker)

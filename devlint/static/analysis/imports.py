@@ -109,42 +109,43 @@ class ProjectImports:
 
 def _walk_module(interp: Interpreter, project: ProjectImports, target: Target, tree: cst.Module,
                  prepass: PrePass) -> dict[str, Value]:
+    tables, frames, facts = interp.tables, interp.frames, interp.facts
     scopes = prepass.scopes
     for key, scope in scopes.items():
         if key:
-            interp.prepass.scopes.setdefault(key, scope)
+            tables.prepass.scopes.setdefault(key, scope)
             project.foreign_functions.add(key)
             project.module_file[key] = cast(Path, target.file)  # a module walked has a file
-    interp.prepass.consumers.update(prepass.consumers)
-    saved = (interp.globals, interp.current_function, interp.context, interp.loops, interp.if_depth,
-             interp.portable_uses, interp.importing)
+    tables.prepass.consumers.update(prepass.consumers)
+    saved = (frames.globals, frames.current_function, frames.context, frames.loops, frames.if_depth,
+             facts.portable_uses, frames.importing)
     state = State()
-    interp.globals = state.env
-    interp.current_function, interp.loops, interp.if_depth = None, [], 0
-    interp.importing = target.file
-    interp.muted += 1
+    frames.globals = state.env
+    frames.current_function, frames.loops, frames.if_depth = None, [], 0
+    frames.importing = target.file
+    facts.muted += 1
     project.loading.append(target.key)
     try:
         end = interp.exec_block(tree.body, state)
     finally:
         project.loading.pop()
-        interp.muted -= 1
-        (interp.globals, interp.current_function, interp.context, interp.loops, interp.if_depth,
-         interp.portable_uses, interp.importing) = saved
+        facts.muted -= 1
+        (frames.globals, frames.current_function, frames.context, frames.loops, frames.if_depth,
+         facts.portable_uses, frames.importing) = saved
     env = end.env
     for key in scopes:
         if key:
-            interp.closures.setdefault(key, env)  # a top-level function or a method sees its module's names
+            tables.closures.setdefault(key, env)  # a top-level function or a method sees its module's names
     return env
 
 
 def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, state: State) -> set[str]:
     """Bind what an import of the project's own modules names: the names bound (a library's: none)."""
-    project: Optional[ProjectImports] = interp.project
+    project: Optional[ProjectImports] = interp.tables.project
     if project is None:
         return set()
-    current = interp.current_function
-    importer = interp.importing or (project.module_file.get(id(current)) if current is not None else None) \
+    current = interp.frames.current_function
+    importer = interp.frames.importing or (project.module_file.get(id(current)) if current is not None else None) \
         or project.importer
     if type(node) is cst.Import:
         return _plain_import(interp, project, node, state, importer)
@@ -211,7 +212,7 @@ def _member(interp: Interpreter, project: ProjectImports, target: Target, names:
 
 def project_attribute(interp: Interpreter, path: str, attr: str) -> Optional[Value]:
     """`M.attr` where the Ref `M` is a project module (None: not one, or not a name we know)."""
-    project: Optional[ProjectImports] = interp.project
+    project: Optional[ProjectImports] = interp.tables.project
     if project is None:
         return None
     target = project.targets.get(path)

@@ -11,160 +11,74 @@ of devlint.static.semantics. What it observes goes out as facts to the rules.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Optional, Sequence, cast
+from typing import TYPE_CHECKING, Callable, Optional, Sequence, cast
 
 import libcst as cst
 
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
+from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
+from devlint.static.analysis.frames import Frames
 from devlint.static.analysis.imports import ProjectImports
-from devlint.static.analysis.prepass import PrePass, Scope, path_template
-from devlint.static.analysis.state import LoopFrame, State
+from devlint.static.analysis.state import State
 from devlint.static.analysis.statements import exec_block
-from devlint.core.facts import (
-    Context, CpuOnlyArgument, FileIntent, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation,
-)
-from devlint.core.mixing import classify, classify_module_input, pairs
+from devlint.static.analysis.tables import FileQuestions, FileTables
+from devlint.core.facts import FileIntent, Operand, Operation
+from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
-from devlint.static.semantics.containers import join_all, tensors_in
+from devlint.static.semantics.containers import join_all
 from devlint.static.semantics.registry import BUILTIN_NAMES
-from devlint.static.syntax import LazyCode, dotted
+from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Class, Device, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
-    replace,
+    CPU, CRASHED, UNKNOWN, Builtin, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, replace,
 )
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
-    from devlint.static.analysis.state import Returned
     from devlint.static.semantics.callsite import CallSite
 
-    # functions.summarise's key: the function, its arguments, and the path conditions it depends on
-    MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, Optional[int], bool, tuple[bool, bool, bool]]
-
 _BUILTINS: dict[str, Value] = {name: Builtin(name=name) for name in BUILTIN_NAMES}
-# What this file's values do in another module's function (a helper given a GPU tensor calls `.numpy()`
-# on it): reported at that module's line when it is checked too.
-_CROSSING = (Operation, ModuleCall, HostConversion, CpuOnlyArgument)
 _BUILTINS.update({name: Ref(path=name) for name in ("exit", "quit")})
 
 
 class Interpreter:
+    """The walk over one file: its state in three objects with one owner each (`tables`: what it learns of
+    the file, `frames`: where it is, `facts`: what it says, tables.py, frames.py, emitter.py), the read-only
+    view of them that semantics handlers get (`file`), and the verbs every part of the walk uses."""
+
     def __init__(self, module: cst.Module, emit: Callable[[object], None],
                  project: Optional[ProjectImports] = None) -> None:
-        self.module = module
-        self.project = project  # the project's other modules, or None: this file alone
-        self.importing: Optional[Path] = None  # the file of the project module whose top level is being walked
-        self.foreign = 0  # > 0: in a function of another module, called from this file
-        self.moved_at_end: dict[int, Module] = {}  # the modules moved in place by the module level (functions see them)
-        self._emit = emit
-        self.muted = 0  # > 0: exploring (a loop's fixed point, a class summary): emit nothing
-        # the muted level of a loop's first pass, which runs on the state before the loop: what it sees
-        # crash is reported too (a running sum made on the cpu, a GPU value added in the loop)
-        self.first_pass: Optional[int] = None
-        self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
-        self.classes: dict[str, Class] = {}
-        self.class_summaries: dict[str, Value] = {}
-        self.analysed: set[int] = set()
-        self.memo: dict[MemoKey, functions.Summary] = {}
-        self.stack: list[int] = []  # functions being analysed
-        self.context = Context()
-        self.current_function: Optional[cst.FunctionDef] = None
-        self.returns: list[list[Returned]] = []  # one list of Returned per function being analysed
-        self.loops: list[LoopFrame] = []
-        self.if_depth = 0
-        self.globals: dict[str, Value] = {}
-        self.star_modules: list[str] = []  # the project's modules imported with `*`
-        self.closures: dict[int, dict[str, Value]] = {}
-        self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
-        self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
-        self.prepass: PrePass = None  # type: ignore[assignment]  # made by run(), before anything reads it
-        self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
-        self.constructing = 0  # `__init__`s being analysed (and the helpers they call)
-        self.dotted_bases: set[str] = set()  # names whose attributes have entries of their own (`data.x`)
-        self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
-        self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
-        self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
-        self.portable_uses = 0  # values placed on a device chosen at run time (the file is portable)
+        self.tables = FileTables(module, project)
+        self.frames = Frames()
+        self.facts = Emitter(emit, module, self.frames)
+        self.file = FileQuestions(self.tables, self.frames)
 
     # ------------------------------------------------------------ driving
 
     def run(self) -> None:
-        self.prepass = PrePass(self.module)
+        tables, frames = self.tables, self.frames
         state = State()
-        self.globals = state.env
-        end = exec_block(self, self.module.body, state)
-        self.globals = end.env
-        self.moved_at_end = end.moved
-        self.module_default_device = end.default_device
-        called = self.prepass.called_names
-        foreign = self.project.foreign_functions if self.project is not None else ()
-        for fn in list(self.functions.values()):
+        frames.globals = state.env
+        end = exec_block(self, tables.module.body, state)
+        frames.globals = end.env
+        tables.moved_at_end = end.moved
+        tables.module_default_device = end.default_device
+        prepass = tables.prepass
+        called = prepass.called_names
+        foreign = tables.project.foreign_functions if tables.project is not None else ()
+        for fn in list(tables.functions.values()):
             if id(fn.node) in foreign:
                 continue
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
-            if name == "forward" or (id(fn.node) not in self.analysed and name not in called):
+            if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
                 functions.analyse_standalone(self, fn)
-        for fn in list(self.functions.values()):
-            if id(fn.node) not in self.analysed and id(fn.node) not in foreign:
+        for fn in list(tables.functions.values()):
+            if id(fn.node) not in tables.analysed and id(fn.node) not in foreign:
                 functions.analyse_standalone(self, fn)
-        xla = any(path.split(".")[0] == "torch_xla" for path in self.prepass.imports.values())
-        self.emit(FileIntent(self.module, self.prepass.cpu_evidence, self.portable_uses, self.prepass.multi_gpu,
-                             xla))
-
-    def emit(self, fact: object) -> None:
-        if self.foreign and type(fact) not in _CROSSING:
-            return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
-        if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
-            self._emit(fact)
-
-    def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
-        scopes = self.prepass.scopes
-        return scopes.get(id(node) if node is not None else 0) or scopes[0]
-
-    def tensor_names(self) -> set[str]:
-        """Names the current function uses as only a tensor can be used."""
-        return self.scope_of(self.current_function).tensor_names
-
-    def moved_names(self) -> set[str]:
-        """Names the current function sends to a device (`x.to(device)`)."""
-        return self.scope_of(self.current_function).moved_names
-
-    def module_names(self) -> set[str]:
-        """Names used as only a module can be, in the current function or at module level."""
-        return self.scope_of(self.current_function).module_names | self.prepass.scopes[0].module_names
-
-    def in_test(self) -> bool:
-        """Is the current function a test (`test_*`), or defined inside one, or called by one?"""
-        names = [self.context.function or ""] + [name for _, name in self.context.calls]
-        if self.current_function is not None:
-            names.append(self.enclosing.get(id(self.current_function)) or "")
-        return any(n.rsplit(".", 1)[-1].startswith("test") for n in names)
-
-    def saved_here(self, path: cst.CSTNode) -> bool:
-        """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
-        `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
-        text = " ".join(self.module.code_for_node(path).split())
-        if text in self.prepass.saved_anywhere:
-            return True
-        template = path_template(path)
-        return bool(template) and template in self.prepass.saved_templates
-
-    def clock_ends(self) -> set[str]:
-        return self.scope_of(self.current_function).clock_ends
-
-    def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
-        """The subtraction or assignment a call feeds."""
-        return self.prepass.consumers.get(id(node))
-
-    def code(self, node: cst.CSTNode) -> str:
-        return LazyCode(self.module, node)
-
-    def operand(self, node: cst.CSTNode, value: Value) -> Operand:
-        return Operand(node, value, self.code(node))
+        xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
+        self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
+                                   xla))
 
     # ------------------------------------------------------------ the two dispatchers
 
@@ -197,7 +111,7 @@ class Interpreter:
             base, _, attr = name.rpartition(".")
             self.store_attribute(base, attr, value, state, line)
             return
-        if name in self.dotted_bases:  # a new object: what was known of the old one's attributes is not
+        if name in self.tables.dotted_bases:  # a new object: what was known of the old one's attributes is not
             prefix = name + "."
             for key in [k for k in state.env if k.startswith(prefix)]:
                 del state.env[key]
@@ -218,14 +132,14 @@ class Interpreter:
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
             state.env[f"{base}.{attr}"] = value
-            self.dotted_bases.add(base.split(".", 1)[0])
+            self.tables.dotted_bases.add(base.split(".", 1)[0])
 
     def module_member(self, value: Value, attr: str, line: cst.CSTNode) -> Value:
         """What storing `value` as a module's attribute makes of it: a module is registered; a plain
         tensor, or a plain list of modules, set while the module is built stays where it is."""
         if isinstance(value, Module):
             return replace(value, registered=True)
-        if not self.constructing:
+        if not self.frames.constructing:
             return value
         if isinstance(value, Tensor) and not value.parameter:
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
@@ -246,11 +160,13 @@ class Interpreter:
         if "." in name:
             base, _, attr = name.rpartition(".")
             return attribute(self, self.lookup(base, state), attr, state, name)
-        if name in self.globals and state.env is not self.globals:
-            return self.globals[name]
+        names = self.frames.globals
+        if name in names and state.env is not names:
+            return names[name]
         builtin = _BUILTINS.get(name)
-        if builtin is None and self.star_modules and name[:1].isupper():
-            return Ref(path=f"{self.star_modules[-1]}.{name}")  # a class from `from models import *`
+        star_modules = self.tables.star_modules
+        if builtin is None and star_modules and name[:1].isupper():
+            return Ref(path=f"{star_modules[-1]}.{name}")  # a class from `from models import *`
         return builtin or UNKNOWN
 
     # ------------------------------------------------------------ what computations do
@@ -266,60 +182,15 @@ class Interpreter:
             tensors = [Operand(o.node, replace(o.value, where=CPU), o.label) if o.value.device is not None
                        and o.value.device.kind == "selected" else o for o in tensors]
         if len(tensors) >= 2:
-            self.emit(Operation(node, name, tuple(tensors), self.context, indexing))
-            if any(classify(a.value, b.value, indexing, self.context.params_on_device)
+            context = self.frames.context
+            self.facts.emit(Operation(node, name, tuple(tensors), context, indexing))
+            if any(classify(a.value, b.value, indexing, context.params_on_device)
                    for a, b in pairs(tensors, indexing)):
                 return CRASHED  # reported once: nothing downstream of it is known
         if not tensors:
             return UNKNOWN
-        self.note_gpu_work(node, [t.value for t in tensors], state)
+        self.facts.note_gpu_work(node, [t.value for t in tensors], state)
         return result_tensor(cast("list[Tensor]", [t.value for t in tensors]), reduce)
-
-    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None:
-        """GPU work happened if a tensor or module on the GPU took part (code we cannot see that is
-        given GPU values counts: it is GPU work, and it is not assumed to wait for the GPU)."""
-        for value in values:
-            if not isinstance(value, (Tensor, Module, Located, Seq)):
-                continue
-            if isinstance(value, Seq):
-                tensors = tensors_in(value)
-                if not tensors:
-                    continue
-                value = tensors[0]
-            device = value.device
-            if device is not None and device.is_gpu and not state.unavailable:
-                state.timing.note_work((node, ""))
-                return
-
-    def note_sync(self, state: State) -> None:
-        state.timing.note_sync()
-
-    def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
-        self.note_sync(state)
-        frame = self.loops[-1] if self.loops else None
-        in_loop = frame is not None and frame.training
-        every_step = in_loop and self.if_depth == cast(LoopFrame, frame).if_depth
-        if operand.value.device is not None and operand.value.device.is_gpu:
-            self.emit(HostSync(node, how, operand, in_loop, every_step, self.context))
-
-    def gpu_assumption(self, node: cst.CSTNode, what: str, state: State, use: Optional[cst.CSTNode] = None) -> None:
-        """`use`: the expression that assumes the GPU, when `node` is the literal it got its device from."""
-        self.emit(GpuAssumption(node, what, "device", state.guarded, self.context, state.switched,
-                                use if use is not node else None))
-
-    def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value,
-                         inputs: list[tuple[cst.CSTNode, Value]]) -> bool:
-        """Emit a ModuleCall; True when an input is on another device than the module."""
-        data = node.args[0].value if type(node) is cst.Call and node.args and node.args[0].keyword is None \
-            and not node.args[0].star else None
-        tensors = [Operand(arg_node, _as_data(member) if arg_node is data else member, self.code(arg_node))
-                   for arg_node, value in inputs for member in tensors_in(value)]
-        if not tensors or not isinstance(module, (Module, Located)) or getattr(module, "moves_inputs", False):
-            return False
-        self.emit(ModuleCall(node, Operand(module_node, module, self.code(module_node)), tuple(tensors),
-                             self.context))
-        # reported once: nothing downstream of a mismatched call is known
-        return any(classify_module_input(module, t.value, self.context.in_module_method) for t in tensors)
 
     def escape(self, args: Args, state: State) -> None:
         """Modules handed to code we cannot see may be moved there: their device is unknown after."""
@@ -355,15 +226,13 @@ class Interpreter:
                receiver_node: Optional[cst.CSTNode]) -> Value:
         return functions.invoke(self, fn, args, node, state, receiver_node)
 
-    def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
-        return functions.find_method(cls, name, self.classes)
-
     def call_method_of(self, receiver: Value, name: str, values: list[Value], node: cst.CSTNode,
                        state: State) -> Value:
         """Call `receiver.name(*values)`, a method of a class of this file (UNKNOWN if it has none)."""
-        cls = self.classes.get(getattr(receiver, "cls", None) or "")
-        method = functions.find_method(cls, name, self.classes)
-        fn = self.functions.get(id(method)) if method is not None else None
+        tables = self.tables
+        cls = tables.classes.get(getattr(receiver, "cls", None) or "")
+        method = functions.find_method(cls, name, tables.classes)
+        fn = tables.functions.get(id(method)) if method is not None else None
         if fn is None:
             return UNKNOWN
         args = Args()
@@ -372,10 +241,6 @@ class Interpreter:
 
     def call_super(self, site: CallSite) -> Value:
         return functions.call_super(self, site)
-
-    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
-        """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
-        return functions.cpu_only_inputs(self, fdef, args, bound)
 
 
 def with_moved_members(module: Module, moved: dict[int, Module]) -> Module:
@@ -398,12 +263,6 @@ def with_moved_members(module: Module, moved: dict[int, Module]) -> Module:
         if where is not None else None
     return replace(module, attrs=tuple(attrs), where=where, moved=True,
                    why=moved_member.why if moved_member is not None else module.why)
-
-
-def _as_data(value: Value) -> Value:
-    """A module's first input is its data, never packed-sequence lengths: a batch left on the host is judged
-    there (a later input of unknown role is not: the model may want it on the cpu)."""
-    return replace(value, host_batch=False) if isinstance(value, Tensor) and value.host_batch else value
 
 
 def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:

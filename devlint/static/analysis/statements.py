@@ -35,7 +35,7 @@ MAX_LOOP_ITERATIONS = 3
 def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
                state: State) -> State:
     # At module level, functions called (and analysed later) see the module's names as they are now.
-    module_level = not interp.stack
+    module_level = not interp.frames.stack
     for stmt in body:
         if state.dead:
             break
@@ -56,7 +56,7 @@ def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseS
         if execute is not None:
             state = execute(interp, stmt, state)
             if module_level:
-                interp.globals = state.env
+                interp.frames.globals = state.env
     return state
 
 
@@ -85,8 +85,8 @@ def exec_aug_assign(interp: Interpreter, small: cst.AugAssign, line: cst.CSTNode
 
 def exec_return(interp: Interpreter, small: cst.Return, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state) if small.value is not None else Const(value=None)
-    if interp.returns:
-        interp.returns[-1].append(Returned(value, state.env.get("self"), state.guarded))
+    if interp.frames.returns:
+        interp.frames.returns[-1].append(Returned(value, state.env.get("self"), state.guarded))
     state.dead = True
 
 
@@ -105,14 +105,14 @@ def exec_assert(interp: Interpreter, small: cst.Assert, line: cst.CSTNode, state
 
 
 def exec_break(interp: Interpreter, small: cst.Break, line: cst.CSTNode, state: State) -> None:
-    if interp.loops:
-        interp.loops[-1].breaks.append(state.copy())
+    if interp.frames.loops:
+        interp.frames.loops[-1].breaks.append(state.copy())
     state.dead = True
 
 
 def exec_continue(interp: Interpreter, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
-    if interp.loops:
-        interp.loops[-1].continues.append(state.copy())
+    if interp.frames.loops:
+        interp.frames.loops[-1].continues.append(state.copy())
     state.dead = True
 
 
@@ -141,7 +141,7 @@ def exec_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, line: cs
         state.guarded = True
     if type(node.names) is cst.ImportStar:
         if not module.startswith(api.LIBRARY_PREFIXES) and not bound:
-            interp.star_modules.append(module)  # `from models import *`: where unbound class names come from
+            interp.tables.star_modules.append(module)  # `from models import *`: where unbound class names come from
         return
     for alias in cast("Sequence[cst.ImportAlias]", node.names):  # not a star
         name = attr_path(alias.name)
@@ -166,11 +166,11 @@ def exec_expression(interp: Interpreter, small: cst.Expr, line: cst.CSTNode, sta
     receiver = interp.eval(receiver_node, state)
     name = dotted(receiver_node)
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
-        isinstance(receiver, (Unknown, Located)) and name is not None and name in interp.tensor_names())
+        isinstance(receiver, (Unknown, Located)) and name is not None and name in interp.file.tensor_names())
     if tensor:
         interp.eval(expr, state)
-        interp.emit(DiscardedMove(line, interp.operand(receiver_node, receiver), expr.func.attr.value,
-                                  interp.context))
+        interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
+                                        interp.frames.context))
         return
     moved = interp.eval(expr, state)
     if name is not None and isinstance(receiver, Tensor) and isinstance(moved, Tensor):
@@ -198,7 +198,7 @@ def exec_if(interp: Interpreter, node: cst.If, state: State) -> State:
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
         return exec_else(interp, node, state)
-    if isinstance(test, Const) and test.value is True and interp.current_function is not None:
+    if isinstance(test, Const) and test.value is True and interp.frames.current_function is not None:
         # `if len(boxes) == 0: return ...` given an empty list: only the branch runs (a folded comparison)
         return interp.exec_suite(node.body, state)
     direction = polarity(test)
@@ -213,14 +213,14 @@ def exec_if(interp: Interpreter, node: cst.If, state: State) -> State:
             branch.unavailable = True
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, then_state)
-    interp.if_depth += 1
+    interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
         if type(node.orelse) is cst.If:
             else_state = exec_if(interp, node.orelse, else_state)
         else:
             else_state = interp.exec_suite(node.orelse.body, else_state)
-    interp.if_depth -= 1
+    interp.frames.if_depth -= 1
     split = direction is not None
     return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
 
@@ -260,12 +260,13 @@ def narrow(interp: Interpreter, test: cst.BaseExpression, then_state: State) -> 
         current = then_state.env.get(subject)
         if isinstance(current, (Unknown, Located)) or current is None:
             then_state.env[subject] = Tensor(where=current.device if current else None, from_param=subject)
-            interp.tensor_names().add(subject)
+            # the current function's pre-pass scope learns it (as if the code said so)
+            interp.tables.scope_of(interp.frames.current_function).tensor_names.add(subject)
 
 
 def _flag_definition(interp: Interpreter, name: str) -> Optional[cst.BaseExpression]:
     """The call a flag of the current function was set to (`is_numpy = isinstance(box, np.ndarray)`)."""
-    function = interp.current_function
+    function = interp.frames.current_function
     body = function.body.body if function is not None and type(function.body) is cst.IndentedBlock else ()
     found: cst.BaseExpression | Literal[False] | None = None
     for stmt in body:
@@ -312,7 +313,7 @@ def exec_match(interp: Interpreter, node: cst.Match, state: State) -> State:
 def exec_for(interp: Interpreter, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
     element = interp.iterate(iterable, node)
-    training = isinstance(iterable, Loader) or loader_like(iterable) or interp.prepass.trains(node.body)
+    training = isinstance(iterable, Loader) or loader_like(iterable) or interp.tables.prepass.trains(node.body)
 
     def bind(s: State) -> None:
         assign(interp, node.target, element, s, node)
@@ -330,7 +331,7 @@ def exec_while(interp: Interpreter, node: cst.While, state: State) -> State:
         if learns(as_condition(interp.eval(node.test, s)), True) is True:
             s.guarded = True
 
-    out = loop(interp, node.body, state, bind, interp.prepass.trains(node.body))
+    out = loop(interp, node.body, state, bind, interp.tables.prepass.trains(node.body))
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
     return out
@@ -344,41 +345,41 @@ def loop(interp: Interpreter, body: cst.BaseSuite, entry: State, bind: Callable[
     pass, or a muted call) is walked once: the outer pass that repeats it carries its
     effects round, and a second walk per pass would make nested loops cost 2^depth.
     """
-    frame = LoopFrame(training=training, if_depth=interp.if_depth)
-    interp.loops.append(frame)
+    frame = LoopFrame(training=training, if_depth=interp.frames.if_depth)
+    interp.frames.loops.append(frame)
     head = entry.copy()
-    if interp.muted:
+    if interp.facts.muted:
         s = head.copy()
         _next_iteration(interp, s)
         bind(s)
         end = interp.exec_suite(body, s)
-        interp.loops.pop()
+        interp.frames.loops.pop()
         for c in frame.continues:
             end = end.join(c)
         return _loop_exit(head.join(end), frame, entry, training)
-    interp.muted += 1
+    interp.facts.muted += 1
     for i in range(MAX_LOOP_ITERATIONS):
         frame.breaks, frame.continues = [], []
         s = head.copy()
         _next_iteration(interp, s)
         bind(s)
         if i == 0:
-            interp.first_pass = interp.muted
+            interp.facts.first_pass = interp.facts.muted
         end = interp.exec_suite(body, s)
-        interp.first_pass = None
+        interp.facts.first_pass = None
         new_head = head.join(end)
         for c in frame.continues:
             new_head = new_head.join(c)
         if new_head.same(head):
             break
         head = new_head
-    interp.muted -= 1
+    interp.facts.muted -= 1
     frame.breaks, frame.continues = [], []
     s = head.copy()
     _next_iteration(interp, s)
     bind(s)
     end = interp.exec_suite(body, s)
-    interp.loops.pop()
+    interp.frames.loops.pop()
     return _loop_exit(head.join(end), frame, entry, training)
 
 
@@ -393,7 +394,7 @@ def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> St
 
 def _next_iteration(interp: Interpreter, state: State) -> None:
     # A clock read inside this loop body, seen again at the next iteration: lap timing.
-    if state.timing.clock is not None and state.timing.depth >= len(interp.loops):
+    if state.timing.clock is not None and state.timing.depth >= len(interp.frames.loops):
         state.timing.lap = True
 
 
@@ -403,16 +404,16 @@ def _next_iteration(interp: Interpreter, state: State) -> None:
 def exec_function_def(interp: Interpreter, node: cst.FunctionDef, state: State,
                       owner: Optional[str] = None) -> State:
     qual = f"{owner}.{node.name.value}" if owner else node.name.value
-    interp.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
+    interp.tables.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
     if state.guarded:
-        interp.defined_guarded.add(id(node))  # after `assert torch.cuda.is_available()`: it runs with a GPU
-    if interp.current_function is not None:
-        interp.closures[id(node)] = state.env
-        interp.enclosing[id(node)] = interp.context.function
+        interp.tables.defined_guarded.add(id(node))  # after `assert torch.cuda.is_available()`: it runs with a GPU
+    if interp.frames.current_function is not None:
+        interp.tables.closures[id(node)] = state.env
+        interp.tables.enclosing[id(node)] = interp.frames.context.function
     for deco in node.decorators:
         interp.eval(deco.decorator, state)
     if owner is None:
-        state.env[node.name.value] = interp.functions[id(node)]
+        state.env[node.name.value] = interp.tables.functions[id(node)]
     return state
 
 
@@ -425,10 +426,10 @@ def exec_class_def(interp: Interpreter, node: cst.ClassDef, state: State) -> Sta
                      or isinstance(b, Class) and b.is_dataset for b in bases)
     cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset,
                 bases=tuple(bases))
-    if interp.importing is None or name not in interp.classes:  # the checked file's own class wins
-        interp.classes[name] = cls
+    if interp.frames.importing is None or name not in interp.tables.classes:  # the checked file's own class wins
+        interp.tables.classes[name] = cls
     if any(is_skip_marker(interp, d, state) for d in node.decorators):
-        interp.guarded_classes.add(name)
+        interp.tables.guarded_classes.add(name)
     state.env[name] = cls
     for stmt in class_body(node):
         if type(stmt) is cst.FunctionDef:

@@ -28,9 +28,9 @@ if TYPE_CHECKING:
     WalkModule = Callable[[Interpreter, ProjectImports, Target, cst.Module, PrePass], dict[str, Value]]
 
 # The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
-_DICTS = (("interp", "functions"), ("interp", "classes"), ("interp", "closures"), ("interp", "enclosing"),
+_DICTS = (("tables", "functions"), ("tables", "classes"), ("tables", "closures"), ("tables", "enclosing"),
           ("prepass", "scopes"), ("prepass", "consumers"), ("project", "module_file"), ("project", "targets"))
-_SETS = (("interp", "guarded_classes"), ("interp", "defined_guarded"), ("project", "foreign_functions"))
+_SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"))
 
 
 @dataclass
@@ -46,7 +46,7 @@ class Walked:
 
 
 def _tables(interp: Interpreter, project: ProjectImports) -> dict[str, object]:
-    return {"interp": interp, "prepass": interp.prepass, "project": project}
+    return {"tables": interp.tables, "prepass": interp.tables.prepass, "project": project}
 
 
 def record(interp: Interpreter, project: ProjectImports, target: Target, source: Source,

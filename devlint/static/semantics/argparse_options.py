@@ -36,7 +36,7 @@ def option(args: Args) -> Optional[tuple[str, Value]]:
 
 
 def argument_parser(site: CallSite) -> Value:
-    site.args
+    site.evaluate_arguments()
     return Parser()
 
 

@@ -57,7 +57,7 @@ def builtin_print(site: CallSite) -> Value:
     """`print(loss)` of a GPU tensor waits for the GPU."""
     for arg_node, value in site.args.positional:
         if _on_gpu(value):
-            site.walk.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
+            site.facts.host_sync(site.node, "print", site.operand(arg_node, value), site.state)
     return Const(value=None)
 
 
@@ -65,15 +65,14 @@ def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     first = site.args.first()
     if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != api.CPU_TYPE):
-        site.walk.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
+        site.facts.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
     elif isinstance(first, Unknown) and site.args.positional \
-            and (dotted(site.args.positional[0][0]) or "") in site.walk.tensor_names():
-        site.walk.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
+            and (dotted(site.args.positional[0][0]) or "") in site.file.tensor_names():
+        site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
     return UNKNOWN
 
 
 def builtin_super(site: CallSite) -> Value:
-    site.args
     me = site.state.env.get("self")
     return Super(receiver=me) if me is not None else UNKNOWN
 
@@ -116,7 +115,6 @@ def builtin_len(site: CallSite) -> Value:
 
 
 def builtin_other(site: CallSite) -> Value:
-    site.args
     return UNKNOWN
 
 
@@ -145,7 +143,6 @@ def builtin_setattr(site: CallSite) -> Value:
 def builtin_exec(site: CallSite) -> Value:
     """`exec(open("configurator.py").read())`: code we cannot see may rebind any name (nanoGPT's
     configurator sets globals from the command line), so a device named by a string is the user's choice."""
-    site.args
     env = site.state.env
     for name, value in list(env.items()):
         if isinstance(value, Const) and isinstance(value.value, str) and const_device(value) is not None:
@@ -155,7 +152,7 @@ def builtin_exec(site: CallSite) -> Value:
 
 def no_return(site: CallSite) -> Value:
     """`sys.exit()`, `pytest.skip()`: the path ends here."""
-    site.args
+    site.evaluate_arguments()
     site.state.dead = True
     return UNKNOWN
 

@@ -4,12 +4,13 @@ A handler is a function `handler(site: CallSite) -> Value`: what the call
 returns, after recording what it does (facts, moves, synchronisations) through
 the site. Arguments are evaluated once, on first use: a handler that never
 looks at them (`time.time()`, `torch.cuda.is_available()`) never walks them.
-`Walk` is all a handler may ask of the interpreter.
+`Walk` is all a handler may ask of the interpreter: a few verbs, `facts` to record
+what it observes, `file` to ask about the file.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable, Optional, Protocol
+from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Mapping, Optional, Protocol
 
 import libcst as cst
 
@@ -19,7 +20,7 @@ from devlint.core.values import UNKNOWN, Seq, Value
 
 if TYPE_CHECKING:
     from devlint.core.values import Class, Function
-    from devlint.static.analysis.state import LoopFrame, State
+    from devlint.static.analysis.state import State
 
 # An argument: its expression (or the node standing for it) and its value.
 Argument = tuple[cst.CSTNode, Value]
@@ -57,49 +58,66 @@ class Args:
         return self.positional + list(self.keywords.values()) + self.star + self.starstar
 
 
-class Walk(Protocol):
-    """What semantics handlers use of the interpreter (devlint.static.analysis.interpreter.Interpreter)."""
+class Facts(Protocol):
+    """What a handler records (devlint.static.analysis.emitter.Emitter): facts for the rules, told in the
+    walk's context and dropped while it explores, and what the path's measurement learns."""
 
-    module: cst.Module
-    context: Context
-    classes: dict[str, Class]
-    functions: dict[int, Function]
-    loops: list[LoopFrame]
-    if_depth: int
-    muted: int  # > 0 while exploring (a loop's fixed point): nothing is final
-    portable_uses: int  # values placed on a device chosen at run time
-
-    def eval(self, node: Optional[cst.CSTNode], state: State) -> Value: ...
     def emit(self, fact: object) -> None: ...
-    def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None: ...
-    def lookup(self, name: str, state: State) -> Value: ...
-    def store(self, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> bool: ...
-    def iterate(self, iterable: Value, node: cst.CSTNode) -> Value: ...
-    def operation(self, node: cst.CSTNode, name: str, operands: list[Operand], state: State, indexing: bool = False,
-                  reduce: bool = False) -> Value: ...
-    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None: ...
-    def note_sync(self, state: State) -> None: ...
     def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None: ...
-    def call_super(self, site: CallSite) -> Value: ...
-
     def gpu_assumption(self, node: cst.CSTNode, what: str, state: State,
                        use: Optional[cst.CSTNode] = None) -> None: ...
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value,
                          inputs: list[Argument]) -> bool: ...
-    def escape(self, args: Args, state: State) -> None: ...
-    def invoke(self, fn: Function, args: Args, node: cst.Call, state: State,
-               receiver_node: Optional[cst.CSTNode]) -> Value: ...
+    def note_gpu_work(self, node: cst.CSTNode, values: Iterable[Value], state: State) -> None: ...
+    def note_sync(self, state: State) -> None: ...
+    def portable_use(self) -> None: ...
+
+
+class FileView(Protocol):
+    """What a handler may ask of the file and of where the walk is in it, read only
+    (devlint.static.analysis.tables.FileQuestions)."""
+
+    @property
+    def context(self) -> Context: ...
+    @property
+    def classes(self) -> Mapping[str, Class]: ...
+    @property
+    def functions(self) -> Mapping[int, Function]: ...
+    def globals(self) -> Mapping[str, Value]: ...
+    def loop_depth(self) -> int: ...
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]: ...
-    def call_method_of(self, receiver: Value, name: str, values: list[Value], node: cst.CSTNode,
-                       state: State) -> Value: ...
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]: ...
-    def tensor_names(self) -> set[str]: ...
-    def module_names(self) -> set[str]: ...
-    def clock_ends(self) -> set[str]: ...
+    def tensor_names(self) -> AbstractSet[str]: ...
+    def module_names(self) -> AbstractSet[str]: ...
+    def clock_ends(self) -> AbstractSet[str]: ...
     def saved_here(self, path: cst.CSTNode) -> bool: ...
     def in_test(self) -> bool: ...
     def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]: ...
     def code(self, node: cst.CSTNode) -> str: ...
+
+
+class Walk(Protocol):
+    """The verbs a handler may ask of the walk (devlint.static.analysis.interpreter.Interpreter), and its two
+    views: `facts` to record, `file` to ask. A handler writes nothing else: what it computed, it returns."""
+
+    @property
+    def facts(self) -> Facts: ...
+    @property
+    def file(self) -> FileView: ...
+
+    def eval(self, node: Optional[cst.CSTNode], state: State) -> Value: ...
+    def lookup(self, name: str, state: State) -> Value: ...
+    def assign_name(self, name: str, value: Value, state: State, line: cst.CSTNode) -> None: ...
+    def store(self, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> bool: ...
+    def escape(self, args: Args, state: State) -> None: ...
+    def iterate(self, iterable: Value, node: cst.CSTNode) -> Value: ...
+    def operation(self, node: cst.CSTNode, name: str, operands: list[Operand], state: State, indexing: bool = False,
+                  reduce: bool = False) -> Value: ...
+    def invoke(self, fn: Function, args: Args, node: cst.Call, state: State,
+               receiver_node: Optional[cst.CSTNode]) -> Value: ...
+    def call_method_of(self, receiver: Value, name: str, values: list[Value], node: cst.CSTNode,
+                       state: State) -> Value: ...
+    def call_super(self, site: CallSite) -> Value: ...
 
 
 class CallSite:
@@ -117,6 +135,13 @@ class CallSite:
 
     @property
     def args(self) -> Args:
+        """The arguments, evaluated on first use (`evaluate_arguments`)."""
+        args = self._args
+        return args if args is not None else self.evaluate_arguments()
+
+    def evaluate_arguments(self) -> Args:
+        """Evaluate the arguments now, once: a handler that returns without reading them calls this for what
+        evaluating them does (the calls and operations inside them are walked, their facts told)."""
         if self._args is None:
             args = Args()
             evaluate, state = self.walk.eval, self.state
@@ -139,22 +164,32 @@ class CallSite:
         return self._args
 
     @property
+    def facts(self) -> Facts:
+        """What the handler records (facts, syncs, GPU work, portable uses)."""
+        return self.walk.facts
+
+    @property
+    def file(self) -> FileView:
+        """What the handler may ask of the file, and of where the walk is in it."""
+        return self.walk.file
+
+    @property
     def context(self) -> Context:
-        return self.walk.context
+        return self.walk.file.context
 
     @property
     def receiver_name(self) -> Optional[str]:
         return dotted(self.receiver_node) if self.receiver_node is not None else None
 
     def emit(self, fact: object) -> None:
-        self.walk.emit(fact)
+        self.walk.facts.emit(fact)
 
     def update_receiver(self, value: Value) -> bool:
         """The method changed its receiver: bind the new value where the receiver came from."""
         return self.receiver_node is not None and self.walk.store(self.receiver_node, value, self.state, self.node)
 
     def operand(self, node: cst.CSTNode, value: Value) -> Operand:
-        return Operand(node, value, self.walk.code(node))
+        return Operand(node, value, self.walk.file.code(node))
 
 
 Handler = Callable[[CallSite], Value]

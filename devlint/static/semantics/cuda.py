@@ -21,7 +21,7 @@ def availability(site: CallSite) -> Value:
 
 
 def current_accelerator(site: CallSite) -> Value:
-    site.args
+    site.evaluate_arguments()
     return DeviceValue(why=((site.node, ""),), where=SELECTED)
 
 
@@ -82,7 +82,7 @@ def cuda_api(site: CallSite) -> Value:
 def synchronize(site: CallSite) -> None:
     """`torch.cuda.synchronize()`: the GPU is idle, and every recorded event has completed."""
     state = site.state
-    site.walk.note_sync(state)
+    site.facts.note_sync(state)
 
     def complete(value: Value) -> Value:
         return replace(value, synced=True) if isinstance(value, CudaEvent) and value.recorded is not None else value
@@ -94,7 +94,7 @@ def synchronize(site: CallSite) -> None:
 
 def backend_synchronize(site: CallSite) -> Value:
     """`torch.accelerator.synchronize()`: a wait, on whichever accelerator runs."""
-    site.args
+    site.evaluate_arguments()
     synchronize(site)
     return UNKNOWN
 
@@ -109,7 +109,7 @@ def event_record(site: CallSite) -> Value:
 
 
 def event_synchronize(site: CallSite) -> Value:
-    site.walk.note_sync(site.state)
+    site.facts.note_sync(site.state)
     if site.receiver_name:
         site.walk.assign_name(site.receiver_name, replace(site.receiver, synced=True), site.state, site.node)
     return UNKNOWN
@@ -119,7 +119,7 @@ def event_elapsed_time(site: CallSite) -> Value:
     if site.args.positional:
         end_node, end = site.args.positional[0]
         if isinstance(end, CudaEvent):
-            site.emit(EventElapsed(site.node, site.walk.code(end_node), end.recorded, end.synced, site.context))
+            site.emit(EventElapsed(site.node, site.file.code(end_node), end.recorded, end.synced, site.context))
     return UNKNOWN
 
 

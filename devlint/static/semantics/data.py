@@ -72,7 +72,7 @@ def tensor_dataset(site: CallSite) -> Value:
 def load(site: CallSite) -> Value:
     args = site.args
     has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
-    scope = {**getattr(site.walk, "globals", {}), **site.state.env}  # for the fix: a selected device in scope
+    scope = {**site.file.globals(), **site.state.env}  # for the fix: a selected device in scope
     device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
                         and value.where is not None and value.where.kind == "selected"), None)
     source = args.find(0, "f")
@@ -85,14 +85,14 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
     """Was what it loads written on this machine, by this process? A test loads what the code it tests
     just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
     function = site.context.function or ""
-    if site.walk.in_test():
+    if site.file.in_test():
         return True
-    owner = site.walk.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
+    owner = site.file.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
     if owner is not None and owner.is_dataset:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
-    return source is not None and site.walk.saved_here(source)
+    return source is not None and site.file.saved_here(source)
 
 
 def loader_next(site: CallSite) -> Value:

@@ -12,7 +12,7 @@ import libcst as cst
 
 from devlint.core.facts import FreshMove
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import Args, CallSite, Walk
+from devlint.static.semantics.callsite import Args, CallSite, Facts
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
@@ -45,26 +45,26 @@ def named(device: Optional[Device], node: cst.CSTNode) -> Optional[Device]:
     return device
 
 
-def device_argument(walk: Walk, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
+def device_argument(facts: Facts, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
-    device = named(_argument_device(walk, value, state, node), node)
+    device = named(_argument_device(facts, value, state, node), node)
     # a function's own `device` parameter, analysed with no caller, is no choice the file makes
     parameter = isinstance(value, DeviceValue) and len(value.why) == 1 and type(value.why[0][0]) is cst.Param
-    if device is not None and device.kind == "selected" and not walk.muted and not parameter:
-        walk.portable_uses += 1
+    if device is not None and device.kind == "selected" and not parameter:
+        facts.portable_use()
     return device
 
 
-def _argument_device(walk: Walk, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
+def _argument_device(facts: Facts, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     if isinstance(value, DeviceValue):
         if value.literal is not None and not value.literal_guarded and not state.guarded:
-            walk.gpu_assumption(value.literal, "a 'cuda' device", state, use=node)
+            facts.gpu_assumption(value.literal, "a 'cuda' device", state, use=node)
         return resolve_current(value.where, state)
     if isinstance(value, Const):
         if isinstance(value.value, str):
             device = parse_device_string(value.value)
             if device is not None and device.kind == api.CUDA_TYPE and not value.guarded and not state.guarded:
-                walk.gpu_assumption(value.node or node, f"'{value.value}'", state, use=node)
+                facts.gpu_assumption(value.node or node, f"'{value.value}'", state, use=node)
             return resolve_current(device, state)
         if isinstance(value.value, int) and not isinstance(value.value, bool):
             return cuda(value.value)
@@ -106,7 +106,7 @@ def set_default_device(site: CallSite) -> Value:
     args = site.args
     value = args.first()
     node = args.positional[0][0] if args.positional else site.node
-    site.state.default_device = device_argument(site.walk, value, site.state, node)
+    site.state.default_device = device_argument(site.facts, value, site.state, node)
     return UNKNOWN
 
 
@@ -114,7 +114,7 @@ def set_default_tensor_type(site: CallSite) -> Value:
     value = site.args.first()
     text = value.value if isinstance(value, Const) else getattr(value, "path", "")
     if isinstance(text, str) and api.CUDA_TYPE in text:
-        site.walk.gpu_assumption(site.node, "torch.set_default_tensor_type(cuda)", site.state)
+        site.facts.gpu_assumption(site.node, "torch.set_default_tensor_type(cuda)", site.state)
         site.state.default_device = cuda(site.state.cuda_index)
     return UNKNOWN
 
@@ -142,7 +142,7 @@ def move_target(site: CallSite) -> Optional[Device]:
     args, state = site.args, site.state
     if site.name in api.MOVES_TO_GPU:
         if not state.guarded:
-            site.walk.gpu_assumption(site.node, ".cuda()", state)
+            site.facts.gpu_assumption(site.node, ".cuda()", state)
         value = args.first("device")
         if isinstance(value, Const) and isinstance(value.value, int):
             return cuda(value.value)
@@ -151,7 +151,7 @@ def move_target(site: CallSite) -> Optional[Device]:
         return cuda(state.cuda_index)
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
-        return device_argument(site.walk, value, state, arg_node)
+        return device_argument(site.facts, value, state, arg_node)
     arg_node, value = args.positional[0]
     if isinstance(value, (Unknown, Ref)):
         # An imported or unknown name: a device if it is named like one (DEVICE, args.device).
@@ -159,7 +159,7 @@ def move_target(site: CallSite) -> Optional[Device]:
         if name_text and api.looks_like_device_name(name_text):
             return replace(SELECTED, name=name_text)
         return None
-    return device_argument(site.walk, value, state, arg_node)
+    return device_argument(site.facts, value, state, arg_node)
 
 
 def target_why(args: Args) -> Why:
@@ -179,14 +179,14 @@ def tensor_to(site: CallSite) -> Value:
     where = move_target(site)
     node, state = site.node, site.state
     if receiver.fresh and where is not None and where.is_gpu:
-        site.emit(FreshMove(node, site.walk.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
+        site.emit(FreshMove(node, site.file.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
                             site.context))
     if where is not None and where.is_gpu:
         # (a blocking copy from the host also waits for the work queued before it, but a measurement
         # that starts with one still leaves the work after it unfinished: it is no sync here)
         state.timing.note_work((node, ""))
     if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == api.CPU_TYPE:
-        site.walk.note_sync(state)
+        site.facts.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
                   where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
 
@@ -194,7 +194,7 @@ def tensor_to(site: CallSite) -> Value:
 def tensor_cpu(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
-        site.walk.host_sync(site.node, ".cpu()", site.operand(cast("cst.CSTNode", site.receiver_node), receiver),
+        site.facts.host_sync(site.node, ".cpu()", site.operand(cast("cst.CSTNode", site.receiver_node), receiver),
                             site.state)
     return Tensor(why=receiver.why + ((site.node, "moved to cpu"),), where=CPU, scalar=receiver.scalar,
                   from_param=receiver.from_param, derived=True)
@@ -220,7 +220,7 @@ def tensor_type(site: CallSite) -> Value:
                       derived=True)
     text = value.value if isinstance(value, Const) else getattr(value, "path", "")
     if isinstance(text, str) and api.CUDA_TYPE in text:
-        site.walk.gpu_assumption(site.node, ".type(cuda)", site.state)
+        site.facts.gpu_assumption(site.node, ".type(cuda)", site.state)
         return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), derived=True)
     return replace(site.receiver, fresh=False, derived=True) if text else Tensor(where=None, derived=True)
 
@@ -230,7 +230,7 @@ def unknown_to(site: CallSite) -> Value:
     if keeps_device(site):
         return site.receiver
     where = move_target(site)
-    site.walk.note_gpu_work(site.node, [Located(where=where)], site.state)
+    site.facts.note_gpu_work(site.node, [Located(where=where)], site.state)
     if where is None:
         return UNKNOWN
     return Located(why=((site.node, ""),), where=where)
@@ -243,7 +243,7 @@ def is_xla_device(path: str) -> bool:
 
 def xla_device(site: CallSite) -> Value:
     """An XLA device: tensors sent there are not on the cpu, and no CUDA queue holds their work."""
-    site.args
+    site.evaluate_arguments()
     return DeviceValue(why=((site.node, "an XLA device"),), where=Device("xla"))
 
 

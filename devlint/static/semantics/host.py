@@ -26,7 +26,7 @@ def host_library(site: CallSite) -> Value:
             if member.where is not None and member.where.is_gpu and not member.inferred:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
-                site.walk.note_sync(site.state)
+                site.facts.note_sync(site.state)
                 return _host_result(site)
     return _host_result(site)
 
@@ -66,7 +66,7 @@ def tensor_numpy(site: CallSite) -> Value:
     if receiver.where is not None and receiver.where.is_gpu:
         site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
                                  site.context))
-        site.walk.note_sync(site.state)
+        site.facts.note_sync(site.state)
     return HostArray(why=((site.node, "a numpy array, on the host"),))
 
 
@@ -74,8 +74,8 @@ def tensor_to_python(site: CallSite) -> Value:
     """`.item()`, `.tolist()`: a Python value, after waiting for the GPU."""
     receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
     if receiver.where is None or receiver.where.kind != CPU_TYPE:
-        site.walk.host_sync(site.node, f".{site.name}()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
-                            site.state)
+        operand = site.operand(cast(cst.CSTNode, site.receiver_node), receiver)
+        site.facts.host_sync(site.node, f".{site.name}()", operand, site.state)
     if site.name in api.HOST_LIST_METHODS:
         return HostArray(why=((site.node, "a Python list, on the host"),))
     return UNKNOWN  # `.item()`: a number

@@ -59,7 +59,7 @@ def torch_module(site: CallSite) -> Value:
         return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node))
     where: Optional[Device] = CPU
     if "device" in args.keywords:
-        where = device_argument(site.walk, args.keywords["device"][1], state, site.node)
+        where = device_argument(site.facts, args.keywords["device"][1], state, site.node)
     elif args.starstar:
         # nn.Linear(a, b, **factory_kwargs): the dict's device; none in dicts whose keys we know: the cpu;
         # else unknown (it may hold one)
@@ -67,7 +67,7 @@ def torch_module(site: CallSite) -> Value:
         entry = next((e for e in entries if e is not None), None)
         known = all(isinstance(v, Seq) and v.keys is not None and None not in v.keys for _, v in args.starstar)
         if entry is not None:
-            where = device_argument(site.walk, entry, state, site.node)
+            where = device_argument(site.facts, entry, state, site.node)
         elif not known:
             where = None
         elif state.default_device is not None:
@@ -111,7 +111,7 @@ def trace(site: CallSite) -> Value:
     if len(args.positional) > input_pos:
         module_node, module = args.positional[module_pos]
         input_node, value = args.positional[input_pos]
-        site.walk.module_call_fact(site.node, module_node, module, [(input_node, value)])
+        site.facts.module_call_fact(site.node, module_node, module, [(input_node, value)])
     return UNKNOWN
 
 
@@ -123,14 +123,14 @@ def call_module(site: CallSite, module: Value) -> Value:
         site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
                                      site.context))
     forward = _forward(site, module)
-    host_inputs = site.walk.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
+    host_inputs = site.file.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
-    if site.walk.module_call_fact(site.node, site.node.func, module, inputs):
+    if site.facts.module_call_fact(site.node, site.node.func, module, inputs):
         return CRASHED  # reported once: what follows from it is not judged again
-    site.walk.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
+    site.facts.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
     if forward is not None:
-        fn = replace(site.walk.functions[id(forward)], bound=module)
+        fn = replace(site.file.functions[id(forward)], bound=module)
         result = site.walk.invoke(fn, args, site.node, site.state, None)
         if type(result) is Unknown and module.device is not None and module.device.concrete:
             # a forward we could not follow to the end: its output still lives where the module computes
@@ -139,7 +139,7 @@ def call_module(site: CallSite, module: Value) -> Value:
     operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
     if isinstance(module, Module) and module.stateless and len(operands) >= 2:
         # a loss or an activation computes on its inputs as they are: they must share a device
-        result = site.walk.operation(site.node, site.walk.code(site.node.func), operands, site.state)
+        result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         return result if not isinstance(result, Tensor) else replace(result, scalar=False)
     device = module.device
     if device is None or not device.concrete:
@@ -153,9 +153,10 @@ def call_module(site: CallSite, module: Value) -> Value:
 
 def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:
     """The `forward` of a module class defined in this file, if that is what is called."""
-    if isinstance(module, Module) and module.cls in site.walk.classes:
-        forward = site.walk.find_method(site.walk.classes[module.cls], "forward")
-        if forward is not None and id(forward) in site.walk.functions:
+    file = site.file
+    if isinstance(module, Module) and module.cls is not None and module.cls in file.classes:
+        forward = file.find_method(file.classes[module.cls], "forward")
+        if forward is not None and id(forward) in file.functions:
             return forward
     return None
 
@@ -275,7 +276,7 @@ def module_other(site: CallSite) -> Value:
     it computes where the module is (or its inputs are); else what it returns is unknown."""
     module = cast(Module, site.receiver)
     values = [v for _, v in site.args.all()]
-    site.walk.note_gpu_work(site.node, values, site.state)
+    site.facts.note_gpu_work(site.node, values, site.state)
     tensors = [t for v in values for t in tensors_in(v)]
     if not tensors or module.stateless:
         return UNKNOWN
@@ -290,7 +291,7 @@ def module_other(site: CallSite) -> Value:
         # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
         # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
         # the other way round is not judged)
-        if site.walk.module_call_fact(site.node, cast(cst.CSTNode, site.receiver_node), module, [data]):
+        if site.facts.module_call_fact(site.node, cast(cst.CSTNode, site.receiver_node), module, [data]):
             return CRASHED
     where = module.where if module.where is not None and module.where.concrete else next(
         (t.where for t in tensors if t.where is not None), None)
@@ -308,7 +309,7 @@ def data_parallel(site: CallSite) -> Value:
     where = module.device if isinstance(module, (Module, Located)) else None
     if where is None and isinstance(data, (Tensor, Located)):
         where = data.device
-    site.walk.note_gpu_work(site.node, [module, data], site.state)
+    site.facts.note_gpu_work(site.node, [module, data], site.state)
     return Tensor(why=((site.node, "gathered where the module is"),), where=where, derived=True)
 
 

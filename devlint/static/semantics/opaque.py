@@ -23,7 +23,7 @@ def unknown_function(site: CallSite) -> Value:
     """An imported function: `utils.train_epoch(model, loader)`."""
     args, state = site.args, site.state
     site.walk.escape(args, state)
-    site.walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
     if _constructs_a_module(site):
         where = state.default_device or CPU
         return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
@@ -49,7 +49,7 @@ def follows_inputs(site: CallSite) -> Value:
     source = tensors[0]
     where = replace(devices[0], implicit=False)  # computed there, not made there without device=
     params = {v.from_param for v in tensors}
-    step = (site.node, f"`{site.walk.code(site.node.func)}(...)` follows its inputs (inferred)")
+    step = (site.node, f"`{site.file.code(site.node.func)}(...)` follows its inputs (inferred)")
     return Tensor(why=source.why + (step,), where=where, derived=True, inferred=True,
                   from_param=params.pop() if len(params) == 1 else None)
 
@@ -66,25 +66,25 @@ def _constructs_a_module(site: CallSite) -> bool:
     if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
                             for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
         return False
-    consumer = site.walk.consumer(site.node)
+    consumer = site.file.consumer(site.node)
     if type(consumer) is not cst.Assign or len(consumer.targets) != 1:
         return False
     target = dotted(consumer.targets[0].target)
-    return target is not None and target in site.walk.module_names()
+    return target is not None and target in site.file.module_names()
 
 
 def unknown_callee(site: CallSite) -> Value:
     """A call of a value of unknown kind (`fn(x)` where fn is a parameter)."""
     site.walk.escape(site.args, site.state)
-    site.walk.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
+    site.facts.note_gpu_work(site.node, [v for _, v in site.args.all()], site.state)
     return follows_inputs(site)
 
 
 def unknown_method(site: CallSite) -> Value:
     """`obj.method(...)` on a value of unknown kind (or only known to live on a device)."""
-    name, receiver, state, walk = site.name, site.receiver, site.state, site.walk
+    name, receiver, state, facts = site.name, site.receiver, site.state, site.facts
     args = site.args
-    walk.escape(args, state)
+    site.walk.escape(args, state)
     located = isinstance(receiver, Located)
     if name in api.MOVES_TO_ARGUMENT or name in api.MOVES_TO_GPU:
         return unknown_to(site)
@@ -94,17 +94,17 @@ def unknown_method(site: CallSite) -> Value:
         return Located(why=((site.node, ""),), where=CPU)
     if name in api.SYNC_METHODS and receiver is not UNKNOWN:
         if receiver.device is not None and receiver.device.is_gpu:
-            walk.note_sync(state)
-    if name in api.HOST_METHODS and site.receiver_name and site.receiver_name in walk.tensor_names():
-        walk.note_sync(state)
+            facts.note_sync(state)
+    if name in api.HOST_METHODS and site.receiver_name and site.receiver_name in site.file.tensor_names():
+        facts.note_sync(state)
     if name == "items" and located:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, receiver)))
     if name == "synchronize":
-        walk.note_sync(state)
+        facts.note_sync(state)
     if name in api.LAUNCHING_METHODS or located:
-        walk.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
+        facts.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
     elif args.positional or args.keywords:
-        walk.note_gpu_work(site.node, [v for _, v in args.all()], state)
+        facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
     if isinstance(receiver, Located) and name not in api.METADATA_METHODS:  # (= located, for the type checker)
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method

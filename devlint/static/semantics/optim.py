@@ -27,7 +27,7 @@ def is_optimizer_class(path: str) -> bool:
 
 def optimizer(site: CallSite) -> Value:
     """`torch.optim.Adam(model.parameters(), ...)`: whose parameters it updates."""
-    site.args
+    site.evaluate_arguments()
     return Optimizer(why=((site.node, ""),), owner=_owner(site.node.args[0].value) if site.node.args else None)
 
 

@@ -89,14 +89,14 @@ def call_method(site: CallSite) -> Value:
         table, default = by_kind
         handler = table.get(name, default)
         if handler is not None:
-            site.args
+            site.evaluate_arguments()  # walked before the handler runs, whether or not it reads them
             result = handler(site)
             # (only kinds with a default handler have handlers that return None)
             return cast(Handler, default)(site) if result is None else result
     if name == "startswith" and isinstance(receiver, Unknown):
         return devices.startswith_cuda(site)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
-        site.args
+        site.evaluate_arguments()
         return devices.string_method(site)
     if name in api.TRACE_CALLS:
         return modules.trace(site)
@@ -104,7 +104,7 @@ def call_method(site: CallSite) -> Value:
 
 
 def call_builtin(site: CallSite) -> Value:
-    site.args
+    site.evaluate_arguments()  # (a builtin's handler may not read them)
     return builtins.BUILTINS[site.name](site)
 
 

@@ -47,7 +47,7 @@ def factory(site: CallSite) -> Value:
     scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0])
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
-        where = device_argument(site.walk, value, state, arg_node)
+        where = device_argument(site.facts, value, state, arg_node)
         made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
         return _with_generator(site, made)
     for _, extra in args.starstar:
@@ -55,7 +55,7 @@ def factory(site: CallSite) -> Value:
         if keys is None or None in keys or "device" in keys:
             # `torch.zeros(n, **dd)`: dd may well hold the device
             device_value = dict_entry(extra, "device")
-            where = device_argument(site.walk, device_value, state, node) if device_value is not None else None
+            where = device_argument(site.facts, device_value, state, node) if device_value is not None else None
             return Tensor(why=((node, ""),), where=where, scalar=scalar)
     first = args.first()
     if site.path in api.DATA_FOLLOWING_FACTORIES and isinstance(first, Tensor):
@@ -78,7 +78,7 @@ def _with_generator(site: CallSite, made: Tensor) -> Value:
 def generator(site: CallSite) -> Value:
     """`torch.Generator()`: on the cpu unless given a device."""
     value = site.args.first("device")
-    where = device_argument(site.walk, value, site.state, site.node) if value is not UNKNOWN else CPU
+    where = device_argument(site.facts, value, site.state, site.node) if value is not UNKNOWN else CPU
     return RandomGenerator(why=((site.node, f"a generator on {where}" if where else ""),), where=where)
 
 
@@ -89,7 +89,7 @@ def generator_seed(site: CallSite) -> Value:
 
 def cpu_result(site: CallSite) -> Value:
     """`torch.from_numpy(a)`: always on the cpu."""
-    site.args
+    site.evaluate_arguments()
     return Tensor(why=((site.node, "created on cpu"),), where=IMPLICIT_CPU)
 
 
@@ -97,7 +97,7 @@ def like_factory(site: CallSite) -> Value:
     """`torch.zeros_like(x)`: on x's device unless told otherwise."""
     args = site.args
     if "device" in args.keywords:
-        where = device_argument(site.walk, args.keywords["device"][1], site.state, site.node)
+        where = device_argument(site.facts, args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
     first = args.first()
     if isinstance(first, (Tensor, Located)):
@@ -113,14 +113,14 @@ def identity(site: CallSite) -> Value:
 
 def typed_factory(site: CallSite, tensor_type: Value) -> Value:
     """`Tensor(3, 4)` where `Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor`."""
-    site.args
+    site.evaluate_arguments()
     return Tensor(why=((site.node, f"created on {tensor_type.device}"),), where=tensor_type.device, fresh=True)
 
 
 def cuda_tensor_type(site: CallSite) -> Value:
     """`torch.cuda.FloatTensor(...)`: on the current GPU, and assumes one."""
-    site.args
-    site.walk.gpu_assumption(site.node, site.path, site.state)
+    site.evaluate_arguments()
+    site.facts.gpu_assumption(site.node, site.path, site.state)
     return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), fresh=True)
 
 
@@ -133,7 +133,7 @@ def torch_function(site: CallSite) -> Value:
     operands = _function_operands(site)
     if "device" in args.keywords and operands:
         # an op told where to put its result: its result follows device=
-        where = device_argument(site.walk, args.keywords["device"][1], site.state, site.node)
+        where = device_argument(site.facts, args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
     if not operands:
         if path.startswith("torch.nn.functional.") and any(isinstance(v, Unknown) for _, v in args.positional[:1]):
@@ -185,7 +185,7 @@ def tensor_new(site: CallSite) -> Value:
     """`x.new_zeros(...)`: on x's device."""
     receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if "device" in site.args.keywords:
-        where = device_argument(site.walk, site.args.keywords["device"][1], site.state, site.node)
+        where = device_argument(site.facts, site.args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
     return Tensor(why=receiver.why + ((site.node, ""),), where=receiver.where, from_param=receiver.from_param,
                   derived=True)
@@ -210,7 +210,7 @@ def tensor_op(site: CallSite) -> Value:
 
 
 def tensor_backward(site: CallSite) -> Value:
-    site.walk.note_gpu_work(site.node, [site.receiver], site.state)
+    site.facts.note_gpu_work(site.node, [site.receiver], site.state)
     return UNKNOWN
 
 

@@ -21,17 +21,17 @@ def clock_read(site: CallSite) -> Value:
         # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
         site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
                             site.context, spans_training=timing.trained))
-    timing.start((site.node, ""), len(site.walk.loops))
+    timing.start((site.node, ""), site.file.loop_depth())
     return Clock()
 
 
 def _ends_measurement(site: CallSite) -> bool:
-    consumer = site.walk.consumer(site.node)
+    consumer = site.file.consumer(site.node)
     if type(consumer) is cst.BinaryOperation:
         return type(consumer.operator) is cst.Subtract and consumer.left is site.node
     if type(consumer) is cst.Assign:
         names = {dotted(t.target) for t in consumer.targets}
-        return bool(names & site.walk.clock_ends())
+        return bool(names & site.file.clock_ends())
     return False
 
 

@@ -1,0 +1,150 @@
+"""What the walk learns of the file and keeps (`FileTables`), and the read-only questions about it that the
+semantics handlers may ask (`FileQuestions`, the `FileView` of devlint.static.semantics.callsite)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional
+
+import libcst as cst
+
+from devlint.core.facts import Operand
+from devlint.static.analysis import functions
+from devlint.static.analysis.prepass import PrePass, Scope, path_template
+from devlint.static.syntax import LazyCode
+
+if TYPE_CHECKING:
+    from devlint.core.facts import Context
+    from devlint.core.values import Class, Device, Function, Module, Value
+    from devlint.static.analysis.frames import Frames
+    from devlint.static.analysis.functions import Summary
+    from devlint.static.analysis.imports import ProjectImports
+    from devlint.static.semantics.callsite import Args
+
+    # functions.summarise's key: the function, its arguments, and the path conditions it depends on
+    MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, Optional[int], bool, tuple[bool, bool, bool]]
+
+
+class FileTables:
+    """The file's tables: what the walk learns of the file (and of the project modules it imports) and keeps
+    for the rest of the walk. Each table has one writer:
+
+    - made here and only read after: `module`, `project`, `prepass` (`imports._walk_module` adds an imported
+      module's scopes and consumers to the pre-pass's tables);
+    - the definitions, `statements.py` (`exec_function_def`, `exec_class_def`, `exec_import`), and
+      `walked.replay` for a module walked before: `functions`, `classes`, `guarded_classes`,
+      `defined_guarded`, `closures` (`imports._walk_module` too: an imported module's functions),
+      `enclosing`, `star_modules`;
+    - `Interpreter.store_attribute`: `dotted_bases`;
+    - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
+    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `cpu_only_params`, `imported_layers`.
+    """
+
+    __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
+                 "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
+                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers")
+
+    def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
+        self.module = module
+        self.project = project  # the project's other modules, or None: this file alone
+        self.prepass = PrePass(module)
+        self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
+        self.classes: dict[str, Class] = {}
+        self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
+        self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
+        self.closures: dict[int, dict[str, Value]] = {}  # id(FunctionDef) -> the names it sees around it
+        self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
+        self.star_modules: list[str] = []  # the project's modules imported with `*`
+        self.dotted_bases: set[str] = set()  # names whose attributes have entries of their own (`data.x`)
+        self.moved_at_end: dict[int, Module] = {}  # the modules moved in place by the module level (functions see them)
+        self.module_default_device: Optional[Device] = None  # torch.set_default_device at module level
+        self.memo: dict[MemoKey, Summary] = {}  # functions.summarise: a function's body per arguments
+        self.analysed: set[int] = set()  # id(FunctionDef) of the functions whose body was walked
+        self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
+        self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
+        self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
+
+    def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
+        """What the pre-pass learnt of a function (`node`), or of the module level (None)."""
+        scopes = self.prepass.scopes
+        return scopes.get(id(node) if node is not None else 0) or scopes[0]
+
+
+class FileQuestions:
+    """Read-only questions about the file and where the walk is in it: the `FileView` a semantics handler
+    gets (`site.file`). It owns nothing; only `cpu_only_inputs` fills a memo of the tables."""
+
+    __slots__ = ("_tables", "_frames")
+
+    def __init__(self, tables: FileTables, frames: Frames) -> None:
+        self._tables, self._frames = tables, frames
+
+    @property
+    def context(self) -> Context:
+        return self._frames.context
+
+    @property
+    def classes(self) -> Mapping[str, Class]:
+        return self._tables.classes
+
+    @property
+    def functions(self) -> Mapping[int, Function]:
+        return self._tables.functions
+
+    def globals(self) -> Mapping[str, Value]:
+        """The module-level names of the module being walked."""
+        return self._frames.globals
+
+    def loop_depth(self) -> int:
+        """How many loops of the current function the walk is in."""
+        return len(self._frames.loops)
+
+    def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
+        return functions.find_method(cls, name, self._tables.classes)
+
+    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
+        """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
+        return functions.cpu_only_inputs(self._tables, fdef, args, bound)
+
+    def tensor_names(self) -> set[str]:
+        """Names the current function uses as only a tensor can be used."""
+        return self._tables.scope_of(self._frames.current_function).tensor_names
+
+    def moved_names(self) -> set[str]:
+        """Names the current function sends to a device (`x.to(device)`)."""
+        return self._tables.scope_of(self._frames.current_function).moved_names
+
+    def module_names(self) -> set[str]:
+        """Names used as only a module can be, in the current function or at module level."""
+        tables = self._tables
+        return tables.scope_of(self._frames.current_function).module_names | tables.prepass.scopes[0].module_names
+
+    def clock_ends(self) -> AbstractSet[str]:
+        return self._tables.scope_of(self._frames.current_function).clock_ends
+
+    def in_test(self) -> bool:
+        """Is the current function a test (`test_*`), or defined inside one, or called by one?"""
+        frames = self._frames
+        names = [frames.context.function or ""] + [name for _, name in frames.context.calls]
+        if frames.current_function is not None:
+            names.append(self._tables.enclosing.get(id(frames.current_function)) or "")
+        return any(n.rsplit(".", 1)[-1].startswith("test") for n in names)
+
+    def saved_here(self, path: cst.CSTNode) -> bool:
+        """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
+        `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
+        tables = self._tables
+        text = " ".join(tables.module.code_for_node(path).split())
+        if text in tables.prepass.saved_anywhere:
+            return True
+        template = path_template(path)
+        return bool(template) and template in tables.prepass.saved_templates
+
+    def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The subtraction or assignment a call feeds."""
+        return self._tables.prepass.consumers.get(id(node))
+
+    def code(self, node: cst.CSTNode) -> str:
+        return LazyCode(self._tables.module, node)
+
+    def operand(self, node: cst.CSTNode, value: Value) -> Operand:
+        return Operand(node, value, LazyCode(self._tables.module, node))
