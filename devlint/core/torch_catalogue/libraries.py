@@ -47,6 +47,10 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer")}
 )
 
+# What nn.ModuleList (and its subclasses) shares with a Python list: the container then holds the module(s).
+MODULE_CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
+MODULE_CONTAINER_EXTEND = "extend"  # given a sequence of modules
+
 # The `dtype=` of a numpy array of Python objects, which holds tensors as they are (no conversion).
 OBJECT_ARRAY_DTYPES = frozenset({"object", "np.object_", "numpy.object_", "O"})
 DTYPE_KEYWORD = "dtype"

@@ -45,7 +45,6 @@ MODULE_RECORDS: List[Api] = [
            "register_module", roles=Role.MODULE_ONLY),
     method("register_parameter", member=Member.PARAMETER),
     method("load_state_dict", "extra_repr", member=Member.NO_DEVICE),
-    method("append", "extend", "insert", member=Member.HELD),  # of nn.ModuleList (and subclasses)
 ]
 
 DATA_RECORDS: List[Api] = [

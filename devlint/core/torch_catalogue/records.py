@@ -96,7 +96,6 @@ class Member(enum.Enum):
     PARAMETER = enum.auto()  # `register_parameter(name, p)`
     SUBMODULE = enum.auto()  # `add_module(name, m)`
     NO_DEVICE = enum.auto()  # `load_state_dict`, `named_modules()`...: nothing the device tables follow
-    HELD = enum.auto()  # `ModuleList.append(m)`, `extend`, `insert`: the container holds m, wherever m is
 
 
 class Role(enum.Flag):

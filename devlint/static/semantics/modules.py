@@ -226,7 +226,7 @@ def module_hold(site: CallSite) -> Value:
     if not site.args.positional:
         return UNKNOWN
     given = site.args.positional[-1][1]
-    members = [given.elem if isinstance(given, Seq) else given] if site.name == "extend" else [given]
+    members = [given.elem if isinstance(given, Seq) else given] if site.name == api.MODULE_CONTAINER_EXTEND else [given]
     where = module.where
     for member in members:
         if not (isinstance(member, Module) and member.stateless):
@@ -326,7 +326,7 @@ MODULE_METHODS = {
        if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS, Member.EACH)},
     **{name: module_register for name, member in api.MODULE_MEMBERS.items()
        if member in (Member.BUFFER, Member.PARAMETER, Member.SUBMODULE)},
-    **{name: module_hold for name, member in api.MODULE_MEMBERS.items() if member is Member.HELD},
+    **{name: module_hold for name in api.MODULE_CONTAINER_METHODS},
     "forward": module_forward,
     "state_dict": module_state_dict,
     **{name: module_metadata for name, member in api.MODULE_MEMBERS.items() if member is Member.NO_DEVICE},
