@@ -390,3 +390,33 @@ def test_a_notebook_reaching_a_helpers_bug_names_its_cells_and_leaves_the_helper
     (finding,) = [f for f in json.loads(result.stdout) if f["code"].startswith("DEV1")]
     assert (finding["path"], finding["line"], finding["cell"]) == ("helper.py", 6, None)
     assert any("demo.ipynb cell 2, line 3 `scale(x)`" in step for step in finding["why"])
+
+
+def test_a_module_that_imports_a_gpu_only_project_module_runs_with_a_gpu(tmp_path):
+    """A test of a CUDA-only package (its kernels import triton) assumes the GPU by design: no DEV201 there;
+    the same test of a module without triton is told."""
+    test = """\
+        import torch
+        from pkg.{module} import scan
+
+
+        def test_scan():
+            x = torch.randn(8, device="cuda")
+            assert scan(x).shape == x.shape
+    """
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/kernels.py": """\
+        import torch
+        import triton
+
+
+        def scan(x):
+            return torch.cumsum(x, 0)
+    """, "pkg/plain.py": """\
+        import torch
+
+
+        def scan(x):
+            return torch.cumsum(x, 0)
+    """, "tests/test_kernels.py": test.format(module="kernels"), "tests/test_plain.py": test.format(module="plain")})
+    assert not {code for _, code in codes(tmp_path / "tests" / "test_kernels.py") if code.startswith("DEV2")}
+    assert (6, "DEV204") in codes(tmp_path / "tests" / "test_plain.py")  # a file that assumes a GPU throughout

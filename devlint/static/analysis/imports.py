@@ -47,6 +47,9 @@ class ProjectImports:
         self.loading: list[str] = []
         self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
         self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
+        # Target.key of the modules whose top level runs with a GPU or not at all (`import triton`, or a
+        # project module that does): what imports them does too
+        self.gpu_only: set[str] = set()
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
@@ -132,6 +135,8 @@ def _walk_module(interp: Interpreter, project: ProjectImports, target: Target, t
         facts.muted -= 1
         (frames.globals, frames.current_function, frames.context, frames.loops, frames.if_depth,
          facts.portable_uses, frames.importing) = saved
+    if end.guarded:
+        project.gpu_only.add(target.key)
     env = end.env
     for key in scopes:
         if key:
@@ -155,6 +160,8 @@ def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, 
     if target is None:
         return set()
     names = project.names_of(interp, target)
+    if target.key in project.gpu_only:
+        state.guarded = True  # `from kernels import fused_scan`, where kernels imports triton
     bound: set[str] = set()
     if type(node.names) is cst.ImportStar:
         for name, value in (names or {}).items():

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 # The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
 _DICTS = (("tables", "functions"), ("tables", "classes"), ("tables", "closures"), ("tables", "enclosing"),
           ("prepass", "scopes"), ("prepass", "consumers"), ("project", "module_file"), ("project", "targets"))
-_SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"))
+_SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"),
+         ("project", "gpu_only"))
 
 
 @dataclass
