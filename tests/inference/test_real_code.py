@@ -12,6 +12,26 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # Real-Time-Voice-Cloning: a fresh GRUCell given another module's parameters through `.data` is there
+    "parameters_replaced_through_data": """
+import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(8, 8)
+        self.inp = nn.Linear(8, 8)
+    def as_cell(self):
+        cell = nn.GRUCell(8, 8)
+        cell.weight_ih.data = self.gru.weight_ih_l0.data
+        cell.weight_hh.data = self.gru.weight_hh_l0.data
+        return cell
+    def step(self, x, h):
+        return self.as_cell()(self.inp(x), h)
+dev = "cuda" if torch.cuda.is_available() else "cpu"
+net = Net().to(dev)
+out = net.step(torch.randn(2, 8, device=dev), torch.zeros(2, 8, device=dev))
+""",
     # audiocraft's rope: torch.polar(abs, angle) is element-wise over its tensors, no factory
     "polar_follows_its_inputs": """
 import torch

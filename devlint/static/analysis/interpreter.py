@@ -32,7 +32,8 @@ from devlint.static.semantics.containers import join_all
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, replace,
+    CPU, CRASHED, UNKNOWN, Builtin, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, join_device,
+    replace,
 )
 
 if TYPE_CHECKING:
@@ -133,6 +134,17 @@ class Interpreter:
         else:
             state.env[f"{base}.{attr}"] = value
             self.tables.dotted_bases.add(base.split(".", 1)[0])
+            if "." in base and (attr == "data" or isinstance(owner, Tensor) and owner.parameter):
+                self._parameter_replaced(base.rpartition(".")[0], value, state, line)
+
+    def _parameter_replaced(self, holder_name: str, value: Value, state: State, line: cst.CSTNode) -> None:
+        """`cell.weight_ih.data = gru.weight_ih_l0.data`: the module's parameter now lives where that does."""
+        holder = self.lookup(holder_name, state)
+        if not isinstance(holder, Module) or holder.stateless:
+            return
+        where = join_device(holder.where, value.device) if isinstance(value, (Tensor, Located)) else None
+        if where != holder.where:
+            self.assign_name(holder_name, replace(holder, where=where), state, line)
 
     def module_member(self, value: Value, attr: str, line: cst.CSTNode) -> Value:
         """What storing `value` as a module's attribute makes of it: a module is registered; a plain
