@@ -12,6 +12,15 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # issue 17 item 5: a `device="cuda"` default assumes a GPU whenever a caller passes none, also in a function
+    # nobody in the file calls (timm's RandomErasing, torch's PagedAttention)
+    "a_cuda_default_assumes_a_gpu": """
+import torch
+def sample(n, device="cuda"):  # expect: DEV201
+    return torch.randn(n, device=device)
+def sample_anywhere(n, device=None):
+    return torch.randn(n, device=device)
+""",
     # Real-Time-Voice-Cloning: a fresh GRUCell given another module's parameters through `.data` is there
     "parameters_replaced_through_data": """
 import torch

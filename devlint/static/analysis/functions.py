@@ -410,7 +410,12 @@ def symbolic_param(interp: Interpreter, param: cst.Param, scope: Scope, is_forwa
     if name in api.FLAG_NAMES:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
-        return DeviceValue(why=((param, ""),), where=SELECTED)
+        # `def sample(n, device="cuda")`: whatever callers pass, the default assumes a GPU when they pass none
+        default = param.default
+        text = default.evaluated_value if type(default) is cst.SimpleString else None
+        hardcoded = isinstance(text, str) and text.startswith(api.CUDA_TYPE)
+        return DeviceValue(why=((param, ""),), where=SELECTED, literal=default if hardcoded else None,
+                           literal_guarded=not hardcoded)
     symbolic = Device("param", param=name)
     tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or name in scope.tensor_names or (
         is_forward and param.default is None)
