@@ -364,3 +364,29 @@ def test_a_callback_sees_the_model_a_trainer_moved_under_main(tmp_path):
             trainer.callback = evaluate
     """})
     assert codes(tmp_path / "run.py") == set()
+
+
+def test_a_notebook_reaching_a_helpers_bug_names_its_cells_and_leaves_the_helpers_line(tmp_path):
+    """A finding told at a project module's line, reached from a notebook, is placed in that module (not in
+    a notebook cell), and its why-chain names the notebook's lines as cells."""
+    import json
+
+    write(tmp_path, {"helper.py": """\
+        import torch
+
+
+        def scale(x):
+            w = torch.ones(3)
+            return x * w
+    """})
+    cells = [["import torch\n", "from helper import scale\n"],
+             ["device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n",
+              "x = torch.randn(3, device=device)\n", "y = scale(x)\n"]]
+    notebook = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# demo\n"]}] + [
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [], "source": c} for c in cells],
+        "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "demo.ipynb").write_text(json.dumps(notebook), encoding="utf-8")
+    result = run_cli("demo.ipynb", "helper.py", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    (finding,) = [f for f in json.loads(result.stdout) if f["code"].startswith("DEV1")]
+    assert (finding["path"], finding["line"], finding["cell"]) == ("helper.py", 6, None)
+    assert any("demo.ipynb cell 2, line 3 `scale(x)`" in step for step in finding["why"])

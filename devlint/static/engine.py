@@ -112,6 +112,7 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             continue
         edits: tuple = ()
         why = tuple(report.why) if how != "used" else (f"defined at {file.step(report.node)}", *report.why)
+        places = _places(file, why, path if how == "there" else "")  # read before the lines are renamed
         if how == "there":  # told in another file: this file's lines are named with its path
             why = tuple(_with_path(step, file.places_in(step), path) for step in why)
         if report.autofix is not None and how == "here":
@@ -122,7 +123,7 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
             why=why, name=rule.name, fix=report.fix, edits=edits,
             applicability=report.autofix.applicability if edits else None,
-            places=_places(file, why, path if how == "there" else ""),
+            places=places,
         ))
     return findings
 

@@ -99,15 +99,25 @@ class Notebook:
         return replace(finding, line=line, end_line=end_line, end_column=end_column, cell=cell.number,
                        why=why, places=places, edits=edits, applicability=finding.applicability if edits else None)
 
-    def _why_in_cells(self, finding: Finding) -> tuple:
-        """The why-chain's lines of the program (carried in `places`) as cells and lines within them."""
+    def mentions_in_cells(self, finding: Finding, path: str) -> Finding:
+        """A finding told at another file's line whose why-chain names this notebook's program lines
+        (`path:12`): those as cells and lines within them."""
+        why, places = self._why_in_cells(finding, path)
+        return replace(finding, why=why, places=places)
+
+    def _why_in_cells(self, finding: Finding, named: str = "") -> tuple:
+        """The why-chain's lines of the program (carried in `places`) as cells and lines within them; `named`:
+        the notebook's path where the finding is another file's (its lines are written `path:line`)."""
         whys, all_places = [], []
         for index, text in enumerate(finding.why):
             placed = []
             for path, program_line, cell_number in (finding.places[index] if index < len(finding.places) else ()):
-                cell, line = self.locate(program_line) if not path and cell_number is None else (None, program_line)
+                ours = path == named and cell_number is None
+                cell, line = self.locate(program_line) if ours else (None, program_line)
                 if cell is not None:
-                    text = text.replace(f"line {program_line} `", f"cell {cell.number}, line {line} `", 1)
+                    written = f"{named}:{program_line} `" if named else f"line {program_line} `"
+                    shown = f"{named} cell {cell.number}, line {line} `" if named else f"cell {cell.number}, line {line} `"
+                    text = text.replace(written, shown, 1)
                     placed.append((path, line, cell.number))
                 else:
                     placed.append((path, program_line, cell_number))
@@ -188,4 +198,6 @@ def check_notebook(source: bytes, path: str, rules: Sequence, check) -> list[Fin
         return [file_error(SYNTAX_ERROR, path, 1, 1, f"not a notebook devlint can read: {exc}")]
     if not notebook.program:
         return []
-    return [notebook.place(f) for f in check(notebook.program.encode("utf-8"))]
+    # a finding told at another file's line (a project module the notebook calls) is placed in that file
+    return [notebook.place(f) if f.path == path else notebook.mentions_in_cells(f, path)
+            for f in check(notebook.program.encode("utf-8"))]

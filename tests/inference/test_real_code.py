@@ -12,6 +12,85 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # audiocraft's rope: torch.polar(abs, angle) is element-wise over its tensors, no factory
+    "polar_follows_its_inputs": """
+import torch
+import torch.nn as nn
+class Rope(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.register_buffer("freqs", 1.0 / 10000 ** (torch.arange(0, dim, 2) / dim))
+    def forward(self, x):
+        t = torch.arange(x.shape[1], device=self.freqs.device, dtype=torch.float32)
+        angles = torch.outer(t, self.freqs)
+        rotation = torch.polar(torch.ones_like(angles), angles)
+        return torch.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2)) * rotation
+""",
+    # Real-Time-Voice-Cloning: a loss module has no device, whatever `.to()` it was given
+    "a_loss_member_has_no_device": """
+import torch
+import torch.nn as nn
+class Encoder(nn.Module):
+    def __init__(self, device, loss_device):
+        super().__init__()
+        self.net = nn.Linear(8, 4).to(device)
+        self.loss_fn = nn.CrossEntropyLoss().to(loss_device)
+    def loss(self, logits, target):
+        return self.loss_fn(logits, target)
+def main():
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    enc = Encoder(dev, torch.device("cpu"))
+    logits = enc.net(torch.randn(3, 8, device=dev)).cpu()
+    return enc.loss(logits, torch.tensor([0, 1, 2]))
+""",
+    # audiocraft's conditioners: a submodule moved on its own while its owner is built is where it was moved
+    "a_submodule_moved_while_the_module_is_built": """
+import torch
+import torch.nn as nn
+class Extractor(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("bank", torch.randn(n, n))
+    def forward(self, wav):
+        return wav @ self.bank
+class Stem(nn.Module):
+    def __init__(self, n, device):
+        super().__init__()
+        self.device = device
+        self.n = n
+        self.extract = Extractor(n).to(device)
+        self.out_len = self.extract(torch.zeros((1, n), device=device)).shape[1]
+def build(cfg):
+    return Stem(8, device=cfg.device)
+""",
+    # stable-baselines3's tests: a class handed in and called with a device builds an object, not a tensor
+    "a_class_parameter_called_with_a_device": """
+import torch
+def fill(buffer_cls, device):
+    buffer = buffer_cls(10, device=device)
+    for _ in range(10):
+        buffer.add(torch.zeros(1))
+""",
+    # yolov7: the else branch of `isinstance(x, torch.Tensor)` holds no tensor
+    "the_else_branch_of_an_isinstance_test_holds_no_tensor": """
+import numpy as np
+import torch
+def xyxy(x):
+    y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
+    return y
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+boxes = xyxy(torch.randn(4, 4, device=device))
+""",
+    # audiocraft's diffusion: a 0-dim cpu tensor never decides where a result is
+    "a_zero_dim_cpu_operand_never_places_the_result": """
+import torch
+from setup import choose_device
+device = "cuda" if torch.cuda.is_available() else "cpu"
+betas = torch.linspace(1e-4, 0.02, 100)
+noise = torch.randn(3).to(choose_device())
+scaled = noise * (1 - betas[3])
+y = scaled + torch.ones(3, device=device)
+""",
     # precision survey of 10 fresh repositories (issue 17 item 9), one case per false-positive mechanism:
     # mamba: a device handed to layers through `**factory_kwargs` (a dict of the constructor's parameters)
     "device_through_factory_kwargs": """

@@ -122,3 +122,9 @@ REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().p
 def test_real_excerpt(excerpt, line, code):
     source = (REALWORLD / excerpt).read_text()
     assert (line, code) in found(source)
+
+
+def test_the_fix_names_a_compound_operand_in_parentheses():
+    source = CASES["unseen_matcher_attribute_follows_the_forward_inputs"]
+    (finding,) = [f for f in lint(source) if f.code == "DEV104"]
+    assert "`device=(labels == 1).device`" in finding.fix

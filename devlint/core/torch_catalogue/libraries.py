@@ -47,6 +47,10 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer")}
 )
 
+# `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.
+IS_TENSOR_FUNCTION = "torch.is_tensor"
+TENSOR_CLASS = "torch.Tensor"
+
 # What nn.ModuleList (and its subclasses) shares with a Python list: the container then holds the module(s).
 MODULE_CONTAINER_METHODS = frozenset({"append", "extend", "insert"})
 MODULE_CONTAINER_EXTEND = "extend"  # given a sequence of modules

@@ -25,7 +25,8 @@ FACTORY_RECORDS: List[Api] = [
        roles=Role.SCALAR_FROM_NUMBER | Role.FOLLOWS_DATA),
     fn("torch.scalar_tensor", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER),
     fn("torch.empty_permuted", device=FACTORY, takes_device=True),
-    *(fn(f"torch.{name}", device=FACTORY) for name in "range sparse_coo_tensor sparse_csr_tensor complex polar "
+    # (`torch.complex`, `torch.polar` are element-wise over their tensors: no factories)
+    *(fn(f"torch.{name}", device=FACTORY) for name in "range sparse_coo_tensor sparse_csr_tensor "
       "Tensor".split()),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
     *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli", "multinomial")),

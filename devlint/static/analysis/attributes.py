@@ -148,6 +148,10 @@ def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value
 def as_member(module: Module, value: Value) -> Value:
     """A module's attribute as seen through the module: registered members move with it."""
     if isinstance(value, Module):
+        if value.stateless:
+            return value  # a loss has no device
+        if value.moved and not module.moved and module.where is not None and module.where.kind != "param":
+            return value  # moved on its own while the module is built (`self.ex = Extractor(n).to(device)`)
         return replace(value, where=module.where)
     if isinstance(value, Tensor) and value.parameter:
         return replace(value, where=module.where, why=module.why or value.why,

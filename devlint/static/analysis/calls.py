@@ -16,7 +16,8 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.semantics import modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.core.values import (
-    BoundMethod, Builtin, Class, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType, Value,
+    BoundMethod, Builtin, Class, DeviceValue, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType,
+    Value,
 )
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
     if isinstance(callee, Builtin):
         site.name = callee.name
         return registry.call_builtin(site)
-    if isinstance(callee, (Module, Located)):
+    if isinstance(callee, Module) or isinstance(callee, Located) and _given_data(site):
         return modules.call_module(site, callee)
     if isinstance(callee, BoundMethod):
         return _method(interp, node, state, callee.receiver, callee.name, node.func)
@@ -72,3 +73,9 @@ def _method(interp: Walker, node: cst.Call, state: State, receiver: Value, name:
             receiver_node: Optional[cst.CSTNode]) -> Value:
     site = CallSite(interp, node, state, name=name, receiver=receiver, receiver_node=receiver_node)
     return registry.call_method(site)
+
+
+def _given_data(site: CallSite) -> bool:
+    """A value of unknown kind called like a module is (`encoder(x)`), not like a class is (`buffer_cls(10,
+    device=device)`: given a device, it builds something there)."""
+    return "device" not in site.args.keywords and not any(isinstance(v, DeviceValue) for _, v in site.args.all())

@@ -9,7 +9,9 @@ import libcst as cst
 from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
-from devlint.static.analysis.guards import as_condition, boolean, comparison_guard, learns, negate, polarity
+from devlint.static.analysis.guards import (
+    as_condition, boolean, comparison_guard, learns, negate, not_a_tensor, polarity,
+)
 from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
@@ -175,6 +177,7 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     then_state, else_state = state.copy(), state.copy()
     then_state.guarded = then_state.guarded or learns(test, True) is True
     else_state.guarded = else_state.guarded or learns(test, False) is True
+    not_a_tensor(interp, node.test, else_state)
     body = interp.eval(node.body, then_state)
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
@@ -299,7 +302,7 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
-    if _is_int(left) and _is_int(right) and op in _INT_OPERATORS and (type(left) is Integer or type(right) is Integer):
+    if _is_int(left) and _is_int(right) and op in _INT_OPERATORS:
         return INTEGER  # `-1 - idx` of a loop index: still one element's index
     operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:

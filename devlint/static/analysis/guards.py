@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Optional, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
+from devlint.static.syntax import dotted
 from devlint.core.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Seq, SkipMarker, Unknown,
-    Value,
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Ref, Seq, SkipMarker,
+    Unknown, Value,
 )
 
 if TYPE_CHECKING:
@@ -156,3 +157,16 @@ def is_skip_marker(interp: Walker, decorator: cst.Decorator, state: State) -> bo
     finally:
         interp.facts.muted = saved
     return isinstance(value, SkipMarker)
+
+
+def not_a_tensor(interp: Interpreter, test: cst.BaseExpression, else_state: State) -> None:
+    """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
+    if not (type(test) is cst.Call and len(test.args) >= 1):
+        return
+    callee = interp.eval(test.func, else_state)
+    path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
+    kind = getattr(interp.eval(test.args[1].value, else_state), "path", "") if len(test.args) > 1 else ""
+    subject = dotted(test.args[0].value)
+    is_tensor = path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS)
+    if is_tensor and subject is not None and subject in else_state.env:
+        else_state.env[subject] = UNKNOWN

@@ -269,13 +269,14 @@ def with_moved_members(module: Module, moved: dict[int, Module]) -> Module:
 
 def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
     """The result of an operation on `tensors` (which agree): on their device."""
-    # The most telling operand: a concrete device over a parameter's, a non-scalar over a scalar.
+    # The most telling operand: a 0-dim cpu one never decides (it goes wherever the other is, even a
+    # place we do not know); then a known device over an unknown one, a concrete one over a parameter's.
     def rank(t: Tensor) -> tuple[bool, bool, bool, bool]:
         where = t.where
         return (
+            not (t.scalar and where is not None and where.kind == "cpu"),
             where is not None,
             where is not None and where.concrete,
-            not (t.scalar and where is not None and where.kind == "cpu"),
             where is not None and not where.implicit,
         )
 

@@ -13,7 +13,7 @@ import libcst as cst
 from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
-from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, polarity
+from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, not_a_tensor, polarity
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
@@ -213,6 +213,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             branch.unavailable = True
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, then_state)
+    not_a_tensor(interp, node.test, else_state)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
@@ -252,7 +253,7 @@ def narrow(interp: Walker, test: cst.BaseExpression, then_state: State) -> None:
     path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
     subject = dotted(test.args[0].value)
     kind = getattr(interp.eval(test.args[1].value, then_state), "path", "") if len(test.args) > 1 else ""
-    is_tensor = path == "torch.is_tensor" or (path == "isinstance" and kind == "torch.Tensor")
+    is_tensor = path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS)
     if path == "isinstance" and kind == "numpy.ndarray" and subject and subject in then_state.env:
         then_state.env[subject] = UNKNOWN  # a numpy array here, whatever the callers passed elsewhere
         return

@@ -8,7 +8,7 @@ from devlint.core.facts import ModuleCall, Operand, Operation
 from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.core.torch_catalogue.views import FACTORIES_WITH_DEVICE
 from devlint.static.fixes import AFTER, Fix, NodeEdit
-from devlint.static.fixes.helpers import function_of, parent_of, statement_of, torch_alias
+from devlint.static.fixes.helpers import function_of, is_atom, parent_of, statement_of, torch_alias
 from devlint.static.rules.base import Verdict, Rule
 from devlint.static.syntax import dotted
 
@@ -92,7 +92,8 @@ class Cell(nn.Module):
             return
         cpu_side, other = found
         created = cpu_side.value.maybe_cpu
-        partner = other.value.from_param if other.value.from_param not in (None, "self") else other.label
+        partner = other.value.from_param if other.value.from_param not in (None, "self") else (
+            other.label if is_atom(other.node) else f"({other.label})")  # `(labels == 1).device`
         factory = created[0] if created else (cpu_side.value.why[0][0] if cpu_side.value.why else None)
         where = self.placed(cpu_side.label, cpu_side.value) if cpu_side.value.where is not None else (
             f"`{cpu_side.label}` may be on cpu: {self.file.step(*created)}" if created else "")
@@ -138,6 +139,8 @@ class Cell(nn.Module):
         names = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)} - {"self"}
         value = other.value
         param = value.from_param or (value.where.param if value.where is not None else None)
+        if param is not None and _called_in(function, param):
+            param = None  # a class or a factory handed in (`buffer_cls(10)`): it has no `.device`
         if param not in names:
             param = self._created_on_param(other, function, names)
             if param is None:
@@ -170,3 +173,18 @@ class Cell(nn.Module):
                         type(device.value) is cst.Name and device.value.value in names:
                     return device.value.value
         return None
+
+
+def _called_in(function: cst.FunctionDef, name: str) -> bool:
+    """Is the parameter `name` called in `function` (a callable, not a tensor)?"""
+    return any(type(node.func) is cst.Name and node.func.value == name
+               for node in _calls(function.body))
+
+
+def _calls(node: cst.CSTNode) -> Iterable[cst.Call]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call:
+            yield current
+        stack.extend(current.children)
