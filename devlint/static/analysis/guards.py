@@ -159,7 +159,7 @@ def is_skip_marker(interp: Walker, decorator: cst.Decorator, state: State) -> bo
     return isinstance(value, SkipMarker)
 
 
-def not_a_tensor(interp: Interpreter, test: cst.BaseExpression, else_state: State) -> None:
+def not_a_tensor(interp: Walker, test: cst.BaseExpression, else_state: State) -> None:
     """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
     if not (type(test) is cst.Call and len(test.args) >= 1):
         return
