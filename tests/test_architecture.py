@@ -20,15 +20,10 @@ def _modules() -> dict[str, ast.Module]:
 
 
 def _imports(name: str, tree: ast.Module, known: set[str]) -> set[str]:
-    """devlint modules that `name` imports, anywhere but under `if TYPE_CHECKING:`."""
+    """devlint modules that `name` imports, under `if TYPE_CHECKING:` too: a circle of annotations is still
+    one to read (a part typed with the whole it is part of), so the parts name protocols instead."""
     found: set[str] = set()
-    skip: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skip.update(id(n) for n in ast.walk(node))
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:

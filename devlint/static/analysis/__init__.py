@@ -10,7 +10,7 @@ from typing import Callable, Optional
 
 import libcst as cst
 
-from devlint.static.analysis.imports import ProjectImports
+from devlint.static.analysis.project_imports import ProjectImports
 from devlint.static.analysis.interpreter import Interpreter
 
 

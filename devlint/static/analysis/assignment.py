@@ -12,13 +12,13 @@ from devlint.core.facts import HostConversion
 from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import State
+    from devlint.static.analysis.walker import Walker
 
 IMPLICIT_HOST = CPU  # a batch on the host: on the cpu, not made here
 
 
-def assign(interp: Interpreter, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> None:
+def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line: cst.CSTNode) -> None:
     if type(target) is cst.Name:
         interp.assign_name(target.value, value, state, line)
     elif type(target) in (cst.Tuple, cst.List):
@@ -47,7 +47,7 @@ def assign(interp: Interpreter, target: cst.CSTNode, value: Value, state: State,
             assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
 
 
-def _write_into_array(interp: Interpreter, target: cst.Subscript, value: Value, state: State,
+def _write_into_array(interp: Walker, target: cst.Subscript, value: Value, state: State,
                       line: cst.CSTNode) -> None:
     """`scores[i] = model(x)`: numpy converts what is written into its array (Tensor.__array__)."""
     if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu and not value.inferred \
@@ -59,7 +59,7 @@ def _write_into_array(interp: Interpreter, target: cst.Subscript, value: Value, 
         interp.facts.note_sync(state)
 
 
-def _batch_evidence(interp: Interpreter, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:
+def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:
     """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
     is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does."""
     if not isinstance(value, (Unknown, Located)):
@@ -82,7 +82,7 @@ def storable(node: cst.CSTNode) -> bool:
     return dotted(node) is not None
 
 
-def eval_slices(interp: Interpreter, node: cst.Subscript, state: State) -> list[tuple[cst.BaseExpression, Value]]:
+def eval_slices(interp: Walker, node: cst.Subscript, state: State) -> list[tuple[cst.BaseExpression, Value]]:
     """Evaluate the indices of `x[...]`: (node, value) for each plain index."""
     out = []
     for element_ in node.slice:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis import functions
+from devlint.static.analysis.definitions import find_method
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.core.torch_catalogue import views as api
@@ -16,14 +16,14 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import State
+    from devlint.static.analysis.walker import Walker
 
 # Attributes that are the tensor itself, for device purposes.
 _SAME_TENSOR = api.SAME_DEVICE_ATTRIBUTES
 
 
-def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: Optional[str] = None,
+def attribute(interp: Walker, base: Value, attr: str, state: State, name: Optional[str] = None,
               node: Optional[cst.CSTNode] = None) -> Value:
     if isinstance(base, Ref):
         found = project_attribute(interp, base.path, attr) if interp.tables.project is not None else None
@@ -40,12 +40,12 @@ def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: O
         value = base.attr(attr)
         if value is not None:
             return value
-        method = functions.find_method(interp.tables.classes.get(base.cls), attr, interp.tables.classes)
+        method = find_method(interp.tables.classes.get(base.cls), attr, interp.tables.classes)
         if method is not None:
             return _method_value(interp, method, base)
         return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
     if isinstance(base, Class):
-        method = functions.find_method(base, attr, interp.tables.classes)
+        method = find_method(base, attr, interp.tables.classes)
         return _method_value(interp, method, None) if method is not None else UNKNOWN
     if isinstance(base, ArgsNamespace):
         for dest, default in base.options:
@@ -64,7 +64,7 @@ def attribute(interp: Interpreter, base: Value, attr: str, state: State, name: O
     return BoundMethod(receiver=base, name=attr)
 
 
-def _unknown_local(interp: Interpreter, node: Optional[cst.CSTNode], state: State) -> bool:
+def _unknown_local(interp: Walker, node: Optional[cst.CSTNode], state: State) -> bool:
     """`inter.device` where `inter` is a value this function computed and we cannot know (a tensor, as a
     rule: `x.device` of a configuration, `args.device`, is the chosen device, but a configuration is a
     parameter or a module-level name), or a name used as a tensor."""
@@ -80,7 +80,7 @@ def _unknown_local(interp: Interpreter, node: Optional[cst.CSTNode], state: Stat
     return all(p.name.value != name for p in (*params.posonly_params, *params.params, *params.kwonly_params))
 
 
-def _configuration(interp: Interpreter, base: Located) -> bool:
+def _configuration(interp: Walker, base: Located) -> bool:
     """Is `base` a parameter of the current function that it never uses as a tensor or a module?"""
     where = base.where
     if where is None or where.kind != "param" or where.param in (None, "self"):
@@ -105,12 +105,12 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
     return BoundMethod(receiver=base, name=attr)
 
 
-def _module_attribute(interp: Interpreter, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
+def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
     value = base.attr(attr)
     if value is not None:
         return as_member(base, value)
     cls = interp.tables.classes.get(base.cls or "")
-    method = functions.find_method(cls, attr, interp.tables.classes) if cls else None
+    method = find_method(cls, attr, interp.tables.classes) if cls else None
     if method is not None:
         return _method_value(interp, method, base)
     if attr == "device":
@@ -140,7 +140,7 @@ def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> V
     return UNKNOWN
 
 
-def _method_value(interp: Interpreter, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
+def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
     fn = interp.tables.functions.get(id(method))
     return UNKNOWN if fn is None else replace(fn, bound=bound)
 

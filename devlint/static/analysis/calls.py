@@ -21,11 +21,11 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import State
+    from devlint.static.analysis.walker import Walker
 
 
-def eval_call(interp: Interpreter, node: cst.Call, state: State) -> Value:
+def eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
     func = node.func
     if type(func) is cst.Attribute:
         receiver = interp.eval(func.value, state)
@@ -46,7 +46,7 @@ def eval_call(interp: Interpreter, node: cst.Call, state: State) -> Value:
     return _call_value(interp, node, state, callee)
 
 
-def _call_value(interp: Interpreter, node: cst.Call, state: State, callee: Value) -> Value:
+def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> Value:
     site = CallSite(interp, node, state)
     if isinstance(callee, Ref):
         site.path = callee.path
@@ -69,7 +69,7 @@ def _call_value(interp: Interpreter, node: cst.Call, state: State, callee: Value
     return opaque.unknown_callee(site)
 
 
-def _method(interp: Interpreter, node: cst.Call, state: State, receiver: Value, name: str,
+def _method(interp: Walker, node: cst.Call, state: State, receiver: Value, name: str,
             receiver_node: Optional[cst.CSTNode]) -> Value:
     site = CallSite(interp, node, state, name=name, receiver=receiver, receiver_node=receiver_node)
     return registry.call_method(site)

@@ -15,21 +15,22 @@ import libcst as cst
 
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign
+from devlint.static.analysis.definitions import find_method, is_static
 from devlint.static.analysis.state import State
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value, replace
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import Timing
+    from devlint.static.analysis.walker import Walker
 
     Statements = list[Union[cst.BaseStatement, cst.BaseSmallStatement]]
 
 Exit = Callable[[State], object]  # what it returns is ignored
 
 
-def exec_with(interp: Interpreter, node: cst.With, state: State) -> State:
+def exec_with(interp: Walker, node: cst.With, state: State) -> State:
     saved_index, saved_default = state.cuda_index, state.default_device
     exits: list[Exit] = []
     for with_item in node.items:
@@ -52,7 +53,7 @@ def exec_with(interp: Interpreter, node: cst.With, state: State) -> State:
     return state
 
 
-def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:
+def _enter(interp: Walker, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:
     """Evaluate a with-item; for a context manager of this file, run its entry and say how to exit."""
     generator = _generator_context(interp, item, state)
     if generator is not None:
@@ -60,7 +61,7 @@ def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple
     value = interp.eval(item, state)
     if isinstance(value, Instance):
         cls = interp.tables.classes.get(value.cls)
-        enter, leave = (functions.find_method(cls, name, interp.tables.classes) for name in ("__enter__", "__exit__"))
+        enter, leave = (find_method(cls, name, interp.tables.classes) for name in ("__enter__", "__exit__"))
         if enter is not None and leave is not None:
             entered = _call_method(interp, enter, value, item, state)
             return (value if entered is UNKNOWN else entered), (
@@ -68,7 +69,7 @@ def _enter(interp: Interpreter, item: cst.BaseExpression, state: State) -> tuple
     return value, None
 
 
-def _call_method(interp: Interpreter, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode,
+def _call_method(interp: Walker, method: cst.FunctionDef, receiver: Value, node: cst.CSTNode,
                  state: State) -> Value:
     fn = interp.tables.functions.get(id(method))
     if fn is None:
@@ -76,7 +77,7 @@ def _call_method(interp: Interpreter, method: cst.FunctionDef, receiver: Value, 
     return interp.invoke(replace(fn, bound=receiver), Args(), node, state, None)
 
 
-def _generator_context(interp: Interpreter, item: cst.BaseExpression, state: State) -> Optional[Function]:
+def _generator_context(interp: Walker, item: cst.BaseExpression, state: State) -> Optional[Function]:
     """`timer.stage("x")` where `stage` is a `@contextmanager` generator of this file."""
     if not (type(item) is cst.Call and dotted(item.func)):
         return None
@@ -88,12 +89,12 @@ def _generator_context(interp: Interpreter, item: cst.BaseExpression, state: Sta
     return None
 
 
-def _enter_generator(interp: Interpreter, fn: Function, item: cst.Call, state: State) -> tuple[Value, Exit]:
+def _enter_generator(interp: Walker, fn: Function, item: cst.Call, state: State) -> tuple[Value, Exit]:
     """Run the generator up to its `yield` now; the rest runs at the end of the block."""
     fdef = cast(cst.FunctionDef, fn.node)  # a def with a top-level `yield` (_generator_context)
     before, after = cast("tuple[Statements, Statements]", _split_at_yield(fdef))
     site = CallSite(interp, item, state)
-    bound = fn.bound if fn.bound is not None and not functions.is_static(fdef) else None
+    bound = fn.bound if fn.bound is not None and not is_static(fdef) else None
     params = functions.bind_arguments(interp, fdef, bound, state, args=site.args) or {}
     inner, saved = functions.open_frame(interp, fn, params, state, item)
     inner = interp.exec_block(before, inner)
@@ -111,7 +112,7 @@ def _enter_generator(interp: Interpreter, fn: Function, item: cst.Call, state: S
     return UNKNOWN, leave
 
 
-def _handed_back(interp: Interpreter, inner: State, outer: State) -> Timing:
+def _handed_back(interp: Walker, inner: State, outer: State) -> Timing:
     """The outer path's measurement after the generator ran: the generator's clock reads count."""
     timing = inner.timing.copy()
     if timing.clocks > outer.timing.clocks:

@@ -26,20 +26,20 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import State
+    from devlint.static.analysis.walker import Walker
 
 # ---------------------------------------------------------------- names and literals
 
 
-def eval_name(interp: Interpreter, node: cst.Name, state: State) -> Value:
+def eval_name(interp: Walker, node: cst.Name, state: State) -> Value:
     if node.value in ("True", "False", "None"):
         return Const(value={"True": True, "False": False, "None": None}[node.value], node=node,
                      guarded=state.guarded)
     return interp.lookup(node.value, state)
 
 
-def eval_attribute(interp: Interpreter, node: cst.Attribute, state: State) -> Value:
+def eval_attribute(interp: Walker, node: cst.Attribute, state: State) -> Value:
     name = dotted(node)
     if name is not None and name in state.env:
         return state.env[name]
@@ -47,18 +47,18 @@ def eval_attribute(interp: Interpreter, node: cst.Attribute, state: State) -> Va
     return attribute(interp, base, node.attr.value, state, name, node)
 
 
-def eval_string(interp: Interpreter, node: cst.SimpleString, state: State) -> Value:
+def eval_string(interp: Walker, node: cst.SimpleString, state: State) -> Value:
     try:
         return Const(value=string_value(node), node=node, guarded=state.guarded)
     except Exception:  # noqa: BLE001 - a string libcst cannot evaluate is just a string
         return UNKNOWN
 
 
-def eval_unknown(interp: Interpreter, node: cst.CSTNode, state: State) -> Value:
+def eval_unknown(interp: Walker, node: cst.CSTNode, state: State) -> Value:
     return UNKNOWN
 
 
-def eval_formatted_string(interp: Interpreter, node: cst.FormattedString, state: State) -> Value:
+def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: State) -> Value:
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
             interp.eval(part.expression, state)
@@ -69,28 +69,28 @@ def eval_formatted_string(interp: Interpreter, node: cst.FormattedString, state:
     return UNKNOWN
 
 
-def eval_integer(interp: Interpreter, node: cst.Integer, state: State) -> Value:
+def eval_integer(interp: Walker, node: cst.Integer, state: State) -> Value:
     try:
         return Const(value=int(node.value, 0), node=node)
     except ValueError:  # `0777`-style literals Python 3 rejects
         return Const(value=0, node=node)
 
 
-def eval_float(interp: Interpreter, node: cst.Float, state: State) -> Value:
+def eval_float(interp: Walker, node: cst.Float, state: State) -> Value:
     try:
         return Const(value=float(node.value.replace("_", "")), node=node)
     except ValueError:
         return Const(value=0.0, node=node)
 
 
-def eval_imaginary(interp: Interpreter, node: cst.Imaginary, state: State) -> Value:
+def eval_imaginary(interp: Walker, node: cst.Imaginary, state: State) -> Value:
     return Const(value=1j, node=node)
 
 
 # ---------------------------------------------------------------- containers
 
 
-def eval_sequence(interp: Interpreter, node: Union[cst.Tuple, cst.List, cst.Set], state: State) -> Value:
+def eval_sequence(interp: Walker, node: Union[cst.Tuple, cst.List, cst.Set], state: State) -> Value:
     """A tuple, list or set display."""
     kind = {cst.Tuple: "tuple", cst.List: "list", cst.Set: "set"}[type(node)]
     items: list[Value] = []
@@ -104,7 +104,7 @@ def eval_sequence(interp: Interpreter, node: Union[cst.Tuple, cst.List, cst.Set]
     return make_seq(kind, items if known else None, items)
 
 
-def eval_dict(interp: Interpreter, node: cst.Dict, state: State) -> Value:
+def eval_dict(interp: Walker, node: cst.Dict, state: State) -> Value:
     keys, items = [], []
     for member in node.elements:
         if type(member) is cst.DictElement:
@@ -117,7 +117,7 @@ def eval_dict(interp: Interpreter, node: cst.Dict, state: State) -> Value:
     return Seq(kind="dict", items=tuple(items), keys=tuple(keys), elem=join_all(items))
 
 
-def _comprehension_state(interp: Interpreter, node: cst.BaseComp, state: State) -> State:
+def _comprehension_state(interp: Walker, node: cst.BaseComp, state: State) -> State:
     inner = state.copy()
     comp: Optional[cst.CompFor] = node.for_in
     while comp is not None:
@@ -131,13 +131,13 @@ def _comprehension_state(interp: Interpreter, node: cst.BaseComp, state: State) 
     return inner
 
 
-def eval_list_comp(interp: Interpreter, node: cst.BaseSimpleComp, state: State) -> Value:
+def eval_list_comp(interp: Walker, node: cst.BaseSimpleComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     kind = "generator" if type(node) is cst.GeneratorExp else "list"
     return Seq(kind=kind, elem=interp.eval(node.elt, inner))
 
 
-def eval_dict_comp(interp: Interpreter, node: cst.DictComp, state: State) -> Value:
+def eval_dict_comp(interp: Walker, node: cst.DictComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     interp.eval(node.key, inner)
     return Seq(kind="dict", elem=interp.eval(node.value, inner))
@@ -146,15 +146,15 @@ def eval_dict_comp(interp: Interpreter, node: cst.DictComp, state: State) -> Val
 # ---------------------------------------------------------------- operators
 
 
-def eval_lambda(interp: Interpreter, node: cst.Lambda, state: State) -> Value:
+def eval_lambda(interp: Walker, node: cst.Lambda, state: State) -> Value:
     return LambdaFunction(node=node, env=state.env)
 
 
-def eval_await(interp: Interpreter, node: cst.Await, state: State) -> Value:
+def eval_await(interp: Walker, node: cst.Await, state: State) -> Value:
     return interp.eval(node.expression, state)
 
 
-def eval_yield(interp: Interpreter, node: cst.Yield, state: State) -> Value:
+def eval_yield(interp: Walker, node: cst.Yield, state: State) -> Value:
     """`yield x`: a value the generator hands out (what iterating a call of it binds)."""
     if type(node.value) is cst.From:
         value = interp.iterate(interp.eval(node.value.item, state), node)
@@ -165,13 +165,13 @@ def eval_yield(interp: Interpreter, node: cst.Yield, state: State) -> Value:
     return UNKNOWN  # what `send()` gives back
 
 
-def eval_named_expr(interp: Interpreter, node: cst.NamedExpr, state: State) -> Value:
+def eval_named_expr(interp: Walker, node: cst.NamedExpr, state: State) -> Value:
     value = interp.eval(node.value, state)
     assign(interp, node.target, value, state, node)
     return value
 
 
-def eval_if_exp(interp: Interpreter, node: cst.IfExp, state: State) -> Value:
+def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     test = as_condition(interp.eval(node.test, state))
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
@@ -192,7 +192,7 @@ def eval_if_exp(interp: Interpreter, node: cst.IfExp, state: State) -> Value:
     return join(body, orelse, availability_split=direction is not None)
 
 
-def eval_unary(interp: Interpreter, node: cst.UnaryOperation, state: State) -> Value:
+def eval_unary(interp: Walker, node: cst.UnaryOperation, state: State) -> Value:
     value = interp.eval(node.expression, state)
     if type(node.operator) is cst.Not:
         value = as_condition(value)
@@ -211,7 +211,7 @@ def eval_unary(interp: Interpreter, node: cst.UnaryOperation, state: State) -> V
     return UNKNOWN
 
 
-def eval_boolean(interp: Interpreter, node: cst.BooleanOperation, state: State) -> Value:
+def eval_boolean(interp: Walker, node: cst.BooleanOperation, state: State) -> Value:
     left = as_condition(interp.eval(node.left, state))
     right_state = state.copy()
     conjunction = type(node.operator) is cst.And
@@ -233,7 +233,7 @@ def eval_boolean(interp: Interpreter, node: cst.BooleanOperation, state: State) 
     return UNKNOWN if conjunction else join(left, right)
 
 
-def eval_comparison(interp: Interpreter, node: cst.Comparison, state: State) -> Value:
+def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value:
     left = interp.eval(node.left, state)
     result: Value = UNKNOWN
     for target in node.comparisons:
@@ -277,13 +277,13 @@ def _is_int(value: Value) -> bool:
     return type(value) is Integer or (isinstance(value, Const) and type(value.value) is int)
 
 
-def eval_binary(interp: Interpreter, node: cst.BinaryOperation, state: State) -> Value:
+def eval_binary(interp: Walker, node: cst.BinaryOperation, state: State) -> Value:
     left = interp.eval(node.left, state)
     right = interp.eval(node.right, state)
     return binary(interp, node, op_text(node.operator), left, right, node.left, node.right, state)
 
 
-def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
+def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value, left_node: cst.CSTNode,
            right_node: cst.CSTNode, state: State) -> Value:
     """`left op right`: list concatenation, string building, or an operation on tensors."""
     if isinstance(left, Seq) and isinstance(right, Seq) and op in ("+", "+="):  # `preds += [out]` too
@@ -312,7 +312,7 @@ def binary(interp: Interpreter, node: cst.CSTNode, op: str, left: Value, right: 
     return interp.operation(node, op, operands, state)
 
 
-def eval_subscript(interp: Interpreter, node: cst.Subscript, state: State) -> Value:
+def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     container = interp.eval(node.value, state)
     indices = eval_slices(interp, node, state)
     if isinstance(container, Seq):
@@ -358,7 +358,7 @@ def _seq_subscript(container: Seq, node: cst.Subscript) -> Value:
 
 
 # each handler takes the node type it is keyed by: no one type for them all
-EVAL: dict[type[cst.CSTNode], Callable[[Interpreter, Any, State], Value]] = {
+EVAL: dict[type[cst.CSTNode], Callable[[Walker, Any, State], Value]] = {
     cst.Name: eval_name, cst.Attribute: eval_attribute, cst.SimpleString: eval_string,
     cst.ConcatenatedString: eval_unknown, cst.FormattedString: eval_formatted_string, cst.Integer: eval_integer,
     cst.Float: eval_float, cst.Imaginary: eval_imaginary, cst.Tuple: eval_sequence, cst.List: eval_sequence,

@@ -9,14 +9,15 @@ Parameters are bound in one place, `bind_arguments`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 
 import libcst as cst
 
+from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.state import Returned, State
+from devlint.static.analysis.summary import Summary
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
@@ -25,16 +26,14 @@ from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
     LambdaFunction, Loader, Located, Module,
-    Ref, Seq, SkipMarker, Step, Tensor, Unknown, Value, replace,
+    Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import LoopFrame, Timing
-    from devlint.static.analysis.tables import FileTables
+    from devlint.static.analysis.summary import Moves
+    from devlint.static.analysis.walker import Walker
 
-    # ((Module.ident, the module after the move), ...)
-    Moves = tuple[tuple[int, Module], ...]
     # what open_frame saves: the frames' (context, current function, loops, if depth, constructing), and the
     # emitter's (foreign, portable uses or None)
     Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
@@ -42,42 +41,10 @@ if TYPE_CHECKING:
 MAX_CALL_DEPTH = 6
 
 
-@dataclass(frozen=True)
-class Summary:
-    """What analysing a function's body with some arguments gives its caller."""
-
-    result: Value
-    final_self: Optional[Value]  # `self` at the end (a method changes its object)
-    clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
-    synced: bool  # it waited for the GPU (after that read, if any)
-    work: Optional[Step]  # GPU work it queued and left running
-    moved: Moves = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
-
-    def apply_timing(self, state: State, depth: int) -> None:
-        """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
-        if self.clock is not None:
-            state.timing.start(self.clock, depth)
-        if self.synced:
-            state.timing.note_sync()
-        if self.work is not None:
-            state.timing.note_work(self.work)
-
-    def seen_from(self, call: cst.CSTNode) -> "Summary":
-        """Another module's function, seen by this file: its clock reads and GPU work are the call."""
-        step = (call, "")
-        return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
-                       step if self.work is not None else None, self.moved)
-
-    def apply_moves(self, state: State) -> None:
-        """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`)."""
-        for ident, module in self.moved:
-            state.moved[ident] = module
-
-
 # ---------------------------------------------------------------- calls
 
 
-def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.CSTNode, state: State,
+def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: State,
            receiver_node: Optional[cst.CSTNode]) -> Value:
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
@@ -85,7 +52,7 @@ def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.CSTNode, sta
     stack = interp.frames.stack
     if fdef is None or id(fdef) in stack or len(stack) >= MAX_CALL_DEPTH:
         return UNKNOWN
-    if any(_decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
+    if any(decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
         return UNKNOWN
     bound = fn.bound if not is_static(fdef) else None
     params = bind_arguments(interp, fdef, bound, state, args=args)
@@ -100,7 +67,7 @@ def invoke(interp: Interpreter, fn: Function, args: Args, node: cst.CSTNode, sta
     return summary.result
 
 
-def summarise(interp: Interpreter, fn: Function, params: dict[str, Value], state: State,
+def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: State,
               node: cst.CSTNode) -> Summary:
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
     key: Optional[tuple[object, ...]]
@@ -118,7 +85,7 @@ def summarise(interp: Interpreter, fn: Function, params: dict[str, Value], state
     return cached
 
 
-def _called(interp: Interpreter, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
+def _called(interp: Walker, summary: Summary, fdef: cst.FunctionDef, call: cst.CSTNode, state: State) -> Summary:
     """What the caller's path takes from a call: its clock reads, syncs and GPU work (another module's seen
     as the call itself), and the objects it moved."""
     project = interp.tables.project
@@ -129,7 +96,7 @@ def _called(interp: Interpreter, summary: Summary, fdef: cst.FunctionDef, call: 
     return summary
 
 
-def call_super(interp: Interpreter, site: CallSite) -> Value:
+def call_super(interp: Walker, site: CallSite) -> Value:
     """`super().name(...)` in a method: the first base class's `name` that the walk knows, run on `self`
     (in this file or another module's); what it does to `self` (attributes, moves) the caller sees."""
     me = getattr(site.receiver, "receiver", None)
@@ -160,7 +127,7 @@ def _with_attrs_of(me: Value, base_self: Value) -> Value:
     return replace(me, attrs=tuple(attrs.items()))
 
 
-def call_lambda(interp: Interpreter, fn: LambdaFunction, site: CallSite) -> Value:
+def call_lambda(interp: Walker, fn: LambdaFunction, site: CallSite) -> Value:
     """`(lambda: a @ b)()`: the body, evaluated where the lambda was written, on the caller's path."""
     stack = interp.frames.stack
     if len(stack) >= MAX_CALL_DEPTH or id(fn.node) in stack:
@@ -196,16 +163,16 @@ def _moves(caller: State, end: State) -> Moves:
 
 
 @overload
-def bind_arguments(interp: Interpreter, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
+def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
                    state: State, args: Args) -> Optional[dict[str, Value]]: ...
 
 
 @overload
-def bind_arguments(interp: Interpreter, fdef: cst.FunctionDef, bound: Optional[Value], state: None, *,
+def bind_arguments(interp: Walker, fdef: cst.FunctionDef, bound: Optional[Value], state: None, *,
                    symbolic: Callable[[cst.Param], Value]) -> dict[str, Value]: ...
 
 
-def bind_arguments(interp: Interpreter, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
+def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bound: Optional[Value],
                    state: Optional[State], args: Optional[Args] = None,
                    symbolic: Optional[Callable[[cst.Param], Value]] = None) -> Optional[dict[str, Value]]:
     """Parameter name -> value: `bound` for the first (self), then the call's arguments and the defaults,
@@ -243,7 +210,7 @@ def bind_arguments(interp: Interpreter, fdef: Union[cst.FunctionDef, cst.Lambda]
             for k, v in params.items()}
 
 
-def _keyword_or_default(interp: Interpreter, param: cst.Param, args: Args, state: State) -> Value:
+def _keyword_or_default(interp: Walker, param: cst.Param, args: Args, state: State) -> Value:
     name = param.name.value
     if name in args.keywords:
         return args.keywords[name][1]
@@ -258,7 +225,7 @@ def _keyword_or_default(interp: Interpreter, param: cst.Param, args: Args, state
     return UNKNOWN
 
 
-def analyse_body(interp: Interpreter, fn: Function, params: dict[str, Value], caller: Optional[State],
+def analyse_body(interp: Walker, fn: Function, params: dict[str, Value], caller: Optional[State],
                  call_node: Optional[cst.CSTNode]) -> tuple[Value, Optional[Value], State]:
     """Walk fn's body with `params` bound: (result, final self, end state)."""
     fdef = cast(cst.FunctionDef, fn.node)  # a function of this file has its node (statements.py makes it)
@@ -273,7 +240,7 @@ def analyse_body(interp: Interpreter, fn: Function, params: dict[str, Value], ca
     return _result(interp, fdef, returned), _final_self(returned), end
 
 
-def open_frame(interp: Interpreter, fn: Function, params: dict[str, Value], caller: Optional[State],
+def open_frame(interp: Walker, fn: Function, params: dict[str, Value], caller: Optional[State],
                call_node: Optional[cst.CSTNode]) -> tuple[State, Frame]:
     """Enter fn: its state (the caller's path conditions and measurement, `params` bound) and the
     walk's frame, saved to be restored by `close_frame`."""
@@ -303,7 +270,7 @@ def open_frame(interp: Interpreter, fn: Function, params: dict[str, Value], call
     return state, saved
 
 
-def _entry_state(interp: Interpreter, fn: Function, fdef: cst.FunctionDef, params: dict[str, Value],
+def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: dict[str, Value],
                  caller: Optional[State]) -> State:
     """The state fn's body starts in: the names it sees, `params` bound, the caller's path conditions and
     measurement (or, analysed on its own, the module level's)."""
@@ -337,7 +304,7 @@ def _gpu_named(name: str) -> bool:
     return "cuda" in low or "gpu" in low.replace("gpus", "gpu")
 
 
-def close_frame(interp: Interpreter, saved: Frame) -> list[Returned]:
+def close_frame(interp: Walker, saved: Frame) -> list[Returned]:
     """Leave the function entered by `open_frame`: its returns."""
     frames = interp.frames
     returned = frames.returns.pop()
@@ -349,7 +316,7 @@ def close_frame(interp: Interpreter, saved: Frame) -> list[Returned]:
     return returned
 
 
-def _host_side(interp: Interpreter, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
+def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) -> bool:
     """Code whose parameters need not be on the device: the data pipeline (a Dataset's methods, a
     collate function, a transform's `__call__`), a function whose inputs go to numpy, PIL or OpenCV,
     or a callback handed to other code."""
@@ -364,7 +331,7 @@ def _host_side(interp: Interpreter, fdef: cst.FunctionDef, owner: Optional[Class
     return bool(params & interp.tables.scope_of(fdef).host_names)
 
 
-def _result(interp: Interpreter, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:
+def _result(interp: Walker, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:
     if interp.tables.scope_of(fdef).generator:
         yielded = [r.value for r in returned if r.yielded]
         return Seq(kind="generator", elem=join_all(yielded) if yielded else UNKNOWN)
@@ -384,19 +351,19 @@ def _final_self(returned: list[Returned]) -> Optional[Value]:
     return selves[-1] if selves else None
 
 
-def analyse_standalone(interp: Interpreter, fn: Function) -> None:
+def analyse_standalone(interp: Walker, fn: Function) -> None:
     """A function nobody in the file calls (or any `forward`): symbolic parameters."""
     fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
     cls = interp.tables.classes.get(fn.owner) if fn.owner else None
-    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or _is_classmethod(fdef)) \
-        else cls if cls is not None and _is_classmethod(fdef) else None  # `cls(...)` builds one
+    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or is_classmethod(fdef)) \
+        else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
     scope = interp.tables.scope_of(fdef)
     is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
     params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
     analyse_body(interp, fn, params, None, None)
 
 
-def symbolic_param(interp: Interpreter, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
+def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
     annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
@@ -424,58 +391,10 @@ def symbolic_param(interp: Interpreter, param: cst.Param, scope: Scope, is_forwa
     return Located(why=((param, ""),), where=symbolic)
 
 
-def cpu_only_inputs(tables: FileTables, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
-    """id() of the argument nodes bound to parameters that `fdef` hands to a cpu-only argument
-    (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
-    host = tables.cpu_only_params.get(id(fdef))
-    if host is None:
-        host = tables.cpu_only_params[id(fdef)] = _cpu_only_params(fdef)
-    if not host:
-        return set()
-    names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
-    out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
-    out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
-    return out
-
-
-def _cpu_only_params(fdef: cst.FunctionDef) -> set[str]:
-    """Parameters the function uses on the host: handed to a cpu-only argument, or brought to the cpu
-    (`lengths.cpu()`, `.tolist()`): its caller may keep them there."""
-    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
-    short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
-    found: set[str] = set()
-    stack: list[cst.CSTNode] = [fdef.body]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Call:
-            func = node.func
-            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in params \
-                    and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
-                found.add(func.value.value)
-            spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
-            if spec is not None:
-                position, keyword = spec
-                for i, arg in enumerate(node.args):
-                    named = arg.keyword.value == keyword if arg.keyword else i == position
-                    if named and type(arg.value) is cst.Name and arg.value.value in params:
-                        found.add(arg.value.value)
-        stack.extend(children(node))
-    return found
-
-
-_TO_HOST = api.TO_HOST_METHODS
-
-
-def _to_cpu(call: cst.Call) -> bool:
-    """`x.to("cpu")`, `x.to(device="cpu")`, `x.to(torch.device("cpu"))`."""
-    return any("'cpu'" in text or '"cpu"' in text
-               for text in (cst.Module([]).code_for_node(arg.value) for arg in call.args[:1]))
-
-
 # ---------------------------------------------------------------- classes
 
 
-def class_summary(interp: Interpreter, cls: Class) -> Value:
+def class_summary(interp: Walker, cls: Class) -> Value:
     """`self` as the methods of a class see it: the attributes __init__ gives it."""
     tables = interp.tables
     cached = tables.class_summaries.get(cls.name)
@@ -503,7 +422,7 @@ def class_summary(interp: Interpreter, cls: Class) -> Value:
     return base
 
 
-def instantiate(interp: Interpreter, cls: Class, site: CallSite) -> Value:
+def instantiate(interp: Walker, cls: Class, site: CallSite) -> Value:
     """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it."""
     args, state, node = site.args, site.state, site.node
     if cls.is_module:
@@ -563,7 +482,7 @@ def placed_by_members(module: Module) -> Module:
     return module
 
 
-def has_state(interp: Interpreter, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
+def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
     """Does a module of a class defined here own parameters or buffers (so it has a device)?
 
     `_below`: the classes whose bases are being looked at; a base among them is a cycle
@@ -593,7 +512,7 @@ def has_state(interp: Interpreter, cls: Class, module: Module, _below: frozenset
     return False
 
 
-def _holds_imported_layer(interp: Interpreter, cls: Class) -> bool:
+def _holds_imported_layer(interp: Walker, cls: Class) -> bool:
     """`self.conv = GINConv(...)` in __init__, a class imported from a library or the project: a layer
     we cannot see, which may own parameters (a torch.nn class is known, and gives a Module value)."""
     layers = interp.tables.imported_layers
@@ -603,7 +522,7 @@ def _holds_imported_layer(interp: Interpreter, cls: Class) -> bool:
     return known
 
 
-def _scan_for_imported_layer(interp: Interpreter, cls: Class) -> bool:
+def _scan_for_imported_layer(interp: Walker, cls: Class) -> bool:
     init = find_method(cls, "__init__", interp.tables.classes)
     if init is None:
         return False
@@ -620,41 +539,3 @@ def _scan_for_imported_layer(interp: Interpreter, cls: Class) -> bool:
         elif type(node) not in (cst.FunctionDef, cst.ClassDef):
             stack.extend(children(node))
     return False
-
-
-def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
-                depth: int = 0) -> Optional[cst.FunctionDef]:
-    """`name` defined in cls or a base class of this file."""
-    if cls is None or cls.node is None or depth > 8:
-        return None
-    body = cls.node.body
-    for stmt in body.body if type(body) is cst.IndentedBlock else ():
-        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
-            return stmt
-    for base in cls.bases:  # resolved where the class was defined: an alias, another module's class
-        found = find_method(base, name, classes, depth + 1) \
-            if isinstance(base, Class) and base.node is not cls.node else None
-        if found is not None:
-            return found
-    for arg in cls.node.bases:
-        base_name = dotted(arg.value)
-        if base_name in classes and base_name != cls.name:
-            found = find_method(classes[base_name], name, classes, depth + 1)
-            if found is not None:
-                return found
-    return None
-
-
-def _decorator_name(decorator: cst.Decorator) -> str:
-    expr = decorator.decorator
-    if type(expr) is cst.Call:
-        expr = expr.func
-    return dotted(expr) or ""
-
-
-def is_static(fdef: cst.FunctionDef) -> bool:
-    return any(_decorator_name(d) == "staticmethod" for d in fdef.decorators)
-
-
-def _is_classmethod(fdef: cst.FunctionDef) -> bool:
-    return any(_decorator_name(d) == "classmethod" for d in fdef.decorators)

@@ -20,8 +20,8 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
     from devlint.static.analysis.state import State
+    from devlint.static.analysis.walker import Walker
 
 
 def as_condition(value: Value) -> Value:
@@ -146,7 +146,7 @@ def mentions_gpu(decorator_source: str) -> bool:
     return (api.CUDA_TYPE in text or "gpu" in text) and "autocast" not in text and "amp" not in text
 
 
-def is_skip_marker(interp: Interpreter, decorator: cst.Decorator, state: State) -> bool:
+def is_skip_marker(interp: Walker, decorator: cst.Decorator, state: State) -> bool:
     """Does this decorator run the test (or class) only where CUDA is?"""
     if mentions_gpu(interp.tables.module.code_for_node(decorator.decorator)):
         return True
@@ -159,7 +159,7 @@ def is_skip_marker(interp: Interpreter, decorator: cst.Decorator, state: State) 
     return isinstance(value, SkipMarker)
 
 
-def not_a_tensor(interp: Interpreter, test: cst.BaseExpression, else_state: State) -> None:
+def not_a_tensor(interp: Walker, test: cst.BaseExpression, else_state: State) -> None:
     """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
     if not (type(test) is cst.Call and len(test.args) >= 1):
         return

@@ -19,98 +19,67 @@ import libcst as cst
 from devlint.core.limits import AnalysisBudgetExceeded
 from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
-from devlint.static.project.layout import Layout, Target, layout_for
-from devlint.static.analysis.walked import record, replay
-from devlint.static.project.sources import read_module
-from devlint.core.torch_catalogue import views as api
+from devlint.static.analysis.walked import record, replay, trusted
+from devlint.static.project.sources import PerSource, read_module
 from devlint.static.syntax import attr_path
 from devlint.core.values import Ref, Value
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.project_imports import ProjectImports
+    from devlint.static.analysis.walker import Walker
+    from devlint.static.project.layout import Target
 
 MAX_MODULES = 48  # project modules loaded for one checked file
 MAX_NESTING = 6  # a module imported by a module imported by ...
 
-_LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
+# the pre-pass of each project module read, made once (by the walk of its top level)
+_PREPASSES: PerSource[PrePass] = PerSource()
 
 
-class ProjectImports:
-    """The project modules one checked file sees: their names, and what was read (for the cache)."""
-
-    def __init__(self, path: str, layout: Optional[Layout] = None,
-                 checked: Optional[dict[str, str]] = None) -> None:
-        self.importer = Path(path).resolve() if path else Path.cwd()
-        self.layout = layout or layout_for(str(self.importer))
-        self.envs: dict[str, Optional[dict[str, Value]]] = {}  # Target.key -> the module's names (None: unknown)
-        self.targets: dict[str, Target] = {}  # a Ref path that is a project module -> it
-        self.loading: list[str] = []
-        self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
-        self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
-        # Target.key of the modules whose top level runs with a GPU or not at all (`import triton`, or a
-        # project module that does): what imports them does too
-        self.gpu_only: set[str] = set()
-        # absolute path -> path as reported, of the other files of the run: findings may be reported there
-        self.checked: dict[str, str] = checked or {}
-        self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
-        self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
-        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
-        # (how many modules were read, their trees) for trees()
-        self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
-
-    def trees(self) -> dict[str, cst.Module]:
-        """path -> tree of each project module read so far (a why-chain may name their lines); made again
-        only when more modules were read since it was last asked for."""
-        if self._trees is None or self._trees[0] != len(self.used):
-            found: dict[str, cst.Module] = {}
-            for path in self.used:
-                source = read_module(Path(path))
-                if source is not None and source.tree is not None:
-                    found[path] = source.tree
-            self._trees = (len(self.used), found)
-        return self._trees[1]
-
-    def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
-        if not level and module.split(".")[0] in _LIBRARY_TOPS:
-            return None
-        return self.layout.resolve(importer or self.importer, module, level)
-
-    def names_of(self, interp: Interpreter, target: Target) -> Optional[dict[str, Value]]:
-        """The names `target` binds at its top level, walked once (None while it loads: a cycle)."""
-        key = target.key
-        if self.deps:
-            self.deps[-1].append(target)
-        if key in self.envs:
-            if self.envs[key] is None and self.loading:
-                self.tainted = True  # a cycle: what the modules being walked see of it depends on the order
-            return self.envs[key]
-        if target.file is None:  # a namespace package: only submodules
-            self.envs[key] = {}
-            return self.envs[key]
-        if len(self.envs) >= MAX_MODULES or len(self.loading) >= MAX_NESTING or target.file == self.importer:
-            self.tainted = self.tainted or bool(self.loading)
-            return None
-        source = read_module(target.file)
-        if source is None:
-            return None
-        if replay(interp, self, target, source):
-            return self.envs[key]
-        self.used[str(target.file)] = source.digest
-        self.envs[key] = None
-        if source.tree is None:
-            return None
-        if source.prepass is None:
-            source.prepass = PrePass(source.tree)
-        try:
-            self.envs[key] = record(interp, self, target, source, _walk_module)
-        except (AnalysisBudgetExceeded, RecursionError):
-            raise
-        except Exception:  # noqa: BLE001 - a module the walk cannot take is unknown; the checked file goes on
-            self.envs[key] = None
-        return self.envs[key]
+def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optional[dict[str, Value]]:
+    """The names `target` binds at its top level, walked once (None while it loads: a cycle)."""
+    key = target.key
+    if project.deps:
+        project.deps[-1].append(target)
+    if key in project.envs:
+        if project.envs[key] is None and project.loading:
+            project.tainted = True  # a cycle: what the modules being walked see of it depends on the order
+        return project.envs[key]
+    if target.file is None:  # a namespace package: only submodules
+        project.envs[key] = {}
+        return project.envs[key]
+    if len(project.envs) >= MAX_MODULES or len(project.loading) >= MAX_NESTING or target.file == project.importer:
+        project.tainted = project.tainted or bool(project.loading)
+        return None
+    source = read_module(target.file)
+    if source is None:
+        return None
+    walked = trusted(source)
+    if walked is not None:  # an earlier walk of it: the modules it imported first, then what it added
+        for dep in walked.deps:
+            names_of(interp, project, dep)
+        replay(interp, project, target, walked)
+        return project.envs[key]
+    project.used[str(target.file)] = source.digest
+    project.envs[key] = None
+    tree = source.tree
+    if tree is None:
+        return None
+    prepass = _PREPASSES.get(source)
+    if prepass is None:
+        prepass = PrePass(tree)
+        _PREPASSES.keep(source, prepass)
+    try:
+        project.envs[key] = record(interp, project, target, source,
+                                   lambda: _walk_module(interp, project, target, tree, prepass))
+    except (AnalysisBudgetExceeded, RecursionError):
+        raise
+    except Exception:  # noqa: BLE001 - a module the walk cannot take is unknown; the checked file goes on
+        project.envs[key] = None
+    return project.envs[key]
 
 
-def _walk_module(interp: Interpreter, project: ProjectImports, target: Target, tree: cst.Module,
+def _walk_module(interp: Walker, project: ProjectImports, target: Target, tree: cst.Module,
                  prepass: PrePass) -> dict[str, Value]:
     tables, frames, facts = interp.tables, interp.frames, interp.facts
     scopes = prepass.scopes
@@ -144,7 +113,7 @@ def _walk_module(interp: Interpreter, project: ProjectImports, target: Target, t
     return env
 
 
-def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, state: State) -> set[str]:
+def exec_project_import(interp: Walker, node: cst.Import | cst.ImportFrom, state: State) -> set[str]:
     """Bind what an import of the project's own modules names: the names bound (a library's: none)."""
     project: Optional[ProjectImports] = interp.tables.project
     if project is None:
@@ -159,7 +128,7 @@ def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, 
     target = project.resolve(module, len(node.relative), importer)
     if target is None:
         return set()
-    names = project.names_of(interp, target)
+    names = names_of(interp, project, target)
     if target.key in project.gpu_only:
         state.guarded = True  # `from kernels import fused_scan`, where kernels imports triton
     bound: set[str] = set()
@@ -179,7 +148,7 @@ def exec_project_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, 
     return bound
 
 
-def _plain_import(interp: Interpreter, project: ProjectImports, node: cst.Import, state: State,
+def _plain_import(interp: Walker, project: ProjectImports, node: cst.Import, state: State,
                   importer: Path) -> set[str]:
     """`import app.models as M` / `import app.models`: a Ref whose attributes are the module's names."""
     bound: set[str] = set()
@@ -205,7 +174,7 @@ def _plain_import(interp: Interpreter, project: ProjectImports, node: cst.Import
     return bound
 
 
-def _member(interp: Interpreter, project: ProjectImports, target: Target, names: Optional[dict[str, Value]],
+def _member(interp: Walker, project: ProjectImports, target: Target, names: Optional[dict[str, Value]],
             name: str) -> Optional[Value]:
     """`name` of a project module: a name it binds, or a submodule of the package."""
     if names is not None and name in names:
@@ -217,7 +186,7 @@ def _member(interp: Interpreter, project: ProjectImports, target: Target, names:
     return Ref(path=sub.key)
 
 
-def project_attribute(interp: Interpreter, path: str, attr: str) -> Optional[Value]:
+def project_attribute(interp: Walker, path: str, attr: str) -> Optional[Value]:
     """`M.attr` where the Ref `M` is a project module (None: not one, or not a name we know)."""
     project: Optional[ProjectImports] = interp.tables.project
     if project is None:
@@ -225,5 +194,5 @@ def project_attribute(interp: Interpreter, path: str, attr: str) -> Optional[Val
     target = project.targets.get(path)
     if target is None:
         return None
-    names = project.names_of(interp, target)
+    names = names_of(interp, project, target)
     return _member(interp, project, target, names, attr)

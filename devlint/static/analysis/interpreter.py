@@ -18,10 +18,11 @@ import libcst as cst
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
+from devlint.static.analysis.definitions import find_method
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
-from devlint.static.analysis.imports import ProjectImports
+from devlint.static.analysis.project_imports import ProjectImports
 from devlint.static.analysis.state import State
 from devlint.static.analysis.statements import exec_block
 from devlint.static.analysis.tables import FileQuestions, FileTables
@@ -46,7 +47,8 @@ _BUILTINS.update({name: Ref(path=name) for name in ("exit", "quit")})
 class Interpreter:
     """The walk over one file: its state in three objects with one owner each (`tables`: what it learns of
     the file, `frames`: where it is, `facts`: what it says, tables.py, frames.py, emitter.py), the read-only
-    view of them that semantics handlers get (`file`), and the verbs every part of the walk uses."""
+    view of them that semantics handlers get (`file`), and the verbs every part of the walk uses. The parts
+    type it as `walker.Walker`, a protocol: none of them imports this module, which imports them."""
 
     def __init__(self, module: cst.Module, emit: Callable[[object], None],
                  project: Optional[ProjectImports] = None) -> None:
@@ -243,7 +245,7 @@ class Interpreter:
         """Call `receiver.name(*values)`, a method of a class of this file (UNKNOWN if it has none)."""
         tables = self.tables
         cls = tables.classes.get(getattr(receiver, "cls", None) or "")
-        method = functions.find_method(cls, name, tables.classes)
+        method = find_method(cls, name, tables.classes)
         fn = tables.functions.get(id(method)) if method is not None else None
         if fn is None:
             return UNKNOWN

@@ -27,12 +27,12 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
-    from devlint.static.analysis.interpreter import Interpreter
+    from devlint.static.analysis.walker import Walker
 
 MAX_LOOP_ITERATIONS = 3
 
 
-def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
                state: State) -> State:
     # At module level, functions called (and analysed later) see the module's names as they are now.
     module_level = not interp.frames.stack
@@ -63,7 +63,7 @@ def exec_block(interp: Interpreter, body: Sequence[cst.BaseStatement | cst.BaseS
 # ---------------------------------------------------------------- simple statements
 
 
-def exec_assign(interp: Interpreter, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
+def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state)
     if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
         value = value.with_why((line, ""))
@@ -71,32 +71,32 @@ def exec_assign(interp: Interpreter, small: cst.Assign, line: cst.CSTNode, state
         assign(interp, target.target, value, state, line)
 
 
-def exec_ann_assign(interp: Interpreter, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
+def exec_ann_assign(interp: Walker, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
     if small.value is not None:
         assign(interp, small.target, interp.eval(small.value, state), state, line)
 
 
-def exec_aug_assign(interp: Interpreter, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
+def exec_aug_assign(interp: Walker, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
     left = interp.eval(small.target, state)
     right = interp.eval(small.value, state)
     result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
     assign(interp, small.target, result, state, line)
 
 
-def exec_return(interp: Interpreter, small: cst.Return, line: cst.CSTNode, state: State) -> None:
+def exec_return(interp: Walker, small: cst.Return, line: cst.CSTNode, state: State) -> None:
     value = interp.eval(small.value, state) if small.value is not None else Const(value=None)
     if interp.frames.returns:
         interp.frames.returns[-1].append(Returned(value, state.env.get("self"), state.guarded))
     state.dead = True
 
 
-def exec_raise(interp: Interpreter, small: cst.Raise, line: cst.CSTNode, state: State) -> None:
+def exec_raise(interp: Walker, small: cst.Raise, line: cst.CSTNode, state: State) -> None:
     if small.exc is not None:
         interp.eval(small.exc, state)
     state.dead = True
 
 
-def exec_assert(interp: Interpreter, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
+def exec_assert(interp: Walker, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
     test = as_condition(interp.eval(small.test, state))
     if learns(test, True) is True:
         state.guarded = True
@@ -104,19 +104,19 @@ def exec_assert(interp: Interpreter, small: cst.Assert, line: cst.CSTNode, state
         state.dead = True
 
 
-def exec_break(interp: Interpreter, small: cst.Break, line: cst.CSTNode, state: State) -> None:
+def exec_break(interp: Walker, small: cst.Break, line: cst.CSTNode, state: State) -> None:
     if interp.frames.loops:
         interp.frames.loops[-1].breaks.append(state.copy())
     state.dead = True
 
 
-def exec_continue(interp: Interpreter, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
+def exec_continue(interp: Walker, small: cst.Continue, line: cst.CSTNode, state: State) -> None:
     if interp.frames.loops:
         interp.frames.loops[-1].continues.append(state.copy())
     state.dead = True
 
 
-def exec_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, line: cst.CSTNode, state: State) -> None:
+def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CSTNode, state: State) -> None:
     """Imported names are `Ref`s to their dotted path: `torch.zeros` is known wherever it is bound;
     the project's own modules give their names (devlint.static.analysis.imports)."""
     bound = exec_project_import(interp, node, state)
@@ -150,7 +150,7 @@ def exec_import(interp: Interpreter, node: cst.Import | cst.ImportFrom, line: cs
             state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
-def exec_expression(interp: Interpreter, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
+def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: State) -> None:
     """An expression statement. `x.to(device)` alone: in place for a module, thrown away for a tensor."""
     expr = small.value
     if type(expr) is cst.SimpleString:
@@ -183,7 +183,7 @@ def exec_expression(interp: Interpreter, small: cst.Expr, line: cst.CSTNode, sta
 
 
 # Any: each handler takes the node type it is registered for.
-SMALL: dict[type, Callable[[Interpreter, Any, cst.CSTNode, State], None]] = {
+SMALL: dict[type, Callable[[Walker, Any, cst.CSTNode, State], None]] = {
     cst.Expr: exec_expression, cst.Assign: exec_assign, cst.AnnAssign: exec_ann_assign,
     cst.AugAssign: exec_aug_assign, cst.Return: exec_return, cst.Raise: exec_raise, cst.Assert: exec_assert,
     cst.Import: exec_import, cst.ImportFrom: exec_import, cst.Break: exec_break, cst.Continue: exec_continue,
@@ -193,7 +193,7 @@ SMALL: dict[type, Callable[[Interpreter, Any, cst.CSTNode, State], None]] = {
 # ---------------------------------------------------------------- branches
 
 
-def exec_if(interp: Interpreter, node: cst.If, state: State) -> State:
+def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     test = as_condition(interp.eval(node.test, state))
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
@@ -226,7 +226,7 @@ def exec_if(interp: Interpreter, node: cst.If, state: State) -> State:
     return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
 
 
-def exec_else(interp: Interpreter, node: cst.If, state: State) -> State:
+def exec_else(interp: Walker, node: cst.If, state: State) -> State:
     if type(node.orelse) is cst.If:
         return exec_if(interp, node.orelse, state)
     if node.orelse is not None:
@@ -242,7 +242,7 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
     return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
 
 
-def narrow(interp: Interpreter, test: cst.BaseExpression, then_state: State) -> None:
+def narrow(interp: Walker, test: cst.BaseExpression, then_state: State) -> None:
     """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch;
     `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
     if type(test) is cst.Name:
@@ -265,7 +265,7 @@ def narrow(interp: Interpreter, test: cst.BaseExpression, then_state: State) -> 
             interp.tables.scope_of(interp.frames.current_function).tensor_names.add(subject)
 
 
-def _flag_definition(interp: Interpreter, name: str) -> Optional[cst.BaseExpression]:
+def _flag_definition(interp: Walker, name: str) -> Optional[cst.BaseExpression]:
     """The call a flag of the current function was set to (`is_numpy = isinstance(box, np.ndarray)`)."""
     function = interp.frames.current_function
     body = function.body.body if function is not None and type(function.body) is cst.IndentedBlock else ()
@@ -279,7 +279,7 @@ def _flag_definition(interp: Interpreter, name: str) -> Optional[cst.BaseExpress
     return found or None
 
 
-def exec_try(interp: Interpreter, node: cst.Try, state: State) -> State:
+def exec_try(interp: Walker, node: cst.Try, state: State) -> State:
     entry = state.copy()
     body_end = interp.exec_suite(node.body, state)
     out = body_end
@@ -299,7 +299,7 @@ def exec_try(interp: Interpreter, node: cst.Try, state: State) -> State:
     return out
 
 
-def exec_match(interp: Interpreter, node: cst.Match, state: State) -> State:
+def exec_match(interp: Walker, node: cst.Match, state: State) -> State:
     interp.eval(node.subject, state)
     out: Optional[State] = None
     for case in node.cases:
@@ -311,7 +311,7 @@ def exec_match(interp: Interpreter, node: cst.Match, state: State) -> State:
 # ---------------------------------------------------------------- loops
 
 
-def exec_for(interp: Interpreter, node: cst.For, state: State) -> State:
+def exec_for(interp: Walker, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
     element = interp.iterate(iterable, node)
     training = isinstance(iterable, Loader) or loader_like(iterable) or interp.tables.prepass.trains(node.body)
@@ -327,7 +327,7 @@ def exec_for(interp: Interpreter, node: cst.For, state: State) -> State:
     return out
 
 
-def exec_while(interp: Interpreter, node: cst.While, state: State) -> State:
+def exec_while(interp: Walker, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
         if learns(as_condition(interp.eval(node.test, s)), True) is True:
             s.guarded = True
@@ -338,7 +338,7 @@ def exec_while(interp: Interpreter, node: cst.While, state: State) -> State:
     return out
 
 
-def loop(interp: Interpreter, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
+def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
          training: bool) -> State:
     """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
 
@@ -393,7 +393,7 @@ def _loop_exit(out: State, frame: LoopFrame, entry: State, training: bool) -> St
     return out
 
 
-def _next_iteration(interp: Interpreter, state: State) -> None:
+def _next_iteration(interp: Walker, state: State) -> None:
     # A clock read inside this loop body, seen again at the next iteration: lap timing.
     if state.timing.clock is not None and state.timing.depth >= len(interp.frames.loops):
         state.timing.lap = True
@@ -402,7 +402,7 @@ def _next_iteration(interp: Interpreter, state: State) -> None:
 # ---------------------------------------------------------------- definitions
 
 
-def exec_function_def(interp: Interpreter, node: cst.FunctionDef, state: State,
+def exec_function_def(interp: Walker, node: cst.FunctionDef, state: State,
                       owner: Optional[str] = None) -> State:
     qual = f"{owner}.{node.name.value}" if owner else node.name.value
     interp.tables.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
@@ -418,7 +418,7 @@ def exec_function_def(interp: Interpreter, node: cst.FunctionDef, state: State,
     return state
 
 
-def exec_class_def(interp: Interpreter, node: cst.ClassDef, state: State) -> State:
+def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     is_module = any(is_module_base(b) for b in bases) or any(
@@ -443,7 +443,7 @@ def class_body(node: cst.ClassDef) -> list[cst.BaseStatement]:
     return list(body.body) if type(body) is cst.IndentedBlock else []
 
 
-EXEC: dict[type, Callable[[Interpreter, Any, State], State]] = {  # Any: as SMALL's
+EXEC: dict[type, Callable[[Walker, Any, State], State]] = {  # Any: as SMALL's
     cst.If: exec_if, cst.For: exec_for, cst.While: exec_while, cst.With: exec_with, cst.Try: exec_try,
     cst.TryStar: exec_try, cst.Match: exec_match, cst.FunctionDef: exec_function_def,
     cst.ClassDef: exec_class_def,

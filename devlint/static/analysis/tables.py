@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional
 import libcst as cst
 
 from devlint.core.facts import Operand
-from devlint.static.analysis import functions
+from devlint.static.analysis.definitions import find_method, host_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.syntax import LazyCode
 
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from devlint.core.facts import Context
     from devlint.core.values import Class, Device, Function, Module, Value
     from devlint.static.analysis.frames import Frames
-    from devlint.static.analysis.functions import Summary
-    from devlint.static.analysis.imports import ProjectImports
+    from devlint.static.analysis.project_imports import ProjectImports
+    from devlint.static.analysis.summary import Summary
     from devlint.static.semantics.callsite import Args
 
     # functions.summarise's key: the function, its arguments, and the path conditions it depends on
@@ -36,7 +36,8 @@ class FileTables:
       `enclosing`, `star_modules`;
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
-    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `cpu_only_params`, `imported_layers`.
+    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`;
+    - `FileQuestions.cpu_only_inputs`, its memo: `cpu_only_params`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
@@ -99,11 +100,21 @@ class FileQuestions:
         return len(self._frames.loops)
 
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
-        return functions.find_method(cls, name, self._tables.classes)
+        return find_method(cls, name, self._tables.classes)
 
     def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
-        """id() of the argument nodes of a call of `fdef` that it needs on the cpu (a lengths tensor it packs)."""
-        return functions.cpu_only_inputs(self._tables, fdef, args, bound)
+        """id() of the argument nodes of a call of `fdef` bound to parameters that it hands to a cpu-only argument
+        (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
+        memo = self._tables.cpu_only_params
+        host = memo.get(id(fdef))
+        if host is None:
+            host = memo[id(fdef)] = host_params(fdef)
+        if not host:
+            return set()
+        names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
+        out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
+        out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
+        return out
 
     def tensor_names(self) -> set[str]:
         """Names the current function uses as only a tensor can be used."""

@@ -1,8 +1,8 @@
 """A project module's top level is walked once per process, not once per file that imports it.
 
 Walking an imported module adds to the walk's tables (its functions, classes, their scopes and the
-names each function sees); what one walk added is kept with the parsed module (devlint.static.
-project.sources) and replayed into the next checked file's walk, after the modules it imported.
+names each function sees); what one walk added is kept with the parsed module (a `PerSource` of devlint.
+static.project.sources) and replayed into the next checked file's walk, after the modules it imported.
 A walk that met an import cycle or a bound depended on the file being checked, and is not kept.
 """
 
@@ -11,21 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, cast
+from typing import TYPE_CHECKING, Callable, Optional
 
-from devlint.static.project.sources import read_module
+from devlint.static.project.sources import PerSource, read_module
 
 if TYPE_CHECKING:
-    import libcst as cst
-
     from devlint.core.values import Value
-    from devlint.static.analysis.imports import ProjectImports
-    from devlint.static.analysis.interpreter import Interpreter
-    from devlint.static.analysis.prepass import PrePass
+    from devlint.static.analysis.project_imports import ProjectImports
+    from devlint.static.analysis.walker import Walker
     from devlint.static.project.layout import Target
     from devlint.static.project.sources import Source
-
-    WalkModule = Callable[[Interpreter, ProjectImports, Target, cst.Module, PrePass], dict[str, Value]]
 
 # The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
 _DICTS = (("tables", "functions"), ("tables", "classes"), ("tables", "closures"), ("tables", "enclosing"),
@@ -46,13 +41,17 @@ class Walked:
     sets: tuple[set[object], ...]
 
 
-def _tables(interp: Interpreter, project: ProjectImports) -> dict[str, object]:
+# per project module read: what walking its top level gave, replayed for the next importer
+_WALKED: PerSource[Walked] = PerSource()
+
+
+def _tables(interp: Walker, project: ProjectImports) -> dict[str, object]:
     return {"tables": interp.tables, "prepass": interp.tables.prepass, "project": project}
 
 
-def record(interp: Interpreter, project: ProjectImports, target: Target, source: Source,
-           walk: WalkModule) -> Optional[dict[str, Value]]:
-    """Walk `target` (with `walk`), keeping what it added to the tables on `source` for later files."""
+def record(interp: Walker, project: ProjectImports, target: Target, source: Source,
+           walk: Callable[[], dict[str, Value]]) -> Optional[dict[str, Value]]:
+    """Walk `target`'s top level (`walk`), keeping what it added to the tables with `source` for later files."""
     owners = _tables(interp, project)
     sizes = [len(getattr(owners[o], a)) for o, a in _DICTS]
     before = [set(getattr(owners[o], a)) for o, a in _SETS]
@@ -60,29 +59,30 @@ def record(interp: Interpreter, project: ProjectImports, target: Target, source:
     project.deps.append([])
     project.tainted = False
     try:
-        # names_of walks only a module that has a tree and a pre-pass
-        env = walk(interp, project, target, cast("cst.Module", source.tree), cast("PrePass", source.prepass))
+        env = walk()
     finally:
         deps = project.deps.pop()
         kept = not project.tainted
         project.tainted = project.tainted or tainted
     if kept:
-        source.walked = Walked(
+        _WALKED.keep(source, Walked(
             env=env, deps=tuple(deps),
             used={p: d for p, d in project.used.items() if p not in used_before or p == str(target.file)},
             envs=dict(islice(project.envs.items(), envs_before, None)),
             dicts=tuple(list(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
-            sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before)))
+            sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before))))
     return env
 
 
-def replay(interp: Interpreter, project: ProjectImports, target: Target, source: Source) -> bool:
-    """Give this file's walk what an earlier walk of `target` added; False when there is none to trust."""
-    walked: Optional[Walked] = source.walked
-    if walked is None or not _unchanged(walked):
-        return False
-    for dep in walked.deps:
-        project.names_of(interp, dep)
+def trusted(source: Source) -> Optional[Walked]:
+    """What an earlier walk of the module at `source` added, if every module it read is unchanged."""
+    walked = _WALKED.get(source)
+    return walked if walked is not None and _unchanged(walked) else None
+
+
+def replay(interp: Walker, project: ProjectImports, target: Target, walked: Walked) -> None:
+    """Give this file's walk what an earlier walk of `target` added (`trusted`), after the modules it
+    imported (`walked.deps`: the caller walks or replays them first)."""
     owners = _tables(interp, project)
     for (owner, attribute), pairs in zip(_DICTS, walked.dicts):
         table = getattr(owners[owner], attribute)
@@ -94,7 +94,6 @@ def replay(interp: Interpreter, project: ProjectImports, target: Target, source:
         project.envs.setdefault(key, env)
     project.envs[target.key] = walked.env
     project.used.update(walked.used)
-    return True
 
 
 def _unchanged(walked: Walked) -> bool:

@@ -3,6 +3,8 @@
 A module imported by many files is parsed once: the trees and their pre-passes are kept in a
 small least-recently-used table, checked against the file's size and time on each use. What
 was read is remembered as (path, digest) so that a cached result can say what it depended on.
+What a layer above derives from a module (the analysis' pre-pass of its tree, what walking its top
+level gave) it keeps in a `PerSource` of its own type: nothing here names the analysis.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import os
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Generic, Optional, TypeVar
+from weakref import WeakKeyDictionary
 
 import libcst as cst
 
@@ -20,21 +23,33 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.static.prescan import check_parsable
 from devlint.static.syntax import parse_module
 
-if TYPE_CHECKING:  # the analysis' types, for the fields it fills (project sits below it)
-    from devlint.static.analysis.prepass import PrePass
-    from devlint.static.analysis.walked import Walked
-
 MAX_TREES = 512  # parsed modules kept per process
 
 
-@dataclass
+@dataclass(eq=False)  # one per module read: a PerSource keys on it
 class Source:
     path: Path
     digest: str  # of the bytes read: a cache entry that used this module names it
     tree: Optional[cst.Module]  # None: unreadable, too big, not UTF-8 or not parsable (its names stay unknown)
-    # the analysis' pre-pass of the tree, made once (by the analysis, which owns its type)
-    prepass: Optional[PrePass] = None
-    walked: Optional[Walked] = None  # what walking its top level gave, replayed for the next importer (the analysis')
+
+
+T = TypeVar("T")
+
+
+class PerSource(Generic[T]):
+    """What a layer above keeps with each module read, typed by its owner: kept while the module's entry
+    is (an entry dropped from the table, or read again after a change, has none)."""
+
+    __slots__ = ("_kept",)
+
+    def __init__(self) -> None:
+        self._kept: WeakKeyDictionary[Source, T] = WeakKeyDictionary()
+
+    def get(self, source: Source) -> Optional[T]:
+        return self._kept.get(source)
+
+    def keep(self, source: Source, value: T) -> None:
+        self._kept[source] = value
 
 
 _TABLE: "OrderedDict[tuple[str, int, int], Source]" = OrderedDict()

@@ -1,0 +1,59 @@
+"""What one checked file's walk has of the project's other modules (`ProjectImports`): how an import
+resolves to a file, the names each module walked binds, what was read (for the cache). It holds them; the
+walking is imports.py's (`names_of`), and the engine makes one per checked file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from devlint.core.torch_catalogue import views as api
+from devlint.core.values import Value
+from devlint.static.project.layout import Layout, Target, layout_for
+from devlint.static.project.sources import read_module
+
+_LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
+
+
+class ProjectImports:
+    """The project modules one checked file sees: their names, and what was read (for the cache)."""
+
+    def __init__(self, path: str, layout: Optional[Layout] = None,
+                 checked: Optional[dict[str, str]] = None) -> None:
+        self.importer = Path(path).resolve() if path else Path.cwd()
+        self.layout = layout or layout_for(str(self.importer))
+        self.envs: dict[str, Optional[dict[str, Value]]] = {}  # Target.key -> the module's names (None: unknown)
+        self.targets: dict[str, Target] = {}  # a Ref path that is a project module -> it
+        self.loading: list[str] = []
+        self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
+        self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
+        # Target.key of the modules whose top level runs with a GPU or not at all (`import triton`, or a
+        # project module that does): what imports them does too
+        self.gpu_only: set[str] = set()
+        # absolute path -> path as reported, of the other files of the run: findings may be reported there
+        self.checked: dict[str, str] = checked or {}
+        self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
+        self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
+        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
+        # (how many modules were read, their trees) for trees()
+        self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
+
+    def trees(self) -> dict[str, cst.Module]:
+        """path -> tree of each project module read so far (a why-chain may name their lines); made again
+        only when more modules were read since it was last asked for."""
+        if self._trees is None or self._trees[0] != len(self.used):
+            found: dict[str, cst.Module] = {}
+            for path in self.used:
+                source = read_module(Path(path))
+                if source is not None and source.tree is not None:
+                    found[path] = source.tree
+            self._trees = (len(self.used), found)
+        return self._trees[1]
+
+    def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
+        if not level and module.split(".")[0] in _LIBRARY_TOPS:
+            return None
+        return self.layout.resolve(importer or self.importer, module, level)

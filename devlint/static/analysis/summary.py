@@ -1,0 +1,48 @@
+"""What a call of one of the file's functions gives its caller (`Summary`): functions.py makes one per
+function and arguments, and the file's tables keep them (`FileTables.memo`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Optional
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from devlint.core.values import Module, Step, Value
+    from devlint.static.analysis.state import State
+
+    # ((Module.ident, the module after the move), ...)
+    Moves = tuple[tuple[int, Module], ...]
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What analysing a function's body with some arguments gives its caller."""
+
+    result: Value
+    final_self: Optional[Value]  # `self` at the end (a method changes its object)
+    clock: Optional[Step]  # the last wall-clock read it made (a `tic()` helper starts a measurement)
+    synced: bool  # it waited for the GPU (after that read, if any)
+    work: Optional[Step]  # GPU work it queued and left running
+    moved: Moves = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
+
+    def apply_timing(self, state: State, depth: int) -> None:
+        """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
+        if self.clock is not None:
+            state.timing.start(self.clock, depth)
+        if self.synced:
+            state.timing.note_sync()
+        if self.work is not None:
+            state.timing.note_work(self.work)
+
+    def seen_from(self, call: cst.CSTNode) -> "Summary":
+        """Another module's function, seen by this file: its clock reads and GPU work are the call."""
+        step = (call, "")
+        return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
+                       step if self.work is not None else None, self.moved)
+
+    def apply_moves(self, state: State) -> None:
+        """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`)."""
+        for ident, module in self.moved:
+            state.moved[ident] = module
