@@ -12,6 +12,61 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # second precision survey (stable-dreamfusion): `if not x.is_cuda: x = x.cuda()` of a tensor asks where it
+    # is: a CUDA extension's wrapper assumes the GPU throughout (one DEV204), it is no switch for the GPU
+    "a_placement_test_is_no_gpu_switch": """
+import torch
+from torch.autograd import Function
+class NearFar(Function):
+    @staticmethod
+    def forward(ctx, rays_o, rays_d, grid):
+        if not rays_o.is_cuda: rays_o = rays_o.cuda()  # expect: DEV204
+        if not rays_d.is_cuda: rays_d = rays_d.cuda()
+        if not grid.is_cuda: grid = grid.cuda()
+        return torch.empty(rays_o.shape[0], dtype=rays_o.dtype, device=rays_o.device)
+""",
+    # stable-dreamfusion's Zero123: a module class that overrides __call__ returns what that returns
+    "a_module_with_its_own_call": """
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+class Sampler(nn.Module):
+    def __init__(self, device):
+        super().__init__()
+        self.device = device
+        self.net = nn.Linear(4, 4).to(device)
+    def __call__(self, x):
+        return self.net(x.to(self.device)).cpu().numpy()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+outputs = Sampler(device)(torch.rand(2, 4, device=device))
+plt.imshow(outputs[0:1])
+""",
+    # stable-dreamfusion's provider: a DataLoader's batches are where its collate_fn puts them
+    "a_collate_fn_that_builds_on_the_device": """
+import torch
+from torch.utils.data import DataLoader
+class Rays:
+    def __init__(self, device):
+        self.device = device
+    def collate(self, index):
+        return torch.rand(len(index), 3, device=self.device)
+    def loader(self):
+        return DataLoader(list(range(8)), batch_size=2, collate_fn=self.collate)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = torch.nn.Linear(3, 3).to(device)
+for batch in Rays(device).loader():
+    out = net(batch)
+""",
+    "twin_a_collate_fn_that_pads_on_the_cpu": """
+import torch
+from torch.utils.data import DataLoader
+def pad(items):
+    return torch.zeros(len(items), 3)
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = torch.nn.Linear(3, 3).to(device)
+for batch in DataLoader(list(range(8)), batch_size=2, collate_fn=pad):
+    out = net(batch)  # expect: DEV102
+""",
     # issue 17 item 5: a `device="cuda"` default assumes a GPU whenever a caller passes none, also in a function
     # nobody in the file calls (timm's RandomErasing, torch's PagedAttention)
     "a_cuda_default_assumes_a_gpu": """

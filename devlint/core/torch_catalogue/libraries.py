@@ -82,6 +82,8 @@ DEVICE_OPTIONS = frozenset(
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})
 NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
+# `x.is_cuda`: where x is a tensor, a question about where it is, not a switch
+TENSOR_PLACEMENT_TEST = "is_cuda"
 
 # Parameters (or variables) named like these hold a dtype.
 DTYPE_NAME_HINTS = ("dtype", "type", "precision", "half", "float")

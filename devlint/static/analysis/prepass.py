@@ -48,6 +48,7 @@ class PrePass:
         # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
         # too); a multi-GPU program (DataParallel, DDP, NCCL) needs strong evidence.
         self.strong_evidence = self.weak_evidence = self.multi_gpu = False
+        self._placement_tests: list[tuple[str, Scope]] = []  # (x, its scope) of each `if x.is_cuda:`
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
@@ -101,7 +102,8 @@ class PrePass:
     @property
     def cpu_evidence(self) -> bool:
         """Does the file show it means to run without a GPU too?"""
-        return self.strong_evidence or (self.weak_evidence and not self.multi_gpu)
+        switched = any(base not in scope.tensor_names for base, scope in self._placement_tests)
+        return self.strong_evidence or switched or (self.weak_evidence and not self.multi_gpu)
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
         func = node.func
@@ -158,7 +160,11 @@ class PrePass:
     def _note_test(self, node: cst.If | cst.IfExp | cst.While, scope: Scope) -> None:
         test = dotted(node.test.expression if type(node.test) is cst.UnaryOperation else node.test)
         last = (test or "").rsplit(".", 1)[-1]
-        if last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
+        if last == api.TENSOR_PLACEMENT_TEST and "." in (test or ""):
+            # `if not x.is_cuda: x = x.cuda()` asks where a tensor is (GPU-first code), `if args.is_cuda:` is a
+            # switch: which one is told by what x is, known once the whole file is read
+            self._placement_tests.append(((test or "").rsplit(".", 1)[0], scope))
+        elif last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
             self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
 
     def _note_attribute(self, node: cst.Attribute, scope: Scope) -> None:

@@ -203,7 +203,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         return interp.exec_suite(node.body, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if gpu_switch(node.test):
+    if gpu_switch(node.test) and not _placement_test(interp, node.test, state):
         then_state.switched = else_state.switched = True
     for branch, outcome in ((then_state, True), (else_state, False)):
         known = learns(test, outcome)
@@ -232,6 +232,14 @@ def exec_else(interp: Walker, node: cst.If, state: State) -> State:
     if node.orelse is not None:
         return interp.exec_suite(node.orelse.body, state)
     return state
+
+
+def _placement_test(interp: Walker, test: cst.BaseExpression, state: State) -> bool:
+    """`if not x.is_cuda:` of a tensor x asks where it is: no switch the code sets for the GPU."""
+    if type(test) is cst.UnaryOperation:
+        test = test.expression
+    return type(test) is cst.Attribute and test.attr.value == api.TENSOR_PLACEMENT_TEST \
+        and isinstance(interp.eval(test.value, state), Tensor)
 
 
 def gpu_switch(test: cst.BaseExpression) -> bool:

@@ -10,10 +10,12 @@ import libcst as cst
 from devlint.core.facts import CpuOnlyArgument, Load
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
-from devlint.static.semantics.callsite import Argument, CallSite
+from devlint.static.semantics.callsite import Args, Argument, CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.syntax import dotted
-from devlint.core.values import CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Instance, Loader, Tensor, Value
+from devlint.core.values import (
+    CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, Instance, Loader, Tensor, Value,
+)
 
 if TYPE_CHECKING:
     from devlint.core.values import Why
@@ -30,7 +32,22 @@ def data_loader(site: CallSite) -> Value:
         if where is not None:
             return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
                           custom_collate=custom)
+    if custom and collate is not None:
+        return _collated_by(site, collate[1])
     return Loader(why=((site.node, "a DataLoader yields cpu batches"),), custom_collate=custom)
+
+
+def _collated_by(site: CallSite, collate: Value) -> Loader:
+    """A DataLoader whose collate_fn builds the batch: where that function of this file puts what it returns
+    (`torch.rand(n, 3, device=self.device)`), else unknown."""
+    where: Optional[Device] = None
+    if isinstance(collate, Function):
+        args = Args()
+        args.positional.append((site.node, UNKNOWN))
+        devices = {t.where for t in tensors_in(site.walk.invoke(collate, args, site.node, site.state, None))}
+        where = devices.pop() if len(devices) == 1 else None
+    note = f"its collate_fn puts batches on {where}" if where is not None else ""
+    return Loader(why=((site.node, note),), where=where, custom_collate=True)
 
 
 def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:

@@ -122,6 +122,11 @@ def call_module(site: CallSite, module: Value) -> Value:
         assigned, attribute = module.plain_container
         site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
                                      site.context))
+    own_call = _method_of_class(site, module, "__call__")
+    if own_call is not None and id(own_call) in site.file.functions:
+        # `class Sampler(nn.Module): def __call__(self, x)`: calling it runs that, not forward
+        return site.walk.invoke(replace(site.file.functions[id(own_call)], bound=module), args, site.node,
+                                site.state, None)
     forward = _forward(site, module)
     host_inputs = site.file.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
@@ -149,6 +154,14 @@ def call_module(site: CallSite, module: Value) -> Value:
         device = next((d for d in known if d.concrete), known[0] if known else device)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
+
+
+def _method_of_class(site: CallSite, module: Value, name: str) -> Optional[cst.FunctionDef]:
+    """`name` of a module class defined in this file (or a base of it defined here)."""
+    file = site.file
+    if isinstance(module, Module) and module.cls is not None and module.cls in file.classes:
+        return file.find_method(file.classes[module.cls], name)
+    return None
 
 
 def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:
