@@ -290,3 +290,26 @@ def test_dev104_fix_names_the_parameter_its_partner_was_created_on():
 
 def lint_default(source: str) -> list[Finding]:
     return check_source(source.encode("utf-8"), "a.py", [r() for r in ALL_RULES if r.default_enabled])
+
+
+def test_a_discarded_move_of_a_parameter_gets_no_assignment_fix():
+    """`self.p = self.p.to(torch.float16)` raises for an nn.Parameter (a copy is a plain tensor): no safe fix,
+    and the hint moves its data (glide-text2im's convert_to_fp16)."""
+    from tests.lint_helpers import lint
+
+    source = """\
+import torch
+from torch import nn
+
+
+class TextEncoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos = nn.Parameter(torch.zeros(8, 4))
+
+    def half(self):
+        self.pos.to(torch.float16)
+"""
+    (finding,) = [f for f in lint(source) if f.code == "DEV103"]
+    assert not finding.edits
+    assert "`self.pos.data = self.pos.data.to(...)`" in finding.fix

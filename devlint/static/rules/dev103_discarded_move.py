@@ -5,6 +5,7 @@ from typing import Iterable, Optional
 import libcst as cst
 
 from devlint.core.facts import DiscardedMove
+from devlint.core.values import Tensor
 from devlint.static.fixes import BEFORE, Fix, NodeEdit
 from devlint.static.fixes.helpers import code
 from devlint.static.rules.base import Verdict, Rule
@@ -66,7 +67,9 @@ model.to(device)
             f"the result of `{label}.{fact.method}(...)` is thrown away: `Tensor.{fact.method}` returns a new "
             f"tensor and does not move `{label}`",
             why=(self.placed(label, fact.value.value),) + self.called_from(fact),
-            fix=f"assign it: `{label} = {label}.{fact.method}(...)`",
+            fix=(f"move its data: `{label}.data = {label}.data.{fact.method}(...)` (an nn.Parameter takes no plain "
+                 f"tensor), or move the module" if _is_parameter(fact) else
+                 f"assign it: `{label} = {label}.{fact.method}(...)`"),
             autofix=self.autofix(fact),
         )
 
@@ -77,10 +80,17 @@ model.to(device)
         name = code(self.file, target)
         if "\n" in name:
             return None  # a target written over several lines: not rewritten
+        if _is_parameter(fact):
+            return None  # `self.p = self.p.to(...)` of an nn.Parameter raises (a copy is a plain tensor)
         for small in getattr(fact.node, "body", ()):
             if type(small) is cst.Expr and _receiver(small.value) is target:
                 return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
         return None
+
+
+def _is_parameter(fact: DiscardedMove) -> bool:
+    value = fact.value.value
+    return isinstance(value, Tensor) and value.parameter
 
 
 def _receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
