@@ -62,6 +62,20 @@ for step in range(3):
     preds += [model(torch.randn(8, 4, device=device)).detach().cpu().numpy()]
 allp = np.concatenate(preds)
 """,
+    # dinov2's log_regression: a conversion under a test that the device is the cpu
+    "a_conversion_where_the_device_is_known_to_be_the_cpu": """
+import torch
+_CPU = torch.device("cpu")
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+samples = torch.randn(3, device=device)
+if device == _CPU:
+    a = samples.numpy()
+if device.type == "cpu":
+    b = samples.numpy()
+if samples.device.type == "cpu":
+    c = samples.numpy()
+d = samples.numpy()  # expect: DEV401
+""",
 }
 
 

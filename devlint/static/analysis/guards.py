@@ -106,6 +106,9 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
             return True if type(op) is cst.In else None
         return None
     text = right.value if isinstance(right, Const) else None
+    if isinstance(left, DeviceValue) and isinstance(right, DeviceValue) and right.where is not None \
+            and right.where.kind == api.CPU_TYPE:
+        text = api.CPU_TYPE  # `self.device == _CPU_DEVICE`, a torch.device("cpu") constant
     subject = left
     if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown, Located)):
         text, subject = left.value, right

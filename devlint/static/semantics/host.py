@@ -23,12 +23,19 @@ def host_library(site: CallSite) -> Value:
         return UNKNOWN
     for arg_node, value in args.positional + list(args.keywords.values()):
         for member in tensors_in(value):
-            if member.where is not None and member.where.is_gpu and not member.inferred:
+            if _on_gpu_here(site, member) and not member.inferred:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
                 site.facts.note_sync(site.state)
                 return _host_result(site)
     return _host_result(site)
+
+
+def _on_gpu_here(site: CallSite, tensor: Tensor) -> bool:
+    """On a GPU on this path: not the selected device where the path knows it is the cpu
+    (`if device.type == "cpu": x.numpy()`)."""
+    where = tensor.where
+    return where is not None and where.is_gpu and not (site.state.unavailable and where.kind == "selected")
 
 
 def _host_result(site: CallSite) -> Value:
@@ -63,7 +70,7 @@ def cpu_only_argument(site: CallSite) -> Value:
 
 def tensor_numpy(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
-    if receiver.where is not None and receiver.where.is_gpu:
+    if _on_gpu_here(site, receiver):
         site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
                                  site.context))
         site.facts.note_sync(site.state)
