@@ -65,6 +65,8 @@ def classify(a: Value, b: Value, indexing: bool = False,
     """
     if _exempt(a) or _exempt(b):
         return None
+    if indexing and isinstance(b, Tensor) and b.scalar:
+        return None  # `idxs[torch.argmax(scores)]`: a 0-dim index selects one element, from any device
     pairs = ((a, b),) if indexing else ((a, b), (b, a))
     for cpu_side, other in pairs:
         if _plain_cpu_attribute(cpu_side) and isinstance(other, Tensor) and other.where is not None \

@@ -12,6 +12,25 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # efficientdet's soft-NMS: a 0-dim index (argmax with no dim) selects from any device; the cuda mask after
+    # it does not
+    "a_zero_dim_index_selects_from_any_device": """
+import torch
+def greedy_order(scores):
+    idxs = torch.arange(scores.numel())
+    out = torch.zeros(scores.numel(), dtype=torch.int64, device=scores.device)
+    count = 0
+    while scores.numel() > 0:
+        top = torch.argmax(scores)
+        out[count] = idxs[top]
+        count += 1
+        keep = scores < scores[top]
+        scores = scores[keep]
+        idxs = idxs[keep]  # expect: DEV104
+    return out[:count]
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+order = greedy_order(torch.rand(5, device=device))
+""",
     # second precision survey (stable-dreamfusion): `if not x.is_cuda: x = x.cuda()` of a tensor asks where it
     # is: a CUDA extension's wrapper assumes the GPU throughout (one DEV204), it is no switch for the GPU
     "a_placement_test_is_no_gpu_switch": """
