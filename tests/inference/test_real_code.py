@@ -12,6 +12,25 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # dinov2 / MiniGPT-4: a helper that sets up NCCL (or asserts a GPU) leaves its caller on a path with a GPU
+    "a_helper_that_sets_up_nccl_guards_its_caller": """
+import torch
+import torch.distributed as dist
+def setup():
+    dist.init_process_group(backend="nccl")
+def main():
+    setup()
+    return torch.zeros(3, device="cuda")
+""",
+    "twin_a_helper_that_sets_up_gloo_guards_nothing": """
+import torch
+import torch.distributed as dist
+def setup():
+    dist.init_process_group(backend="gloo")
+def main():
+    setup()
+    return torch.zeros(3, device="cuda")  # expect: DEV204
+""",
     # efficientdet's soft-NMS: a 0-dim index (argmax with no dim) selects from any device; the cuda mask after
     # it does not
     "a_zero_dim_index_selects_from_any_device": """

@@ -79,7 +79,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
         cached, key = None, None
     if cached is None:
         result, final_self, end = analyse_body(interp, fn, params, state, node)
-        cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end))
+        cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
+                          guards=end.guarded and not state.guarded)
         if key is not None:
             interp.tables.memo[key] = cached
     return cached
@@ -148,11 +149,12 @@ def call_lambda(interp: Walker, fn: LambdaFunction, site: CallSite) -> Value:
     return result
 
 
-def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = ()) -> Summary:
+def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = (),
+             guards: bool = False) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
-    return Summary(result, final_self, clock, synced, work, moved)
+    return Summary(result, final_self, clock, synced, work, moved, guards)
 
 
 def _moves(caller: State, end: State) -> Moves:
@@ -237,6 +239,9 @@ def analyse_body(interp: Walker, fn: Function, params: dict[str, Value], caller:
     returned = close_frame(interp, saved)
     if not end.dead:
         returned.append(Returned(Const(value=None), end.env.get("self"), end.guarded))
+    else:  # every path returned: the function learnt of the GPU what all of them did
+        end = end.copy()
+        end.guarded = bool(returned) and all(r.guarded for r in returned)
     return _result(interp, fdef, returned), _final_self(returned), end
 
 

@@ -26,6 +26,8 @@ class Summary:
     synced: bool  # it waited for the GPU (after that read, if any)
     work: Optional[Step]  # GPU work it queued and left running
     moved: Moves = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
+    # it learnt that a GPU is there, on every path to its end (`setup()` calls init_process_group("nccl"))
+    guards: bool = False
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -40,9 +42,12 @@ class Summary:
         """Another module's function, seen by this file: its clock reads and GPU work are the call."""
         step = (call, "")
         return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
-                       step if self.work is not None else None, self.moved)
+                       step if self.work is not None else None, self.moved, self.guards)
 
     def apply_moves(self, state: State) -> None:
-        """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`)."""
+        """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`), and what it
+        learnt of the GPU."""
         for ident, module in self.moved:
             state.moved[ident] = module
+        if self.guards:
+            state.guarded = True
