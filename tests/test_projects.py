@@ -420,3 +420,42 @@ def test_a_module_that_imports_a_gpu_only_project_module_runs_with_a_gpu(tmp_pat
     """, "tests/test_kernels.py": test.format(module="kernels"), "tests/test_plain.py": test.format(module="plain")})
     assert not {code for _, code in codes(tmp_path / "tests" / "test_kernels.py") if code.startswith("DEV2")}
     assert (6, "DEV204") in codes(tmp_path / "tests" / "test_plain.py")  # a file that assumes a GPU throughout
+
+
+def test_an_nccl_group_set_up_in_a_helper_module_puts_every_rank_on_gpu_0(tmp_path):
+    """DEV205 through a helper of another module; a helper that also calls set_device is fine."""
+    write(tmp_path, {"pyproject.toml": "", "dist_utils.py": """\
+        import os
+
+        import torch
+        import torch.distributed as dist
+
+
+        def setup():
+            dist.init_process_group(backend="nccl")
+
+
+        def setup_ranked():
+            dist.init_process_group(backend="nccl")
+            torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))
+    """, "train.py": """\
+        import torch
+        from dist_utils import setup
+
+
+        def main():
+            setup()
+            return torch.nn.Linear(4, 2).cuda()
+    """, "train_ranked.py": """\
+        import torch
+        from dist_utils import setup_ranked
+
+
+        def main():
+            setup_ranked()
+            return torch.nn.Linear(4, 2).cuda()
+    """})
+    found = check(tmp_path / "train.py")
+    (finding,) = [f for f in found if f.code == "DEV205"]
+    assert finding.line == 7 and "dist_utils.py:8" in finding.why[0]
+    assert "DEV205" not in {f.code for f in check(tmp_path / "train_ranked.py")}

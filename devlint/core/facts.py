@@ -86,6 +86,16 @@ class OptimizerStateLeftBehind:
 
 
 @record
+class SharedGpu:
+    """Plain 'cuda' (the current device) where an NCCL process group was set up and no
+    `torch.cuda.set_device` ran since: every rank computes on GPU 0."""
+
+    node: cst.CSTNode
+    group: cst.CSTNode  # the `init_process_group` call
+    context: Context
+
+
+@record
 class GpuAssumption:
     """Code that needs a GPU: a 'cuda' literal, .cuda(), a torch.cuda type or call."""
 

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, cast
 
 import libcst as cst
 
-from devlint.core.facts import CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation
+from devlint.core.facts import (
+    CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation, SharedGpu,
+)
 from devlint.core.mixing import classify_module_input
 from devlint.core.values import Located, Module, Seq, Tensor, Value, replace
 from devlint.static.semantics.containers import tensors_in
@@ -91,6 +93,10 @@ class Emitter:
         """`use`: the expression that assumes the GPU, when `node` is the literal it got its device from."""
         self.emit(GpuAssumption(node, what, "device", state.guarded, self._frames.context, state.switched,
                                 use if use is not node else None))
+
+    def shared_gpu(self, node: cst.CSTNode, group: cst.CSTNode, state: State) -> None:
+        """Plain 'cuda' used where every rank of an NCCL group is still on GPU 0 (DEV205)."""
+        self.emit(SharedGpu(node, group, self._frames.context))
 
     def module_call_fact(self, node: cst.CSTNode, module_node: cst.CSTNode, module: Value,
                          inputs: list[tuple[cst.CSTNode, Value]]) -> bool:

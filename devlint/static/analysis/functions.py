@@ -72,7 +72,7 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
     key: Optional[tuple[object, ...]]
     key = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.facts.muted),
-           state.timing.key())
+           state.timing.key(), (state.ranks is not None, state.device_chosen))
     try:
         cached = interp.tables.memo.get(key)
     except TypeError:  # an unhashable argument value: no memo
@@ -80,7 +80,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
     if cached is None:
         result, final_self, end = analyse_body(interp, fn, params, state, node)
         cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
-                          guards=end.guarded and not state.guarded)
+                          guards=end.guarded and not state.guarded, ranks=(end.ranks, state.ranks),
+                          chose=end.device_chosen and not state.device_chosen)
         if key is not None:
             interp.tables.memo[key] = cached
     return cached
@@ -150,11 +151,14 @@ def call_lambda(interp: Walker, fn: LambdaFunction, site: CallSite) -> Value:
 
 
 def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = (),
-             guards: bool = False) -> Summary:
+             guards: bool = False, ranks: tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]] = (None, None),
+             chose: bool = False) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
-    return Summary(result, final_self, clock, synced, work, moved, guards)
+    end, start = ranks  # an NCCL group the callee set up, or a `set_device` it ran
+    return Summary(result, final_self, clock, synced, work, moved, guards,
+                   end if end is not None and start is None else None, chose)
 
 
 def _moves(caller: State, end: State) -> Moves:
@@ -288,6 +292,7 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
         state.moved = dict(caller.moved)
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
             caller.default_device
+        state.ranks, state.device_chosen = caller.ranks, caller.device_chosen
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
         state.timing = caller.timing.copy()
         state.timing.depth, state.timing.lap = 0, False

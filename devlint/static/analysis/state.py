@@ -76,7 +76,7 @@ class Timing:
 
 class State:
     __slots__ = ("env", "guarded", "unavailable", "switched", "cuda_index", "default_device", "dead", "timing",
-                 "moved")
+                 "moved", "ranks", "device_chosen")
 
     def __init__(self) -> None:
         self.env: dict[str, Value] = {}
@@ -89,6 +89,10 @@ class State:
         self.timing = Timing()
         # Module.ident -> the module after a move in place: any alias read afterwards is that module
         self.moved: dict[int, Module] = {}
+        # `init_process_group("nccl")` ran and no `torch.cuda.set_device` since: plain 'cuda' is GPU 0 on every
+        # rank (the call, for the why-chain)
+        self.ranks: Optional[cst.CSTNode] = None
+        self.device_chosen = False  # `torch.cuda.set_device(...)` ran on this path
 
     def copy(self) -> "State":
         new = State.__new__(State)
@@ -97,6 +101,7 @@ class State:
         new.unavailable, new.dead, new.switched = self.unavailable, self.dead, self.switched
         new.timing = self.timing.copy()
         new.moved = dict(self.moved) if self.moved else {}
+        new.ranks, new.device_chosen = self.ranks, self.device_chosen
         return new
 
     def join(self, other: "State", availability_split: bool = False,
@@ -117,6 +122,8 @@ class State:
         new.switched = self.switched and other.switched
         if self.cuda_index != other.cuda_index:
             new.cuda_index = None
+        new.ranks = self.ranks if other.ranks is not None else None  # on every path
+        new.device_chosen = self.device_chosen and other.device_chosen
         if self.default_device != other.default_device:
             # `if torch.cuda.is_available(): torch.set_default_device("cuda")`: the selected device
             devices = {self.default_device, other.default_device}
@@ -133,7 +140,8 @@ class State:
             self.env == other.env and self.guarded == other.guarded and self.cuda_index == other.cuda_index
             and self.dead == other.dead and self.unavailable == other.unavailable
             and self.default_device == other.default_device and self.timing.same(other.timing)
-            and self.moved == other.moved
+            and self.moved == other.moved and (self.ranks is None) == (other.ranks is None)
+            and self.device_chosen == other.device_chosen
         )
 
 

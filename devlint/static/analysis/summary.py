@@ -28,6 +28,8 @@ class Summary:
     moved: Moves = ()  # ((ident, Module), ...): modules it moved in place (its arguments, or their attributes)
     # it learnt that a GPU is there, on every path to its end (`setup()` calls init_process_group("nccl"))
     guards: bool = False
+    ranks: Optional[cst.CSTNode] = None  # it set up an NCCL group and no `set_device` (the call)
+    device_chosen: bool = False  # it ran `torch.cuda.set_device` (on every path to its end)
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -42,7 +44,8 @@ class Summary:
         """Another module's function, seen by this file: its clock reads and GPU work are the call."""
         step = (call, "")
         return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
-                       step if self.work is not None else None, self.moved, self.guards)
+                       step if self.work is not None else None, self.moved, self.guards, self.ranks,
+                       self.device_chosen)
 
     def apply_moves(self, state: State) -> None:
         """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`), and what it
@@ -51,3 +54,7 @@ class Summary:
             state.moved[ident] = module
         if self.guards:
             state.guarded = True
+        if self.device_chosen:
+            state.ranks, state.device_chosen = None, True
+        if self.ranks is not None:
+            state.ranks = self.ranks

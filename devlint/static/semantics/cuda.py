@@ -45,6 +45,8 @@ def init_process_group(site: CallSite) -> Value:
     backend = site.args.first("backend")
     if isinstance(backend, Const) and backend.value == "nccl":
         site.state.guarded = True
+        if not site.state.device_chosen:  # no `set_device` yet: plain 'cuda' is GPU 0 in every process
+            site.state.ranks = site.node
     return UNKNOWN
 
 
@@ -63,6 +65,7 @@ def cuda_api(site: CallSite) -> Value:
     if path in api.CUDA_EVENT:
         return CudaEvent()
     if path in api.SET_DEVICE:
+        state.ranks, state.device_chosen = None, True
         value = args.first()
         device = as_device(value)
         state.cuda_index = device.index if device is not None and device.kind == CUDA_TYPE else (

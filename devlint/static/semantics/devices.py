@@ -30,6 +30,12 @@ def resolve_current(device: Optional[Device], state: State) -> Optional[Device]:
     return device
 
 
+def current_device_use(facts: Facts, device: Optional[Device], state: State, node: cst.CSTNode) -> None:
+    """Plain 'cuda' after an NCCL group was set up without `set_device`: the same GPU on every rank."""
+    if state.ranks is not None and device is not None and device.kind == api.CUDA_TYPE and device.index is None:
+        facts.shared_gpu(node, state.ranks, state)
+
+
 def as_device(value: Value) -> Optional[Device]:
     if isinstance(value, DeviceValue):
         return value.where
@@ -59,12 +65,14 @@ def _argument_device(facts: Facts, value: Value, state: State, node: cst.CSTNode
     if isinstance(value, DeviceValue):
         if value.literal is not None and not value.literal_guarded and not state.guarded:
             facts.gpu_assumption(value.literal, "a 'cuda' device", state, use=node)
+        current_device_use(facts, value.where, state, node)
         return resolve_current(value.where, state)
     if isinstance(value, Const):
         if isinstance(value.value, str):
             device = parse_device_string(value.value)
             if device is not None and device.kind == api.CUDA_TYPE and not value.guarded and not state.guarded:
                 facts.gpu_assumption(value.node or node, f"'{value.value}'", state, use=node)
+            current_device_use(facts, device, state, node)
             return resolve_current(device, state)
         if isinstance(value.value, int) and not isinstance(value.value, bool):
             return cuda(value.value)
@@ -147,7 +155,10 @@ def move_target(site: CallSite) -> Optional[Device]:
         if isinstance(value, Const) and isinstance(value.value, int):
             return cuda(value.value)
         if isinstance(value, DeviceValue) and value.where is not None:
+            current_device_use(site.facts, value.where, state, site.node)
             return resolve_current(value.where, state)
+        if value is UNKNOWN:  # `.cuda()`: the current device
+            current_device_use(site.facts, cuda(None), state, site.node)
         return cuda(state.cuda_index)
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
