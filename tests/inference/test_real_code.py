@@ -16,10 +16,11 @@ CASES = {
     "a_helper_that_sets_up_nccl_guards_its_caller": """
 import torch
 import torch.distributed as dist
-def setup():
+def setup(rank):
     dist.init_process_group(backend="nccl")
-def main():
-    setup()
+    torch.cuda.set_device(rank)
+def main(rank):
+    setup(rank)
     return torch.zeros(3, device="cuda")
 """,
     "twin_a_helper_that_sets_up_gloo_guards_nothing": """
