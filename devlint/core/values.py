@@ -634,6 +634,10 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
             # `total = 0; for ...: total += loss`: a running sum is the tensor it accumulates (a Python
             # number combines with a tensor on any device), so its device is that tensor's
             return summed
+    for index, element in ((a, b), (b, a)):
+        if type(index) is Integer and isinstance(element, Tensor) and element.scalar:
+            # `t = timesteps[i] if ... else timestep` (an int): one element either way, an index
+            return INTEGER
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:

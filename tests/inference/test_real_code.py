@@ -12,6 +12,23 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # diffusers' latent_consistency scheduler: `self.timesteps[i]` (one element) or an `int` timestep indexes a
+    # cpu table: one element either way, 0-dim, fine with the GPU sample
+    "an_index_that_is_a_timestep_element_or_an_int": """
+import numpy as np
+import torch
+class Scheduler:
+    def __init__(self):
+        self.alphas_cumprod = torch.cumprod(1.0 - torch.linspace(1e-4, 0.02, 1000), dim=0)
+        self.timesteps = torch.from_numpy(np.arange(0, 1000)[::-1].copy())
+    def step(self, model_output: torch.Tensor, timeindex: int, timestep: int, sample: torch.Tensor):
+        if timeindex + 1 < len(self.timesteps):
+            prev_timestep = self.timesteps[timeindex + 1]
+        else:
+            prev_timestep = timestep
+        alpha_prod_t_prev = self.alphas_cumprod[prev_timestep]
+        return alpha_prod_t_prev.sqrt() * sample + (1 - alpha_prod_t_prev).sqrt() * model_output
+""",
     # dinov2 / MiniGPT-4: a helper that sets up NCCL (or asserts a GPU) leaves its caller on a path with a GPU
     "a_helper_that_sets_up_nccl_guards_its_caller": """
 import torch

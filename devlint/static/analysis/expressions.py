@@ -324,7 +324,11 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
             operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]
             result = interp.operation(node, "[]", operands, state, indexing=True)
             if isinstance(result, Tensor):
-                return replace(result, where=container.where, scalar=False)
+                # `table[t]` with t 0-dim (`timesteps[i]`): one element, as an int index takes, else a selection
+                one = all(v.scalar if isinstance(v, Tensor) else isinstance(v, Const) and isinstance(v.value, int)
+                          or type(v) is Integer for _, v in indices)
+                return replace(result, where=container.where, scalar=one and container.where is not None
+                               and container.where.kind == CPU_TYPE and not container.collated)
             return result
         # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
         integer = all(isinstance(v, Const) and isinstance(v.value, int) or type(v) is Integer for _, v in indices) \
