@@ -12,6 +12,44 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # pytorch_ssim (copied into stable-dreamfusion and many more): the cached window is reused only where
+    # `self.window.data.type() == img.data.type()`, a type string that names the device
+    "a_tensor_reused_only_where_it_is_on_the_inputs_device": """
+import torch
+import torch.nn.functional as F
+class Blur(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.channel = 1
+        self.window = torch.ones(1, 1, 3, 3) / 9.0
+    def forward(self, img):
+        channel = img.size(1)
+        if channel == self.channel and self.window.data.type() == img.data.type():
+            window = self.window
+        else:
+            window = (torch.ones(channel, 1, 3, 3) / 9.0).type_as(img)
+            self.window, self.channel = window, channel
+        return F.conv2d(img, window, padding=1, groups=channel)
+""",
+    "twin_a_cached_tensor_reused_without_a_test": """
+import torch
+import torch.nn.functional as F
+class Blur(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.window = torch.ones(1, 1, 3, 3) / 9.0  # expect: DEV105
+    def forward(self, img):
+        return F.conv2d(img, self.window, padding=1)
+""",
+    "a_move_where_the_devices_differ": """
+import torch
+def align(a, b):
+    if a.device != b.device:
+        a = a.to(b.device)
+    return a + b
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+c = align(torch.zeros(3), torch.ones(3, device=device))
+""",
     # diffusers' latent_consistency scheduler: `self.timesteps[i]` (one element) or an `int` timestep indexes a
     # cpu table: one element either way, 0-dim, fine with the GPU sample
     "an_index_that_is_a_timestep_element_or_an_int": """

@@ -47,6 +47,11 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer")}
 )
 
+# `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
+# holds where the two share a device: the type string names it)
+PLACE_ATTRIBUTES = frozenset({"device", "is_cuda"})
+PLACE_METHODS = frozenset({"type", "get_device"})
+
 # `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.
 IS_TENSOR_FUNCTION = "torch.is_tensor"
 TENSOR_CLASS = "torch.Tensor"

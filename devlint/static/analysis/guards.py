@@ -16,7 +16,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Ref, Seq, SkipMarker,
-    Unknown, Value,
+    Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -173,3 +173,42 @@ def not_a_tensor(interp: Walker, test: cst.BaseExpression, else_state: State) ->
     is_tensor = path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS)
     if is_tensor and subject is not None and subject in else_state.env:
         else_state.env[subject] = UNKNOWN
+
+
+def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else_state: State) -> None:
+    """`if self.window.data.type() == img.data.type():` (or `a.device == b.device`): where the test holds,
+    the first is where the second is (pytorch_ssim reuses its window only then)."""
+    conjuncts = _conjuncts(test)
+    for comparison in conjuncts:
+        if len(comparison.comparisons) != 1:
+            continue
+        op = comparison.comparisons[0].operator
+        state = then_state if type(op) in (cst.Equal, cst.Is) else else_state if type(op) in (
+            cst.NotEqual, cst.IsNot) and len(conjuncts) == 1 else None
+        first, second = _placed(comparison.left), _placed(comparison.comparisons[0].comparator)
+        if state is None or first is None or second is None:
+            continue
+        mine, theirs = interp.lookup(first, state), interp.lookup(second, state)
+        if isinstance(mine, (Tensor, Located)) and isinstance(theirs, (Tensor, Located)) \
+                and mine.device != theirs.device:
+            interp.assign_name(first, replace(mine, where=theirs.device), state, comparison)
+
+
+def _conjuncts(test: cst.BaseExpression) -> list[cst.Comparison]:
+    if type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+        return _conjuncts(test.left) + _conjuncts(test.right)
+    return [test] if type(test) is cst.Comparison else []
+
+
+def _placed(node: cst.BaseExpression) -> Optional[str]:
+    """`x` in `x.device`, `x.type()`, `x.data.type()`: the tensor whose place the expression says."""
+    if type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute \
+            and node.func.attr.value in api.PLACE_METHODS:
+        node = node.func.value
+    elif type(node) is cst.Attribute and node.attr.value in api.PLACE_ATTRIBUTES:
+        node = node.value
+    else:
+        return None
+    if type(node) is cst.Attribute and node.attr.value == "data":
+        node = node.value
+    return dotted(node)

@@ -13,7 +13,9 @@ import libcst as cst
 from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
-from devlint.static.analysis.guards import as_condition, is_skip_marker, learns, not_a_tensor, polarity
+from devlint.static.analysis.guards import (
+    as_condition, is_skip_marker, learns, not_a_tensor, polarity, same_place,
+)
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
@@ -214,6 +216,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, then_state)
     not_a_tensor(interp, node.test, else_state)
+    same_place(interp, node.test, then_state, else_state)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
