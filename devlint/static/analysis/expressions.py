@@ -10,7 +10,7 @@ from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    as_condition, boolean, comparison_guard, learns, negate, not_a_tensor, polarity,
+    as_condition, boolean, comparison_guard, learns, negate, not_a_tensor, polarity, type_test,
 )
 from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
@@ -177,7 +177,7 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     then_state, else_state = state.copy(), state.copy()
     then_state.guarded = then_state.guarded or learns(test, True) is True
     else_state.guarded = else_state.guarded or learns(test, False) is True
-    not_a_tensor(interp, node.test, else_state)
+    not_a_tensor(type_test(interp, node.test, state), else_state)
     body = interp.eval(node.body, then_state)
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
@@ -273,6 +273,13 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
 _INT_OPERATORS = frozenset({"+", "-", "*", "//", "%", "+=", "-=", "*="})
 
 
+def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, Value]]) -> bool:
+    """`x[0]`, `table[i]` with an int, `table[t]` with t 0-dim (`timesteps[i]`): one element of a 1-d cpu
+    tensor, 0-dim, which mixes with anything (a collated batch's `batch[0]` is a member, not an element)."""
+    return bool(indices) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) for _, v in indices) \
+        and not container.collated and container.where is not None and container.where.kind == CPU_TYPE
+
+
 def _is_int(value: Value) -> bool:
     return type(value) is Integer or (isinstance(value, Const) and type(value.value) is int)
 
@@ -324,17 +331,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
             operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]
             result = interp.operation(node, "[]", operands, state, indexing=True)
             if isinstance(result, Tensor):
-                # `table[t]` with t 0-dim (`timesteps[i]`): one element, as an int index takes, else a selection
-                one = all(v.scalar if isinstance(v, Tensor) else isinstance(v, Const) and isinstance(v.value, int)
-                          or type(v) is Integer for _, v in indices)
-                return replace(result, where=container.where, scalar=one and container.where is not None
-                               and container.where.kind == CPU_TYPE and not container.collated)
+                return replace(result, where=container.where, scalar=_one_cpu_element(container, indices))
             return result
-        # `x[0]` of a 1-d tensor is 0-dim, and a 0-dim cpu tensor mixes with anything
-        integer = all(isinstance(v, Const) and isinstance(v.value, int) or type(v) is Integer for _, v in indices) \
-            and indices
-        return replace(container, scalar=bool(integer) and not container.collated and container.where is not None
-                       and container.where.kind == CPU_TYPE, fresh=False, derived=True)
+        return replace(container, scalar=_one_cpu_element(container, indices), fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)
     if isinstance(container, Module):

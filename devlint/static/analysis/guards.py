@@ -162,17 +162,28 @@ def is_skip_marker(interp: Walker, decorator: cst.Decorator, state: State) -> bo
     return isinstance(value, SkipMarker)
 
 
-def not_a_tensor(interp: Walker, test: cst.BaseExpression, else_state: State) -> None:
-    """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
-    if not (type(test) is cst.Call and len(test.args) >= 1):
-        return
-    callee = interp.eval(test.func, else_state)
+def type_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optional[tuple[str, bool]]:
+    """(x, True) for `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`, (x, False) for
+    `isinstance(x, np.ndarray)`; None for any other test."""
+    if not (type(test) is cst.Call and test.args):
+        return None
+    callee = interp.eval(test.func, state)
     path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
-    kind = getattr(interp.eval(test.args[1].value, else_state), "path", "") if len(test.args) > 1 else ""
     subject = dotted(test.args[0].value)
-    is_tensor = path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS)
-    if is_tensor and subject is not None and subject in else_state.env:
-        else_state.env[subject] = UNKNOWN
+    kind = getattr(interp.eval(test.args[1].value, state), "path", "") if len(test.args) > 1 else ""
+    if subject is None:
+        return None
+    if path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS):
+        return subject, True
+    if path == "isinstance" and kind == "numpy.ndarray":
+        return subject, False
+    return None
+
+
+def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:
+    """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
+    if tested is not None and tested[1] and tested[0] in else_state.env:
+        else_state.env[tested[0]] = UNKNOWN
 
 
 def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else_state: State) -> None:

@@ -30,6 +30,7 @@ from devlint.core.facts import FileIntent, Operand, Operation
 from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
 from devlint.static.semantics.containers import join_all
+from devlint.static.semantics.devices import selected_is_cpu
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
@@ -193,8 +194,8 @@ class Interpreter:
         tensors = [o for o in operands if isinstance(o.value, Tensor)]
         if state.unavailable:
             # `if use_cuda: ... else: <here>`: without CUDA the selected device is the cpu
-            tensors = [Operand(o.node, replace(o.value, where=CPU), o.label) if o.value.device is not None
-                       and o.value.device.kind == "selected" else o for o in tensors]
+            tensors = [Operand(o.node, replace(o.value, where=CPU), o.label)
+                       if selected_is_cpu(o.value.device, state) else o for o in tensors]
         if len(tensors) >= 2:
             context = self.frames.context
             self.facts.emit(Operation(node, name, tuple(tensors), context, indexing))

@@ -14,7 +14,7 @@ from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, is_skip_marker, learns, not_a_tensor, polarity, same_place,
+    as_condition, is_skip_marker, learns, not_a_tensor, polarity, same_place, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
@@ -214,8 +214,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         elif known is False:
             branch.unavailable = True
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
-    narrow(interp, node.test, then_state)
-    not_a_tensor(interp, node.test, else_state)
+    narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
@@ -253,22 +252,20 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
     return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
 
 
-def narrow(interp: Walker, test: cst.BaseExpression, then_state: State) -> None:
-    """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch;
-    `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
-    if type(test) is cst.Name:
-        test = _flag_definition(interp, test.value) or test
-    if not (type(test) is cst.Call and test.args):
+def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: State, else_state: State) -> None:
+    """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch, and none in the
+    other; `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
+    tested = type_test(interp, test, state)
+    not_a_tensor(tested, else_state)
+    if tested is None and type(test) is cst.Name:
+        flag = _flag_definition(interp, test.value)
+        tested = type_test(interp, flag, state) if flag is not None else None
+    if tested is None:
         return
-    callee = interp.eval(test.func, then_state)
-    path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
-    subject = dotted(test.args[0].value)
-    kind = getattr(interp.eval(test.args[1].value, then_state), "path", "") if len(test.args) > 1 else ""
-    is_tensor = path == api.IS_TENSOR_FUNCTION or (path == "isinstance" and kind == api.TENSOR_CLASS)
-    if path == "isinstance" and kind == "numpy.ndarray" and subject and subject in then_state.env:
+    subject, is_tensor = tested
+    if not is_tensor and subject in then_state.env:
         then_state.env[subject] = UNKNOWN  # a numpy array here, whatever the callers passed elsewhere
-        return
-    if is_tensor and subject:
+    elif is_tensor:
         current = then_state.env.get(subject)
         if isinstance(current, (Unknown, Located)) or current is None:
             then_state.env[subject] = Tensor(where=current.device if current else None, from_param=subject)

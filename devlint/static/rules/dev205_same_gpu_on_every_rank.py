@@ -70,10 +70,26 @@ def main():
     model = torch.nn.Linear(8, 2).cuda()
     return model
 """,
+        """\
+import os
+
+import torch
+import torch.distributed as dist
+
+
+def main(local_rank):
+    os.environ["CUDA_VISIBLE_DEVICES"] = str(local_rank)  # each process sees its own GPU as GPU 0
+    dist.init_process_group(backend="nccl")
+    model = torch.nn.Linear(8, 2).cuda()
+    return model
+""",
     )
 
     def check(self, fact: SharedGpu) -> Iterable[Verdict]:
-        if _ONE_GPU_PER_PROCESS in self.file.module.code:
+        seen = self.file_state()
+        if "one gpu per process" not in seen:  # the file's text, rendered once per file (not per use)
+            seen["one gpu per process"] = _ONE_GPU_PER_PROCESS in self.file.module.code
+        if seen["one gpu per process"]:
             return
         yield Verdict(
             fact.node,

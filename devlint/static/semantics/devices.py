@@ -30,6 +30,12 @@ def resolve_current(device: Optional[Device], state: State) -> Optional[Device]:
     return device
 
 
+def selected_is_cpu(device: Optional[Device], state: State) -> bool:
+    """The selected device, on a path that knows CUDA is missing (`else:` of `if use_cuda:`, `if device.type ==
+    "cpu":`): the cpu there."""
+    return state.unavailable and device is not None and device.kind == "selected"
+
+
 def current_device_use(facts: Facts, device: Optional[Device], state: State, node: cst.CSTNode) -> None:
     """Plain 'cuda' after an NCCL group was set up without `set_device`: the same GPU on every rank."""
     if state.ranks is not None and device is not None and device.kind == api.CUDA_TYPE and device.index is None:

@@ -12,6 +12,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
+from devlint.static.semantics.devices import selected_is_cpu
 from devlint.core.values import UNKNOWN, Const, HostArray, Located, Tensor, Value
 from devlint.static.syntax import dotted
 
@@ -34,8 +35,7 @@ def host_library(site: CallSite) -> Value:
 def _on_gpu_here(site: CallSite, tensor: Tensor) -> bool:
     """On a GPU on this path: not the selected device where the path knows it is the cpu
     (`if device.type == "cpu": x.numpy()`)."""
-    where = tensor.where
-    return where is not None and where.is_gpu and not (site.state.unavailable and where.kind == "selected")
+    return tensor.where is not None and tensor.where.is_gpu and not selected_is_cpu(tensor.where, site.state)
 
 
 def _host_result(site: CallSite) -> Value:

@@ -33,8 +33,7 @@ def unknown_function(site: CallSite) -> Value:
 def follows_inputs(site: CallSite) -> Value:
     """A function nobody can see, given tensors on one device D (and on no other): what it returns,
     used as a tensor, is on D (`helper(x)` follows its inputs). Marked inferred: it may be a number."""
-    name = site.path.rsplit(".", 1)[-1]
-    if name[:1].isupper():
+    if _class_like(site.path):
         return UNKNOWN  # a class: an object, not a tensor
     inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
     if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs):
@@ -54,13 +53,18 @@ def follows_inputs(site: CallSite) -> Value:
                   from_param=params.pop() if len(params) == 1 else None)
 
 
+def _class_like(path: str) -> bool:
+    """`Net`, `losses.CharbonnierLoss`: named as classes are (an object is what calling one gives)."""
+    return path.rsplit(".", 1)[-1][:1].isupper()
+
+
 def _constructs_a_module(site: CallSite) -> bool:
     """`model = Net(args)` with a class imported from the project, whose result the file uses as only a
     module can be used (`model.eval()`, `model.parameters()`): a new module, on the cpu. A lowercase
     factory (`build_model(cfg)`) may well move what it builds: it stays unknown, as does a constructor
     given a device."""
-    name = site.path.rsplit(".", 1)[-1]
-    if not (name[:1].isupper() and not name.isupper()) or site.path.startswith(api.LIBRARY_PREFIXES):
+    if not _class_like(site.path) or site.path.rsplit(".", 1)[-1].isupper() \
+            or site.path.startswith(api.LIBRARY_PREFIXES):
         return False
     args = site.args
     if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
