@@ -310,3 +310,22 @@ def test_fixtures_folder_prints_findings_with_why():
     result = run("--no-cache", str(ROOT / "fixtures"))
     assert result.returncode == 1
     assert "DEV101" in result.stdout and "    `" in result.stdout
+
+
+def test_a_process_that_ends_without_teardown_still_says_everything(tmp_path):
+    """`python -m devlint` ends its process at once after a lint run (freeing what the run kept costs more
+    than some analyses): its output is flushed first and its exit code kept, even on a closed pipe."""
+    for index in range(40):
+        (tmp_path / f"m{index}.py").write_text(BUGGY)
+    result = run_process("--no-cache", "--output-format", "json", ".", cwd=tmp_path)
+    assert result.returncode == 1, result.stderr
+    assert len(json.loads(result.stdout)) == 40  # all of it, not a buffer's worth
+    clean = run_process("--no-cache", "m0.py", "--ignore", "DEV101", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    environment = dict(os.environ, PYTHONPATH=str(ROOT))
+    reader = subprocess.Popen([sys.executable, "-m", "devlint", "--no-cache", "."], cwd=tmp_path, env=environment,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert reader.stdout is not None and reader.stdout.readline()
+    reader.stdout.close()  # `devlint . | head -1`
+    _, errors = reader.communicate(timeout=120)
+    assert b"Traceback" not in errors and reader.returncode == 1, (reader.returncode, errors)

@@ -121,7 +121,7 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, watch: bool, *
             code = run_lint(lint_options)
     except UsageError as exc:
         _fail(str(exc))
-    sys.exit(code)
+    raise LintDone(code)
 
 
 @click.command("rules")
@@ -342,9 +342,30 @@ def register(group: click.Group, commands: Sequence[click.Command]) -> None:
 register(cli, (lint, rules_command, rule_command, docs_command, version_command, runtime_command))
 
 
+class LintDone(SystemExit):
+    """The end of a lint run, with its exit code: what is left is only memory to give back."""
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
+    """The `devlint` command; `argv` None: the process's own arguments, and the process ends with the run."""
     args = list(sys.argv[1:] if argv is None else argv)
-    cli.main(args, prog_name="devlint")
+    try:
+        cli.main(args, prog_name="devlint")
+    except LintDone as done:
+        if argv is None:
+            _exit_now(done.code if isinstance(done.code, int) else 2)
+        raise
+
+
+def _exit_now(code: int) -> None:
+    """End the process without tearing down its objects (as mypy does): freeing every tree and table the
+    run kept, one by one, took a third of a whole-project run's time. Output is flushed first."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`devlint . | head`): nothing more to say
+            pass
+    os._exit(code)
 
 
 def _lint_every_rule(files: Sequence[str]) -> list:

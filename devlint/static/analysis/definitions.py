@@ -18,10 +18,9 @@ def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
     """`name` defined in cls or a base class of this file."""
     if cls is None or cls.node is None or depth > 8:
         return None
-    body = cls.node.body
-    for stmt in body.body if type(body) is cst.IndentedBlock else ():
-        if type(stmt) is cst.FunctionDef and stmt.name.value == name:
-            return stmt
+    found = _methods_of(cls.node).get(name)
+    if found is not None:
+        return found
     for base in cls.bases:  # resolved where the class was defined: an alias, another module's class
         found = find_method(base, name, classes, depth + 1) \
             if isinstance(base, Class) and base.node is not cls.node else None
@@ -34,6 +33,27 @@ def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
             if found is not None:
                 return found
     return None
+
+
+def _methods_of(node: cst.ClassDef) -> dict[str, cst.FunctionDef]:
+    """name -> the first `def` of that name in the class body: looked up once per class (a base class of
+    many, like torch's `Module`, is asked thousands of times for names it does not define)."""
+    known = _METHODS.get(id(node))
+    if known is not None and known[0] is node:
+        return known[1]
+    methods: dict[str, cst.FunctionDef] = {}
+    body = node.body
+    for stmt in body.body if type(body) is cst.IndentedBlock else ():
+        if type(stmt) is cst.FunctionDef:
+            methods.setdefault(stmt.name.value, stmt)
+    if len(_METHODS) >= _MAX_CLASSES:
+        _METHODS.clear()
+    _METHODS[id(node)] = (node, methods)  # the node is kept: its id names no other while it is a key
+    return methods
+
+
+_MAX_CLASSES = 512
+_METHODS: dict[int, tuple[cst.ClassDef, dict[str, cst.FunctionDef]]] = {}
 
 
 def decorator_name(decorator: cst.Decorator) -> str:
