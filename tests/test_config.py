@@ -136,3 +136,24 @@ def test_a_folder_named_explicitly_is_walked_even_under_an_excluded_one(tmp_path
     found = discover([str(tmp_path / ".venv/lib/site-packages/pkg")], file_filter)[0]
     assert [Path(p).name for p in found] == ["mod.py"]  # its own `build/` is still skipped
     assert discover([str(tmp_path)], file_filter)[0] == []
+
+
+def test_gitignore_quick_refusal_decides_as_the_spec_does():
+    """discovery._Patterns refuses a path with one search of all patterns at once; where a pattern
+    matches, the spec decides. Same verdicts as pathspec alone, `!` re-includes and folders too."""
+    import itertools
+
+    import pathspec
+
+    from devlint.cli.discovery import _Patterns
+
+    lines = ["*.pyc", "build/", "/dist", "!keep.pyc", "docs/**/x", "data*", "!data_ok/", "a/b/", "**/tmp",
+             "\\#odd", "sp ace", "[ab]c?.py", "# a comment", "", "!/top.py", "top.py"]
+    names = ["m.py", "m.pyc", "keep.pyc", "build", "dist", "docs/p/q/x", "data1.py", "data_ok", "a/b", "x/tmp",
+             "#odd", "sp ace", "ac1.py", "bcd.py", "top.py", "sub/top.py", "sub/build", "sub/dist"]
+    for size in (1, 3, len(lines)):
+        for chosen in itertools.islice(itertools.combinations(lines, size), 40):
+            spec = pathspec.GitIgnoreSpec.from_lines(list(chosen))
+            quick = _Patterns(spec)
+            for name, slash in itertools.product(names, ("", "/")):
+                assert quick.decides(name + slash) == spec.check_file(name + slash).include, (chosen, name + slash)

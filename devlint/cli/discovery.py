@@ -10,6 +10,7 @@ for pre-commit, which names every file).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional, Sequence, Union
@@ -28,6 +29,36 @@ def _spec(patterns: Iterable[str]) -> pathspec.GitIgnoreSpec:
     return pathspec.GitIgnoreSpec.from_lines(list(patterns))
 
 
+class _Patterns:
+    """A gitignore spec with a quick refusal: one search of all its patterns at once tells that none
+    matches (most files of a walk), and only a path some pattern matches is given to the spec to
+    decide (the last matching pattern wins, `!` re-includes)."""
+
+    __slots__ = ("spec", "_any")
+
+    def __init__(self, spec: pathspec.GitIgnoreSpec) -> None:
+        self.spec = spec
+        regexes = [getattr(pattern, "regex", None) for pattern in spec.patterns
+                   if getattr(pattern, "include", None) is not None]
+        try:  # a group's name does not change what matches; repeated names are not allowed in one regex
+            self._any = re.compile("|".join(f"(?:{_NAMED_GROUP.sub('(?:', regex.pattern)})" for regex in regexes)) \
+                if regexes and all(isinstance(regex, re.Pattern) for regex in regexes) else None
+        except re.error:
+            self._any = None
+        if regexes and self._any is None:
+            self._any = _EVERYTHING  # patterns of another kind: the spec decides every path
+
+    def decides(self, rel: str) -> Optional[bool]:
+        """True: ignored; False: re-included; None: no pattern names `rel`."""
+        if self._any is None or not self._any.search(rel):
+            return None
+        return self.spec.check_file(rel).include
+
+
+_NAMED_GROUP = re.compile(r"\(\?P<\w+>")
+_EVERYTHING = re.compile("")
+
+
 @dataclass
 class FileFilter:
     root: Path
@@ -35,13 +66,13 @@ class FileFilter:
     extend_exclude: Sequence[str] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False
-    _spec: pathspec.GitIgnoreSpec = field(init=False, repr=False)
-    _gitignores: dict = field(init=False, repr=False, default_factory=dict)
+    _spec: _Patterns = field(init=False, repr=False)
+    _gitignores: dict[str, Optional[_Patterns]] = field(init=False, repr=False, default_factory=dict)
     _git_root: Optional[Path] = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         self.root = Path(os.path.abspath(self.root))
-        self._spec = _spec(list(self.exclude) + list(self.extend_exclude))
+        self._spec = _Patterns(_spec(list(self.exclude) + list(self.extend_exclude)))
         self._git_root = _git_root(self.root)
 
     def relative(self, path: Union[str, Path]) -> str:
@@ -71,38 +102,39 @@ class FileFilter:
         rel = self.relative(path)
         if rel in ("", "."):
             return False
-        if self._spec.match_file(rel + "/" if is_dir else rel):
+        if self._spec.decides(rel + "/" if is_dir else rel):
             return True
         return self.respect_gitignore and self._gitignored(Path(os.path.abspath(path)), is_dir)
 
     def _gitignored(self, path: Path, is_dir: bool) -> bool:
         """The deepest `.gitignore` with a pattern for the path decides (a `!pattern` re-includes)."""
-        top = self._git_root or self.root
-        try:
-            path.relative_to(top)
-        except ValueError:
-            return False
+        top = str(self._git_root or self.root)
+        text = str(path)
+        if not text.startswith(top.rstrip(os.sep) + os.sep):
+            return False  # outside the repository, or the top itself
+        parts = text[len(top):].strip(os.sep).split(os.sep)
         verdict = None
-        for folder in reversed(path.parents):
-            if len(folder.parts) < len(top.parts):
+        folder = top
+        for depth in range(len(parts)):  # the top, then each folder down to the path's own
+            if depth:
+                folder = os.path.join(folder, parts[depth - 1])
+            patterns = self._gitignore(folder)
+            if patterns is None:
                 continue
-            spec = self._gitignore(folder)
-            if spec is None:
-                continue
-            rel = path.relative_to(folder).as_posix()
-            result = spec.check_file(rel + "/" if is_dir else rel)
-            if result.include is not None:
-                verdict = result.include
+            rel = "/".join(parts[depth:])
+            decided = patterns.decides(rel + "/" if is_dir else rel)
+            if decided is not None:
+                verdict = decided
         return bool(verdict)
 
-    def _gitignore(self, folder: Path) -> Optional[pathspec.GitIgnoreSpec]:
+    def _gitignore(self, folder: str) -> Optional[_Patterns]:
         """The folder's .gitignore; at the repository's top, `.git/info/exclude` first (so that
         the .gitignore has the last word, as in git)."""
         if folder not in self._gitignores:
             lines: list[str] = []
-            sources = [folder / ".gitignore"]
-            if folder == self._git_root:
-                sources.insert(0, folder / ".git" / "info" / "exclude")
+            sources = [Path(folder) / ".gitignore"]
+            if self._git_root is not None and folder == str(self._git_root):
+                sources.insert(0, Path(folder) / ".git" / "info" / "exclude")
             for ignore_file in sources:
                 try:
                     if ignore_file.is_file():
@@ -110,7 +142,7 @@ class FileFilter:
                 except OSError:
                     continue
             try:
-                spec = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+                spec = _Patterns(pathspec.GitIgnoreSpec.from_lines(lines)) if lines else None
             except ValueError:
                 spec = None
             self._gitignores[folder] = spec
