@@ -11,7 +11,7 @@ from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Device, DeviceType, DeviceValue, Instance,
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Const, Device, DeviceType, DeviceValue, Instance,
     Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
@@ -34,6 +34,10 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         return _tensor_attribute(base, attr)
     if isinstance(base, DeviceValue):
         return DeviceType(device=base.where) if attr == "type" else UNKNOWN
+    if isinstance(base, Const) and base.value is None:
+        # None has no attributes: code that reads one sees what was stored over it elsewhere (`self.device = None`
+        # in `__init__`, set by another method), which is unknown here
+        return _unknown_attribute(UNKNOWN, attr, node)
     if isinstance(base, Module):
         return _module_attribute(interp, base, attr, node)
     if isinstance(base, Instance):
