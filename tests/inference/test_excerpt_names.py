@@ -1,0 +1,155 @@
+"""Names real code binds twice, values a path leaves behind, and attributes read off `None`: what the
+development excerpts of ../shared/realworld taught (each named where it is checked).
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+CASES = {
+    # A stopwatch class pasted above the script that uses it, then imported by name from a module the
+    # project cannot find: the class written here is what the name means.
+    "a_timer_defined_here_then_imported_from_an_unknown_module": """
+import time
+import torch
+class Stopwatch:
+    def __init__(self):
+        self.begun = 0.0
+    def start(self):
+        self.begun = time.time()
+    def stop(self):
+        return time.time() - self.begun  # expect: DEV301
+from helpers.clock import Stopwatch
+def evaluate(net, images, use_gpu):
+    watch = Stopwatch()
+    for image in images:
+        if use_gpu:
+            image = image.cuda()
+        watch.start()
+        scores = net(image)
+        print(watch.stop())
+""",
+    "twin_the_timer_defined_here_synchronizes": """
+import time
+import torch
+class Stopwatch:
+    def __init__(self):
+        self.begun = 0.0
+    def start(self):
+        self.begun = time.time()
+    def stop(self):
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+        return time.time() - self.begun
+from helpers.clock import Stopwatch
+def evaluate(net, images, use_gpu):
+    watch = Stopwatch()
+    for image in images:
+        if use_gpu:
+            image = image.cuda()
+        watch.start()
+        scores = net(image)
+        print(watch.stop())
+""",
+    # A library's name is the library's, whatever the file defined before under that name.
+    "twin_a_library_import_replaces_a_definition_of_the_same_name": """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+def ones(*shape):
+    return torch.ones(*shape, device=device)
+from torch import ones
+bias = ones(3)
+weight = torch.randn(3, device=device)
+out = weight + bias  # expect: DEV101
+""",
+    # `self.device = None` in `__init__`, set by another method before this one runs: a test of its `.type`
+    # is a test of the device the object was given, not an attribute of None
+    "twin_a_device_type_test_on_an_attribute_set_after_init": """
+import torch
+class Bench:
+    def __init__(self):
+        self.device = None
+    def run(self, device):
+        self.device = device
+    def wait(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize()
+""",
+    "the_same_wait_without_the_test": """
+import torch
+class Bench:
+    def __init__(self):
+        self.device = None
+    def run(self, device):
+        self.device = device
+    def wait(self):
+        torch.cuda.synchronize()  # expect: DEV203
+""",
+    # Resuming on one path only: the optimizer's state, loaded while the model is on the cpu, stays there on
+    # that path when the model moves after the `if`.
+    "optimizer_state_loaded_on_the_resume_path_then_the_model_moves": """
+import torch
+from torch import nn
+def main(args):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.Adam(model.parameters())
+    if args.resume:
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])  # expect: DEV108
+    model = model.to(device)
+""",
+    "twin_the_model_moves_before_the_resume": """
+import torch
+from torch import nn
+def main(args):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(8, 2)
+    optimizer = torch.optim.Adam(model.parameters())
+    model = model.to(device)
+    if args.resume:
+        checkpoint = torch.load(args.resume, map_location="cpu")
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+    model = model.to(device)
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
+
+
+REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
+                  if (p / "shared" / "realworld").is_dir()), None)
+
+
+@pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")
+@pytest.mark.parametrize("excerpt, line, code", [
+    # RFBNet: utils/timer.py's Timer pasted above test_RFB.py, which imports it; toc() reads time.time() after
+    # the cuda forward
+    ("127_UNSYNCED_TIMING_rfbnet_timer_im_detect.py", 31, "DEV301"),
+    # ganomaly: lib/evaluate.py pasted above lib/model.py, which imports `evaluate` from it: roc_curve of
+    # labels kept on the model's device
+    ("110_NUMPY_ON_CUDA_ganomaly_sklearn_roc_cuda.py", 48, "DEV401"),
+])
+def test_real_excerpt(excerpt, line, code):
+    source = (REALWORLD / excerpt).read_text()
+    assert (line, code) in found(source)
+
+
+@pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")
+def test_real_excerpt_that_synchronizes_by_device_type_is_clean():
+    # mlx-benchmark after its fix: `if self.device.type == "cuda": torch.cuda.synchronize()`, where
+    # `self.device = None` in `__init__` and `run()` sets it
+    source = (REALWORLD / "123_NEGATIVE_mlx_benchmark_cuda_synced.py").read_text()
+    assert found(source) == set()
