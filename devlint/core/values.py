@@ -533,7 +533,7 @@ class Optimizer(Value):
         if self.owner != other.owner:
             return None
         loaded = [o for o in (self, other) if o.loaded is not None]
-        on_cpu = [o for o in loaded if o.loaded_where is not None and o.loaded_where.kind == "cpu"]
+        on_cpu = [o for o in loaded if _on_cpu(o.loaded_where)]
         return (on_cpu or loaded or [self])[0]
 
 

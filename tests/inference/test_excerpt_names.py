@@ -120,6 +120,43 @@ def main(args):
         optimizer.load_state_dict(checkpoint["optimizer"])
     model = model.to(device)
 """,
+    # A model built by a factory nobody can see: the move after the load says it was not on `device` yet.
+    "optimizer_state_loaded_before_a_factory_built_model_moves": """
+import torch
+from nets.zoo import build_net
+def main(args):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = build_net(args.depth)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.resume:
+        state = torch.load(args.resume, map_location="cpu")
+        optimizer.load_state_dict(state["optimizer"])  # expect: DEV108
+    model = model.to(device)
+""",
+    "twin_the_factory_built_model_moves_before_the_load": """
+import torch
+from nets.zoo import build_net
+def main(args):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = build_net(args.depth).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    if args.resume:
+        state = torch.load(args.resume, map_location="cpu")
+        optimizer.load_state_dict(state["optimizer"])
+    model = model.to(device)
+""",
+    # a model handed in may have been moved by the caller: the move here may be a no-op
+    "twin_a_model_given_by_the_caller": """
+import torch
+def resume(model, path):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    state = torch.load(path, map_location="cpu")
+    optimizer.load_state_dict(state["optimizer"])
+    model.to(device)
+from nets.zoo import pretrained
+resume(pretrained("resnet18"), "last.pt")
+""",
 }
 
 
@@ -141,6 +178,8 @@ REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().p
     # ganomaly: lib/evaluate.py pasted above lib/model.py, which imports `evaluate` from it: roc_curve of
     # labels kept on the model's device
     ("110_NUMPY_ON_CUDA_ganomaly_sklearn_roc_cuda.py", 48, "DEV401"),
+    # IAGNet: `model = get_IAGNet(...)`, Adam's state loaded on the resume path, then `model = model.to(device)`
+    ("119_OTHER_DEVICE_iagnet_resume_optimizer_state_cpu.py", 42, "DEV108"),
 ])
 def test_real_excerpt(excerpt, line, code):
     source = (REALWORLD / excerpt).read_text()
