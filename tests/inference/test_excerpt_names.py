@@ -157,6 +157,41 @@ def resume(model, path):
 from nets.zoo import pretrained
 resume(pretrained("resnet18"), "last.pt")
 """,
+    # A template method: the base class times `self.step()`, which it only declares; the one subclass of the file
+    # does the GPU work. The base's `run()`, analysed on its own, runs the override.
+    "a_base_class_times_the_step_its_subclass_defines": """
+import time
+import torch
+class Benchmark:
+    def run(self, device):
+        self.x = torch.randn(64, 64, device=device)
+        start = time.perf_counter()
+        self.step()
+        return time.perf_counter() - start  # expect: DEV301
+    def step(self):
+        \"\"\"One timed iteration.\"\"\"
+        raise NotImplementedError
+class MatMul(Benchmark):
+    def step(self):
+        self.y = self.x @ self.x
+""",
+    "twin_the_subclass_step_synchronizes": """
+import time
+import torch
+class Benchmark:
+    def run(self, device):
+        self.x = torch.randn(64, 64, device=device)
+        start = time.perf_counter()
+        self.step()
+        return time.perf_counter() - start
+    def step(self):
+        raise NotImplementedError()
+class MatMul(Benchmark):
+    def step(self):
+        self.y = self.x @ self.x
+        if torch.cuda.is_available():
+            torch.cuda.synchronize()
+""",
 }
 
 
@@ -192,3 +227,21 @@ def test_real_excerpt_that_synchronizes_by_device_type_is_clean():
     # `self.device = None` in `__init__` and `run()` sets it
     source = (REALWORLD / "123_NEGATIVE_mlx_benchmark_cuda_synced.py").read_text()
     assert found(source) == set()
+
+
+def test_what_an_abstract_method_is():
+    import libcst as cst
+    from devlint.static.analysis.definitions import is_abstract
+
+    def first(code: str) -> cst.FunctionDef:
+        return cast_def(cst.parse_module(code).body[0])
+
+    def cast_def(node: cst.CSTNode) -> cst.FunctionDef:
+        assert isinstance(node, cst.FunctionDef)
+        return node
+
+    assert is_abstract(first('def f(self):\n    """Doc."""\n    raise NotImplementedError("subclass")\n'))
+    assert is_abstract(first("@abc.abstractmethod\ndef f(self):\n    return 1\n"))
+    assert not is_abstract(first("def f(self):\n    pass\n"))  # a hook that does nothing: it may well run
+    assert not is_abstract(first("def f(self):\n    if x:\n        raise NotImplementedError\n    return 1\n"))
+    assert not is_abstract(first("def f(self):\n    raise ValueError\n"))
