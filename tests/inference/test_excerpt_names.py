@@ -245,3 +245,65 @@ def test_what_an_abstract_method_is():
     assert not is_abstract(first("def f(self):\n    pass\n"))  # a hook that does nothing: it may well run
     assert not is_abstract(first("def f(self):\n    if x:\n        raise NotImplementedError\n    return 1\n"))
     assert not is_abstract(first("def f(self):\n    raise ValueError\n"))
+
+
+TIMER_MODULE = """\
+import time
+
+
+class Stopwatch:
+    def __init__(self):
+        self.begun = 0.0
+
+    def start(self):
+        self.begun = time.time()
+
+    def stop(self):
+        return time.time() - self.begun
+"""
+
+TIMED_SCRIPT = """\
+import torch
+from helpers.clock import Stopwatch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = torch.nn.Linear(8, 8).to(device)
+watch = Stopwatch()
+for batch in range(10):
+    x = torch.randn(4, 8).to(device)
+    watch.start()
+    y = net(x)
+{wait}    print(watch.stop())
+"""
+
+
+def _project(tmp_path: Path, script: str) -> list:
+    from devlint.static.engine import check_source
+    from devlint.static.rules import ALL_RULES
+
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "clock.py").write_text(TIMER_MODULE)
+    (tmp_path / "bench.py").write_text(script)
+    clock = str((tmp_path / "helpers" / "clock.py").resolve())
+    rules = [r() for r in ALL_RULES if r.default_enabled]
+    return check_source((tmp_path / "bench.py").read_bytes(), str(tmp_path / "bench.py"), rules,
+                        checked={clock: "helpers/clock.py"})
+
+
+def test_another_modules_timer_around_this_files_gpu_work(tmp_path):
+    # RFBNet's test_RFB.py times `net(x)` with utils/timer.py's Timer, a module that never names torch: its own
+    # file queues no GPU work, so the measurement is judged where the work is, and reported at the clock read
+    findings = _project(tmp_path, TIMED_SCRIPT.format(wait=""))
+    assert [(f.path, f.line, f.code) for f in findings] == [("helpers/clock.py", 12, "DEV301")]
+    assert any("bench.py:10 `net(x)`" in step for step in findings[0].why), findings[0].why
+
+
+def test_another_modules_timer_after_a_synchronize(tmp_path):
+    wait = "    if torch.cuda.is_available():\n        torch.cuda.synchronize()\n"
+    assert _project(tmp_path, TIMED_SCRIPT.format(wait=wait)) == []
+
+
+def test_another_modules_timer_around_host_work(tmp_path):
+    script = TIMED_SCRIPT.format(wait="").replace("y = net(x)", "y = sorted(range(1000))")
+    assert _project(tmp_path, script) == []
