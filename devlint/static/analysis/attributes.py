@@ -11,8 +11,8 @@ from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Const, Device, DeviceType, DeviceValue, Instance,
-    Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Const, Device, DeviceType, DeviceValue,
+    Instance, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
