@@ -83,6 +83,9 @@ class OptimizerStateLeftBehind:
     module: Operand  # the module, as moved
     moved: cst.CSTNode  # the move
     context: Context
+    # the module was of a kind and place devlint cannot see when the state was loaded (built by an unseen
+    # factory): only the move after says it was not yet where it goes
+    unplaced: bool = False
 
 
 @record

@@ -527,6 +527,15 @@ class Optimizer(Value):
     loaded: Optional[cst.CSTNode] = field(default=None, compare=False)  # its `load_state_dict(...)` call
     loaded_where: Optional[Device] = None  # where the module's parameters were then: its state is there
 
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        # `if args.resume: optimizer.load_state_dict(...)`: the path that loaded reaches what follows the `if`
+        # with its state where it was loaded; a later move of the module leaves that state behind on that path
+        if self.owner != other.owner:
+            return None
+        loaded = [o for o in (self, other) if o.loaded is not None]
+        on_cpu = [o for o in loaded if _on_cpu(o.loaded_where)]
+        return (on_cpu or loaded or [self])[0]
+
 
 @record
 class CudaEvent(Value):

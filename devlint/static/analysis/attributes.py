@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import find_method
+from devlint.static.analysis.definitions import find_method, is_abstract, sole_override
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Device, DeviceType, DeviceValue, Instance,
-    Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Const, Device, DeviceType, DeviceValue,
+    Instance, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -34,13 +34,17 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         return _tensor_attribute(base, attr)
     if isinstance(base, DeviceValue):
         return DeviceType(device=base.where) if attr == "type" else UNKNOWN
+    if isinstance(base, Const) and base.value is None:
+        # None has no attributes: code that reads one sees what was stored over it elsewhere (`self.device = None`
+        # in `__init__`, set by another method), which is unknown here
+        return _unknown_attribute(UNKNOWN, attr, node)
     if isinstance(base, Module):
         return _module_attribute(interp, base, attr, node)
     if isinstance(base, Instance):
         value = base.attr(attr)
         if value is not None:
             return value
-        method = find_method(interp.tables.classes.get(base.cls), attr, interp.tables.classes)
+        method = _dispatched(interp, interp.tables.classes.get(base.cls), attr)
         if method is not None:
             return _method_value(interp, method, base)
         return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
@@ -110,7 +114,7 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
     if value is not None:
         return as_member(base, value)
     cls = interp.tables.classes.get(base.cls or "")
-    method = find_method(cls, attr, interp.tables.classes) if cls else None
+    method = _dispatched(interp, cls, attr) if cls else None
     if method is not None:
         return _method_value(interp, method, base)
     if attr == "device":
@@ -138,6 +142,17 @@ def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> V
     if api.looks_like_device_name(attr):
         return DeviceValue(why=((node, ""),) if node is not None else (), where=SELECTED)
     return UNKNOWN
+
+
+def _dispatched(interp: Walker, cls: Optional[Class], attr: str) -> Optional[cst.FunctionDef]:
+    """The method `obj.attr` runs: the class's own or a base's, or where that one is abstract (it only raises
+    NotImplementedError) the one override of the file's subclasses: a base class's template method (`run()`
+    timing `self.forward()`) analysed on its own runs what its subclass does."""
+    classes = interp.tables.classes
+    method = find_method(cls, attr, classes)
+    if method is not None and is_abstract(method):
+        return sole_override(cls, attr, classes) or method
+    return method
 
 
 def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value]) -> Value:

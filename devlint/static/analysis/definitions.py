@@ -56,6 +56,44 @@ _MAX_CLASSES = 512
 _METHODS: dict[int, tuple[cst.ClassDef, dict[str, cst.FunctionDef]]] = {}
 
 
+def is_abstract(fdef: cst.FunctionDef) -> bool:
+    """`@abstractmethod`, or a body (after its docstring) that only raises NotImplementedError: no call runs it,
+    a call through `self` runs a subclass's override."""
+    if any(decorator_name(d).rsplit(".", 1)[-1] == "abstractmethod" for d in fdef.decorators):
+        return True
+    body = fdef.body
+    statements = list(body.body) if type(body) is cst.IndentedBlock else []
+    if statements and type(statements[0]) is cst.SimpleStatementLine \
+            and type(statements[0].body[0]) is cst.Expr and type(statements[0].body[0].value) is cst.SimpleString:
+        statements = statements[1:]  # the docstring
+    if len(statements) != 1 or type(statements[0]) is not cst.SimpleStatementLine:
+        return False
+    small = statements[0].body[0]
+    if type(small) is not cst.Raise or small.exc is None:
+        return False
+    exc = small.exc.func if type(small.exc) is cst.Call else small.exc
+    return dotted(exc) == "NotImplementedError"
+
+
+def sole_override(cls: Optional[Class], name: str, classes: dict[str, Class]) -> Optional[cst.FunctionDef]:
+    """The concrete `name` of the one class of this file derived from cls that defines one (a template method's
+    base calls `self.step()`, which the base only declares): None when no class or several do."""
+    if cls is None:
+        return None
+    found = {id(m): m for c in classes.values() if c.node is not cls.node and _derives(c, cls, classes, 0)
+             for m in (find_method(c, name, classes),) if m is not None and not is_abstract(m)}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _derives(cls: Class, base: Class, classes: dict[str, Class], depth: int) -> bool:
+    if cls.node is None or depth > 8:
+        return False
+    parents = [b for b in cls.bases if isinstance(b, Class)] + [
+        classes[n] for n in (dotted(arg.value) for arg in cls.node.bases) if n in classes and n != cls.name]
+    return any(p.node is base.node or p.node is not cls.node and _derives(p, base, classes, depth + 1)
+               for p in parents)
+
+
 def decorator_name(decorator: cst.Decorator) -> str:
     expr = decorator.decorator
     if type(expr) is cst.Call:

@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, cast
 import libcst as cst
 
 from devlint.core.facts import (
-    CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation, SharedGpu,
+    ClockRead, CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation, SharedGpu,
 )
 from devlint.core.mixing import classify_module_input
 from devlint.core.values import Located, Module, Seq, Tensor, Value, replace
 from devlint.static.semantics.containers import tensors_in
-from devlint.static.syntax import LazyCode
+from devlint.static.syntax import LazyCode, children
 
 if TYPE_CHECKING:
     from devlint.static.analysis.frames import Frames
@@ -40,7 +40,7 @@ class Emitter:
       `portable_use()`, saved and restored around another module's code (`open_frame`, `imports.py`).
     """
 
-    __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses")
+    __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "_own_nodes")
 
     def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames) -> None:
         self._send = send
@@ -49,12 +49,31 @@ class Emitter:
         self.first_pass: Optional[int] = None
         self.foreign = 0
         self.portable_uses = 0
+        self._own_nodes: Optional[set[int]] = None  # id() of every node of this file, made when first needed
 
     def emit(self, fact: object) -> None:
-        if self.foreign and type(fact) not in _CROSSING:
+        if self.foreign and type(fact) not in _CROSSING and not self._times_this_file(fact):
             return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
             self._send(fact)
+
+    def _times_this_file(self, fact: object) -> bool:
+        """A timer of another module (`timer.toc()` of utils/timer.py) whose measurement holds this file's GPU
+        work: what it measures is this file's, and its own file, which queues no GPU work, never sees it."""
+        if not isinstance(fact, ClockRead):
+            return False
+        work = fact.gpu_work
+        if work is None:
+            return False
+        if self._own_nodes is None:
+            own: set[int] = set()
+            stack: list[cst.CSTNode] = [self._module]
+            while stack:
+                node = stack.pop()
+                own.add(id(node))
+                stack.extend(children(node))
+            self._own_nodes = own
+        return id(work[0]) in self._own_nodes
 
     def portable_use(self) -> None:
         """A value was placed on a device chosen at run time (counted only where nothing is explored)."""

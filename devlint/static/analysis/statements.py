@@ -25,7 +25,7 @@ from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, replace,
+    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -148,8 +148,18 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
     for alias in cast("Sequence[cst.ImportAlias]", node.names):  # not a star
         name = attr_path(alias.name)
         as_name = cast(cst.Name, alias.asname.name).value if alias.asname is not None else name
-        if as_name not in bound:
-            state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
+        if as_name in bound or _same_name_defined_here(module, name, state.env.get(as_name)):
+            continue
+        state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
+
+
+def _same_name_defined_here(module: str, name: str, current: Optional[Value]) -> bool:
+    """`from utils.timer import Timer` after this file's own `class Timer`, where the project cannot find
+    utils.timer: the file's definition of that name (the class it copied, or the module pasted above it) is
+    the best account of the name there is; an opaque Ref would forget it. A library's name is the library's."""
+    defined = current.name if isinstance(current, Class) else current.qualname if isinstance(current, Function) \
+        else None
+    return defined == name and not f"{module}.".startswith(api.LIBRARY_PREFIXES)
 
 
 def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: State) -> None:

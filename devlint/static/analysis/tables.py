@@ -121,6 +121,15 @@ class FileQuestions:
         """Names the current function uses as only a tensor can be used."""
         return self._tables.scope_of(self._frames.current_function).tensor_names
 
+    def parameters(self) -> set[str]:
+        """The names of the current function's parameters (none at module level)."""
+        function = self._frames.current_function
+        if function is None:
+            return set()
+        params = function.params
+        every = (*params.posonly_params, *params.params, *params.kwonly_params, params.star_arg, params.star_kwarg)
+        return {p.name.value for p in every if isinstance(p, cst.Param)}
+
     def moved_names(self) -> set[str]:
         """Names the current function sends to a device (`x.to(device)`)."""
         return self._tables.scope_of(self._frames.current_function).moved_names

@@ -13,7 +13,9 @@ class OptimizerStateNotMoved(Rule):
     Flags `optimizer.load_state_dict(...)` run while the parameters of the
     optimizer's model are on the cpu, when the model is moved to another
     device afterwards (`model.to(device)`, `model.cuda()`), typically when
-    resuming from a checkpoint.
+    resuming from a checkpoint. A model built by a function devlint cannot
+    see (`model = build_model(cfg)`) in the same function counts too: its
+    move after the load says it was not on that device yet.
 
     ## Why is this bad?
     `load_state_dict` puts the loaded state (SGD's momentum, Adam's moments)
@@ -57,11 +59,12 @@ optimizer.load_state_dict(checkpoint["optimizer"])  # after the move: the state 
     )
 
     def check(self, fact: OptimizerStateLeftBehind) -> Iterable[Verdict]:
+        where = f"where `{fact.module.label}` was" if fact.unplaced else "on the cpu"
         yield Verdict(
             fact.node,
-            f"`{fact.optimizer}`'s state is loaded while `{fact.module.label}` is on cpu, and "
-            f"`{fact.module.label}` is moved to {fact.module.value.device} after: the state stays on the cpu and "
-            "`step()` mixes devices",
+            f"`{fact.optimizer}`'s state is loaded while `{fact.module.label}` is "
+            f"{'not yet on its device' if fact.unplaced else 'on cpu'}, and `{fact.module.label}` is moved to "
+            f"{fact.module.value.device} after: the state stays {where} and `step()` mixes devices",
             why=(f"`{fact.module.label}` is moved at {self.file.step(fact.moved)}",) + self.called_from(fact),
             fix=f"move `{fact.module.label}` to its device before `{fact.optimizer}.load_state_dict(...)`",
         )

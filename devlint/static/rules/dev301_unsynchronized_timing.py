@@ -26,7 +26,8 @@ class UnsynchronizedTiming(Rule):
     file are followed, so a helper that synchronizes counts, and a timing
     helper (a `tic()`/`toc()` pair, a `Timer` context manager, a
     `@contextmanager` generator) is a clock: its reads are checked where it is
-    used. A helper that synchronizes another backend only
+    used, also when it lives in another module of the project (reported at
+    its clock read when that module is checked too). A helper that synchronizes another backend only
     (`torch.mps.synchronize()`) does not wait for CUDA.
 
     Two measurements are left alone, because their error is noise: a lap

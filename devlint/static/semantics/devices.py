@@ -13,6 +13,7 @@ import libcst as cst
 from devlint.core.facts import FreshMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite, Facts
+from devlint.static.semantics import optim
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
@@ -250,7 +251,9 @@ def unknown_to(site: CallSite) -> Value:
     site.facts.note_gpu_work(site.node, [Located(where=where)], site.state)
     if where is None:
         return UNKNOWN
-    return Located(why=((site.node, ""),), where=where)
+    moved = Located(why=((site.node, ""),), where=where)
+    optim.unplaced_moved(site, moved, where)  # a model of an unseen factory, whose optimizer was loaded before
+    return moved
 
 
 def is_xla_device(path: str) -> bool:

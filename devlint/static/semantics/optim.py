@@ -15,7 +15,7 @@ import libcst as cst
 from devlint.core.facts import OptimizerStateLeftBehind
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
-from devlint.core.values import UNKNOWN, Device, Instance, Module, Optimizer, Value, replace
+from devlint.core.values import UNKNOWN, Device, Instance, Located, Module, Optimizer, Value, replace
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
 
@@ -50,7 +50,7 @@ def load_state_dict(site: CallSite) -> Value:
     """`optimizer.load_state_dict(ckpt["optimizer"])`: the state goes where the parameters are now."""
     opt = cast(Optimizer, site.receiver)  # the receiver of an Optimizer method (registry.METHODS)
     module = site.walk.lookup(opt.owner, site.state) if opt.owner else None
-    where = module.device if isinstance(module, Module) else None
+    where = module.device if isinstance(module, (Module, Located)) else None
     site.update_receiver(replace(opt, loaded=site.node, loaded_where=where))
     return UNKNOWN
 
@@ -87,11 +87,27 @@ def _left_behind(opt: Optimizer, owner: Optional[str], moved: str) -> bool:
         and opt.loaded_where.kind == CPU_TYPE
 
 
-def _report(site: CallSite, module: Module, opt: Optimizer, label: str) -> None:
+def _report(site: CallSite, module: Value, opt: Optimizer, label: str, unplaced: bool = False) -> None:
     # (_left_behind saw it loaded; a method's receiver node is known)
     site.emit(OptimizerStateLeftBehind(cast(cst.CSTNode, opt.loaded), label,
                                        site.operand(cast(cst.CSTNode, site.receiver_node), module), site.node,
-                                       site.context))
+                                       site.context, unplaced=unplaced))
+
+
+def unplaced_moved(site: CallSite, moved: Value, where: Optional[Device]) -> None:
+    """`model = get_net(cfg)` (a factory devlint cannot see), its optimizer's state loaded, then
+    `model.to(device)`: the move says the model was not on `device` when the state was loaded (else why move
+    it), so the state stays where the model was. Only a model this function made: a parameter may have been
+    moved by the caller, and the move here be a no-op."""
+    name = site.receiver_name
+    if not name or "." in name or where is None or not (where.concrete and where.kind != CPU_TYPE) \
+            or name in site.file.parameters():
+        return
+    for key, value in list(site.state.env.items()):
+        if isinstance(value, Optimizer) and value.owner == name and value.loaded is not None \
+                and value.loaded_where is None:
+            _report(site, moved, value, key, unplaced=True)
+            site.state.env[key] = replace(value, loaded=None)
 
 
 OPTIMIZER_METHODS = {"load_state_dict": load_state_dict}
