@@ -226,6 +226,9 @@ def module_register(site: CallSite) -> Value:
         return UNKNOWN
     if member is Member.BUFFER and isinstance(value, Tensor):
         value = replace(value, parameter=True, attr_node=None)
+    elif member is Member.BUFFER and type(value) is Unknown:
+        # a buffer is a tensor (or None) whatever built it (`args.code.H.float()`): it moves with the module
+        value = Tensor(why=((site.node, "a buffer: where the module is"),), where=module.where, parameter=True)
     elif member is Member.PARAMETER:
         value = Tensor(where=module.where, parameter=True)
     site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)
