@@ -28,6 +28,10 @@ LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL
                     "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
 DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.")
 
+# The names every PyTorch file gives these modules: where a file's only source of an unbound name is
+# `from common import *` (a project module that imports them for everyone), the name is that module.
+CONVENTIONAL_MODULE_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy"}
+
 # Library functions that convert their tensor arguments to numpy (Tensor.__array__).
 HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
 # numpy functions that do not convert their arguments.
