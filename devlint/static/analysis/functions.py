@@ -338,7 +338,10 @@ def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) ->
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
-    return bool(params & interp.tables.scope_of(fdef).host_names)
+    scope = interp.tables.scope_of(fdef)
+    # a parameter that only torch computes on (`F.one_hot(labels)`, beside `np.power(beta, counts)`) is
+    # a tensor meant for the device: the numpy inputs are the function's settings, not its data
+    return bool(params & scope.host_names) and not params & (scope.tensor_names - scope.host_names)
 
 
 def _result(interp: Walker, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:
