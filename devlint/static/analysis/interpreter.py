@@ -79,7 +79,7 @@ class Interpreter:
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
                 functions.analyse_standalone(self, fn)
         for fn in list(tables.functions.values()):
-            if id(fn.node) not in tables.analysed and id(fn.node) not in foreign:
+            if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,

@@ -37,13 +37,13 @@ class FileTables:
       `enclosing`, `star_modules`;
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
-    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`;
+    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
     - `FileQuestions.cpu_only_inputs`, its memo: `cpu_only_params`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
-                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers")
+                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers", "demo_only")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -64,6 +64,9 @@ class FileTables:
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
         self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
+        # id(FunctionDef) -> whether every call of it so far is the module level's, given tensors made on the cpu
+        # (a self-test under `if __name__ == "__main__":`): such a function is analysed standalone too
+        self.demo_only: dict[int, bool] = {}
 
     def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
         """What the pre-pass learnt of a function (`node`), or of the module level (None)."""
