@@ -142,6 +142,14 @@ def weights(counts, beta):
     w = (1.0 - beta) / np.array(1.0 - np.power(beta, counts))
     return torch.tensor(w).float() * torch.ones(len(counts))
 """,
+    # a tutorial script calls its functions at the top level with its own cpu data: those are its calls
+    "twin_a_script_calls_at_its_top_level": """
+import torch
+def step(category, hidden_size):
+    hidden = torch.zeros(1, hidden_size)
+    return torch.cat((category, hidden), 1)
+print(step(torch.zeros(1, 3), 5))
+""",
     "twin_a_helper_called_by_other_code_too": """
 import torch
 def scale(x):

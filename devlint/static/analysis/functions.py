@@ -55,7 +55,7 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     if any(decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
         return UNKNOWN
     bound = fn.bound if not is_static(fdef) else None
-    _note_caller(interp, fdef, args)
+    _note_caller(interp, fdef, args, node)
     params = bind_arguments(interp, fdef, bound, state, args=args)
     if params is None:
         return UNKNOWN
@@ -68,11 +68,11 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     return summary.result
 
 
-def _note_caller(interp: Walker, fdef: cst.FunctionDef, args: Args) -> None:
-    """A library function that only the file's self-test calls, with toy tensors made on the cpu
-    (`labels = torch.randint(0, 5, (10,))`), is called elsewhere with whatever its users have: the demo's
-    call does not stand for its callers."""
-    demo = not interp.frames.stack and any(
+def _note_caller(interp: Walker, fdef: cst.FunctionDef, args: Args, node: cst.CSTNode) -> None:
+    """A library function that only the file's self-test calls (under `if __name__ == "__main__":`), with toy
+    tensors made on the cpu (`labels = torch.randint(0, 5, (10,))`), is called elsewhere with whatever its
+    users have: the demo's call does not stand for its callers. (A script's own top-level calls do.)"""
+    demo = not interp.frames.stack and id(node) in interp.tables.self_test_calls() and any(
         t.where is not None and t.where.kind == api.CPU_TYPE
         for _, v in args.all() for t in tensors_in(v))
     interp.tables.demo_only[id(fdef)] = demo and interp.tables.demo_only.get(id(fdef), True)
