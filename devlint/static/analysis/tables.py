@@ -3,7 +3,7 @@ semantics handlers may ask (`FileQuestions`, the `FileView` of devlint.static.se
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional, cast
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional
 
 import libcst as cst
 
@@ -90,7 +90,7 @@ def _main_guard(test: cst.BaseExpression) -> bool:
     return type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == "__name__" \
         and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.Equal \
         and type(test.comparisons[0].comparator) is cst.SimpleString \
-        and cast(cst.SimpleString, test.comparisons[0].comparator).evaluated_value == "__main__"
+        and test.comparisons[0].comparator.evaluated_value == "__main__"
 
 
 def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
@@ -99,7 +99,7 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
     while stack:
         current = stack.pop()
         if type(current) is cst.Call:
-            found.append(cast(cst.Call, current))
+            found.append(current)
         stack.extend(current.children)
     return found
 
