@@ -159,6 +159,30 @@ def run(x):
 if __name__ == "__main__":
     print(scale(torch.ones(3)))
 """,
+    # diffusers' diffusion_policy example: the statistics stay on the cpu, the observation goes to the policy's
+    # device; the normalisation crashes, and the encoder given its result is not judged again
+    "a_module_given_what_a_crash_made_is_not_judged_again": """
+import torch
+class Encoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = torch.nn.Sequential(torch.nn.Linear(5, 8), torch.nn.ReLU())
+    def forward(self, x):
+        return self.net(x)
+class Policy:
+    def __init__(self, device="cpu"):
+        self.device = device
+        self.stats = {"min": torch.zeros(5), "max": torch.ones(5)}
+        self.encoder = Encoder().to(device)
+        self.head = torch.nn.Linear(8, 2).to(device)
+    def normalize(self, data, stats):
+        return (data - stats["min"]) / (stats["max"] - stats["min"])  # expect: DEV104
+    def predict(self, obs: torch.Tensor):
+        obs = obs.to(self.device)
+        return self.head(self.encoder(self.normalize(obs, self.stats)))
+if __name__ == "__main__":
+    print(Policy().predict(torch.zeros(1, 5)))
+""",
     # pytorch/examples' idiom: `models.__dict__[arch](...)` builds the model on the cpu
     "a_model_zoo_entry_taken_by_name": """
 import torch
