@@ -28,6 +28,10 @@ LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL
                     "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
 DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.")
 
+# The names every PyTorch file gives these modules: where a file's only source of an unbound name is
+# `from common import *` (a project module that imports them for everyone), the name is that module.
+CONVENTIONAL_MODULE_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy"}
+
 # Library functions that convert their tensor arguments to numpy (Tensor.__array__).
 HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
 # numpy functions that do not convert their arguments.
@@ -44,8 +48,13 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "array", "asarray", "ascontiguousarray", "stack", "vstack", "hstack", "concatenate", "zeros", "ones",
         "empty", "full", "zeros_like", "ones_like", "arange", "linspace", "load", "transpose", "reshape", "expand_dims",
         "squeeze", "clip", "exp", "log", "abs", "sqrt", "where", "random.rand", "random.randn", "random.uniform",
-        "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer")}
+        "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer", "cumprod", "cumsum")}
 )
+# Methods of a numpy array (or of a Python list made on the host) that give an array with dimensions back:
+# `torch.tensor(np.cumprod(1 - betas).astype(np.float32))` is a cpu table, not a 0-dim tensor.
+HOST_ARRAY_METHODS = frozenset(
+    {"astype", "reshape", "copy", "flatten", "ravel", "transpose", "squeeze", "clip", "cumsum", "cumprod",
+     "round", "swapaxes"})
 
 # `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
 # holds where the two share a device: the type string names it)

@@ -41,9 +41,19 @@ def eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
             callee = attribute(interp, receiver, name, state)
         else:
             return _method(interp, node, state, receiver, name, func.value)
+    elif type(func) is cst.Subscript and _namespace_entry(interp, func, state):
+        # `models.__dict__[args.arch](...)`: a model zoo's entry, taken by name from an imported module
+        return opaque.unknown_function(CallSite(interp, node, state), by_name=True)
     else:
         callee = interp.eval(func, state)
     return _call_value(interp, node, state, callee)
+
+
+def _namespace_entry(interp: Walker, func: cst.Subscript, state: State) -> bool:
+    """`models.__dict__[name]`: a member of an imported module, looked up by its name."""
+    table = func.value
+    return type(table) is cst.Attribute and table.attr.value == "__dict__" \
+        and isinstance(interp.eval(table.value, state), Ref)
 
 
 def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> Value:

@@ -20,9 +20,8 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, Integer, LambdaFunction, Located, Module,
-    Seq,
-    Tensor, Unknown, Value, cuda, join, join_choice, replace,
+    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Integer, LambdaFunction, Located,
+    Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
 if TYPE_CHECKING:
@@ -271,6 +270,7 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
 
 
 _INT_OPERATORS = frozenset({"+", "-", "*", "//", "%", "+=", "-=", "*="})
+_ARRAY_OPERATORS = frozenset({"+", "-", "*", "/", "//", "**", "+=", "-=", "*=", "/="})
 
 
 def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, Value]]) -> bool:
@@ -311,12 +311,25 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     if _is_int(left) and _is_int(right) and op in _INT_OPERATORS:
         return INTEGER  # `-1 - idx` of a loop index: still one element's index
+    if op in _ARRAY_OPERATORS and (_array_and_guess(left, right) or _array_and_guess(right, left)):
+        return HostArray(why=(left if isinstance(left, HostArray) else right).why + ((node, ""),))
     operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):
             return Located(where=(left.device or right.device))
+        if (isinstance(left, HostArray) or isinstance(right, HostArray)) and op in _ARRAY_OPERATORS:
+            # `(1.0 - beta) / np.array(n)`: numpy's arithmetic keeps an array (with its dimensions) on the host
+            return HostArray(why=(left if isinstance(left, HostArray) else right).why + ((node, ""),))
         return UNKNOWN
     return interp.operation(node, op, operands, state)
+
+
+def _array_and_guess(array: Value, other: Value) -> bool:
+    """A numpy array with a parameter only guessed to be a tensor, as is (`w / w.sum() * n_classes`, where
+    `n_classes` also went to `F.one_hot(labels, n_classes)`): numpy arithmetic is given numbers."""
+    if not isinstance(array, HostArray) or other.device is None or other.device.kind != "param":
+        return False
+    return type(other) is Located or (isinstance(other, Tensor) and other.from_param is not None and not other.derived)
 
 
 def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:

@@ -21,7 +21,7 @@ from devlint.static.analysis.summary import Summary
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import dict_entry, join_all
+from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
@@ -55,6 +55,7 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     if any(decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
         return UNKNOWN
     bound = fn.bound if not is_static(fdef) else None
+    _note_caller(interp, fdef, args, node)
     params = bind_arguments(interp, fdef, bound, state, args=args)
     if params is None:
         return UNKNOWN
@@ -65,6 +66,16 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
         if name and isinstance(summary.final_self, (Module, Instance)):
             interp.assign_name(name, summary.final_self, state, node)
     return summary.result
+
+
+def _note_caller(interp: Walker, fdef: cst.FunctionDef, args: Args, node: cst.CSTNode) -> None:
+    """A library function that only the file's self-test calls (under `if __name__ == "__main__":`), with toy
+    tensors made on the cpu (`labels = torch.randint(0, 5, (10,))`), is called elsewhere with whatever its
+    users have: the demo's call does not stand for its callers. (A script's own top-level calls do.)"""
+    demo = not interp.frames.stack and id(node) in interp.tables.self_test_calls() and any(
+        t.where is not None and t.where.kind == api.CPU_TYPE
+        for _, v in args.all() for t in tensors_in(v))
+    interp.tables.demo_only[id(fdef)] = demo and interp.tables.demo_only.get(id(fdef), True)
 
 
 def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: State,
@@ -338,7 +349,10 @@ def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) ->
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
-    return bool(params & interp.tables.scope_of(fdef).host_names)
+    scope = interp.tables.scope_of(fdef)
+    # a parameter that only torch computes on (`F.one_hot(labels)`, beside `np.power(beta, counts)`) is
+    # a tensor meant for the device: the numpy inputs are the function's settings, not its data
+    return bool(params & scope.host_names) and not params & (scope.tensor_names - scope.host_names)
 
 
 def _result(interp: Walker, fdef: cst.FunctionDef, returned: list[Returned]) -> Value:

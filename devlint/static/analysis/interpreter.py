@@ -26,6 +26,7 @@ from devlint.static.analysis.project_imports import ProjectImports
 from devlint.static.analysis.state import State
 from devlint.static.analysis.statements import exec_block
 from devlint.static.analysis.tables import FileQuestions, FileTables
+from devlint.core.torch_catalogue import views as api
 from devlint.core.facts import FileIntent, Operand, Operation
 from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
@@ -78,7 +79,7 @@ class Interpreter:
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
                 functions.analyse_standalone(self, fn)
         for fn in list(tables.functions.values()):
-            if id(fn.node) not in tables.analysed and id(fn.node) not in foreign:
+            if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
@@ -180,6 +181,8 @@ class Interpreter:
             return names[name]
         builtin = _BUILTINS.get(name)
         star_modules = self.tables.star_modules
+        if builtin is None and star_modules and name in api.CONVENTIONAL_MODULE_NAMES:
+            return Ref(path=api.CONVENTIONAL_MODULE_NAMES[name])  # `torch`, `nn` from `from utils import *`
         if builtin is None and star_modules and name[:1].isupper():
             return Ref(path=f"{star_modules[-1]}.{name}")  # a class from `from models import *`
         return builtin or UNKNOWN

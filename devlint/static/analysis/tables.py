@@ -37,13 +37,14 @@ class FileTables:
       `enclosing`, `star_modules`;
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
-    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`;
+    - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
     - `FileQuestions.cpu_only_inputs`, its memo: `cpu_only_params`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
-                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers")
+                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers", "demo_only",
+                 "_self_test_calls")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -64,11 +65,43 @@ class FileTables:
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
         self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
+        # id(FunctionDef) -> whether every call of it so far is the module level's, given tensors made on the cpu
+        # (a self-test under `if __name__ == "__main__":`): such a function is analysed standalone too
+        self.demo_only: dict[int, bool] = {}
+        self._self_test_calls: Optional[set[int]] = None
+
+    def self_test_calls(self) -> AbstractSet[int]:
+        """id() of the calls under the module's `if __name__ == "__main__":` (its self-test or demo)."""
+        if self._self_test_calls is None:
+            self._self_test_calls = set()
+            for statement in self.module.body:
+                if type(statement) is cst.If and _main_guard(statement.test):
+                    self._self_test_calls.update(id(n) for n in _calls_in(statement.body))
+        return self._self_test_calls
 
     def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
         """What the pre-pass learnt of a function (`node`), or of the module level (None)."""
         scopes = self.prepass.scopes
         return scopes.get(id(node) if node is not None else 0) or scopes[0]
+
+
+def _main_guard(test: cst.BaseExpression) -> bool:
+    """`__name__ == "__main__"`."""
+    return type(test) is cst.Comparison and type(test.left) is cst.Name and test.left.value == "__name__" \
+        and len(test.comparisons) == 1 and type(test.comparisons[0].operator) is cst.Equal \
+        and type(test.comparisons[0].comparator) is cst.SimpleString \
+        and test.comparisons[0].comparator.evaluated_value == "__main__"
+
+
+def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
+    found: list[cst.Call] = []
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Call:
+            found.append(current)
+        stack.extend(current.children)
+    return found
 
 
 class FileQuestions:

@@ -88,7 +88,13 @@ def tensor_to_python(site: CallSite) -> Value:
     return UNKNOWN  # `.item()`: a number
 
 
+def array_method(site: CallSite) -> Value:
+    """`a.astype(np.float32)`, `a.reshape(-1, 1)` on a host array: an array on the host still."""
+    return HostArray(why=site.receiver.why + ((site.node, "a numpy array, on the host"),))
+
+
 FUNCTIONS = {path: cpu_only_argument for path in api.CPU_ONLY_ARGS}
+ARRAY_METHODS = {name: array_method for name in api.HOST_ARRAY_METHODS}
 TENSOR_METHODS = {
     **{name: tensor_numpy for name in api.HOST_CONVERSION_METHODS},
     **{name: tensor_to_python for name in api.HOST_SYNC_METHODS},

@@ -131,6 +131,8 @@ def call_module(site: CallSite, module: Value) -> Value:
     host_inputs = site.file.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
+    if any(v is CRASHED for _, v in inputs):
+        return CRASHED  # given what a reported crash made: its output is not judged again
     if site.facts.module_call_fact(site.node, site.node.func, module, inputs):
         return CRASHED  # reported once: what follows from it is not judged again
     site.facts.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
@@ -226,6 +228,9 @@ def module_register(site: CallSite) -> Value:
         return UNKNOWN
     if member is Member.BUFFER and isinstance(value, Tensor):
         value = replace(value, parameter=True, attr_node=None)
+    elif member is Member.BUFFER and type(value) is Unknown:
+        # a buffer is a tensor (or None) whatever built it (`args.code.H.float()`): it moves with the module
+        value = Tensor(why=((site.node, "a buffer: where the module is"),), where=module.where, parameter=True)
     elif member is Member.PARAMETER:
         value = Tensor(where=module.where, parameter=True)
     site.walk.assign_name(site.receiver_name, module.with_attr(key.value, value), site.state, site.node)

@@ -19,15 +19,16 @@ from devlint.static.syntax import dotted
 from devlint.core.values import CPU, UNKNOWN, DeviceValue, Located, Module, Seq, Tensor, Value
 
 
-def unknown_function(site: CallSite) -> Value:
-    """An imported function: `utils.train_epoch(model, loader)`."""
+def unknown_function(site: CallSite, by_name: bool = False) -> Value:
+    """An imported function: `utils.train_epoch(model, loader)`; `by_name`: a member of an imported module
+    taken by name (`models.__dict__[arch](...)`, the model zoo idiom: its entries are constructors)."""
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
-    if _constructs_a_module(site):
+    if _constructs_a_module(site, by_name):
         where = state.default_device or CPU
         return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
-    return follows_inputs(site)
+    return UNKNOWN if by_name else follows_inputs(site)
 
 
 def follows_inputs(site: CallSite) -> Value:
@@ -58,13 +59,13 @@ def _class_like(path: str) -> bool:
     return path.rsplit(".", 1)[-1][:1].isupper()
 
 
-def _constructs_a_module(site: CallSite) -> bool:
-    """`model = Net(args)` with a class imported from the project, whose result the file uses as only a
-    module can be used (`model.eval()`, `model.parameters()`): a new module, on the cpu. A lowercase
-    factory (`build_model(cfg)`) may well move what it builds: it stays unknown, as does a constructor
-    given a device."""
-    if not _class_like(site.path) or site.path.rsplit(".", 1)[-1].isupper() \
-            or site.path.startswith(api.LIBRARY_PREFIXES):
+def _constructs_a_module(site: CallSite, by_name: bool = False) -> bool:
+    """`model = Net(args)` with a class imported from the project (or a model zoo's entry taken by name),
+    whose result the file uses as only a module can be used (`model.eval()`, `model.parameters()`): a new
+    module, on the cpu. A lowercase factory (`build_model(cfg)`) may well move what it builds: it stays
+    unknown, as does a constructor given a device."""
+    if not by_name and (not _class_like(site.path) or site.path.rsplit(".", 1)[-1].isupper()
+                        or site.path.startswith(api.LIBRARY_PREFIXES)):
         return False
     args = site.args
     if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")

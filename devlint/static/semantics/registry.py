@@ -17,7 +17,7 @@ from devlint.static.semantics import (
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler, MethodHandler
 from devlint.core.values import (
-    UNKNOWN, Const, CudaEvent, DeviceValue, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
+    UNKNOWN, Const, CudaEvent, DeviceValue, HostArray, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
     Tensor, Unknown, Value,
 )
 
@@ -67,6 +67,7 @@ METHODS: dict[type[Value], tuple[Mapping[str, MethodHandler], Optional[Handler]]
               **{name: devices.tensor_type_as for name in api.MOVES_LIKE}, "type": devices.tensor_type},
              tensors.tensor_op),
     DeviceValue: ({}, _ignore),
+    HostArray: (host.ARRAY_METHODS, None),
     Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),
     RandomGenerator: ({"manual_seed": tensors.generator_seed, "seed": tensors.generator_seed}, _ignore),
 }
