@@ -16,6 +16,8 @@ ALIASES = {
 TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.",
                        "torch.sparse.", "torch.autograd.")
 MODULE_CLASSES_PREFIX = ("torch.nn.",)
+# `model.forward(x)`: a module's call spelled out.
+FORWARD_SUFFIX = ".forward"
 # The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
 BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
 

@@ -21,7 +21,7 @@ class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
-                 "library_calls", "saved_to")
+                 "library_calls", "keyword_inputs", "saved_to")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -32,6 +32,8 @@ class Scope:
         self.generator = False
         # (callee's dotted name, names of its arguments), resolved after the walk
         self.library_calls: list[tuple[str, list[str]]] = []
+        # (callee `m` of `m(k=x)` or `m.forward(k=x)`, the dotted names given by keyword), resolved after the walk
+        self.keyword_inputs: list[tuple[str, list[str]]] = []
         self.saved_to: set[str] = set()  # the source text of where `torch.save` writes (`path`, `buf`, `"m.pt"`)
 
 
@@ -126,12 +128,17 @@ class PrePass:
                 elif _device_move(node):
                     scope.moved_names.add(base)
         names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there
+        keywords: list[str] = []  # the dotted names given by keyword
         for arg in node.args:  # one pass: every call in the file comes here
             value = arg.value
             value_kind = type(value)
             if value_kind is cst.Name:
                 self.passed_names.add(cast(cst.Name, value).value)
-            if callee is None or arg.keyword is not None or arg.star:
+            if callee is None or arg.star:
+                continue
+            if arg.keyword is not None:
+                if value_kind is cst.Name or value_kind is cst.Attribute:
+                    keywords.append(cast(str, dotted(value)))
                 continue
             if value_kind is cst.Name or value_kind is cst.Attribute:
                 names.append(dotted(value))
@@ -144,6 +151,9 @@ class PrePass:
             self.weak_evidence = True
         if callee:
             scope.library_calls.append((callee, [n for n in names if n]))
+            if keywords and all(keywords):
+                scope.keyword_inputs.append((callee[:-len(api.FORWARD_SUFFIX)] if callee.endswith(api.FORWARD_SUFFIX)
+                                             else callee, keywords))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
                 self._note_save(node, scope)
 
@@ -229,6 +239,12 @@ class PrePass:
             elif is_tensor_operation(path) or self._torch_module(callee):
                 scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
         scope.library_calls = []
+        for callee, names in scope.keyword_inputs:
+            if callee in scope.module_names:
+                # `model(input_ids=ids)`, `model.forward(x=batch)`: a module's named inputs are tensors (an object
+                # whose `.to()` moves it in place, a BatchEncoding, is handed over as `**inputs`)
+                scope.tensor_names.update(n for n in names if n not in scope.module_names)
+        scope.keyword_inputs = []
 
     def _torch_module(self, callee: str) -> bool:
         """Is `callee` a name the file binds to a torch.nn module (`criterion = nn.MSELoss()`)?"""

@@ -177,8 +177,9 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
         receiver_node = receiver_node.func.value  # net.eval().cuda()
     receiver = interp.eval(receiver_node, state)
     name = dotted(receiver_node)
+    # a custom collate_fn's batch may be an object that moves itself, unless the function uses it as a tensor
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
-        isinstance(receiver, (Unknown, Located)) and name is not None and name in interp.file.tensor_names())
+        isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names())
     if tensor:
         interp.eval(expr, state)
         interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
