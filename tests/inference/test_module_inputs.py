@@ -4,7 +4,8 @@
 (`model.eval()`), tells that `ids` is a tensor, whatever made it (a custom collate_fn nobody can read): a
 bare `ids.to(device)` then throws the moved copy away (DEV103). What a module is given positionally may be
 an object that moves itself in place (a graph library's batch), and a mapping handed over as `**inputs` (a
-tokenizer's BatchEncoding) is one: those stay silent.
+tokenizer's BatchEncoding) is one: those stay silent. The same holds for a custom collate_fn's batch of known
+device: it may be such an object, unless the function uses it as only a tensor can be used (`batch.shape`).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -67,6 +68,23 @@ def validate(net, device, samples):
     for tokens in DataLoader(samples, batch_size=8, collate_fn=pad_batch):
         tokens.to(device)
         logits = net(input_ids=tokens)
+""",
+    # a custom collate_fn's batch may be an object that moves itself, unless the function uses it as a tensor
+    "a_collated_batch_used_as_a_tensor": PRELUDE + """
+def collate(items):
+    return torch.tensor(items)
+def validate(net, device, samples):
+    for batch in DataLoader(samples, batch_size=8, collate_fn=collate):
+        batch.to(device)  # expect: DEV103
+        print(batch.shape)
+""",
+    "twin_a_collated_batch_of_unknown_kind": PRELUDE + """
+def collate(items):
+    return torch.tensor(items)
+def validate(net, device, samples):
+    for batch in DataLoader(samples, batch_size=8, collate_fn=collate):
+        batch.to(device)
+        print(batch)
 """,
     # a module handed to another by name is a module (a teacher given to a distillation loss)
     "twin_a_module_given_by_name_stays_a_module": PRELUDE + """

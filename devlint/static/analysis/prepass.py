@@ -137,8 +137,9 @@ class PrePass:
             if callee is None or arg.star:
                 continue
             if arg.keyword is not None:
-                if value_kind is cst.Name or value_kind is cst.Attribute:
-                    keywords.append(cast(str, dotted(value)))
+                keyword = dotted(value) if value_kind is cst.Name or value_kind is cst.Attribute else None
+                if keyword:
+                    keywords.append(keyword)
                 continue
             if value_kind is cst.Name or value_kind is cst.Attribute:
                 names.append(dotted(value))
@@ -151,7 +152,7 @@ class PrePass:
             self.weak_evidence = True
         if callee:
             scope.library_calls.append((callee, [n for n in names if n]))
-            if keywords and all(keywords):
+            if keywords:
                 scope.keyword_inputs.append((callee[:-len(api.FORWARD_SUFFIX)] if callee.endswith(api.FORWARD_SUFFIX)
                                              else callee, keywords))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
