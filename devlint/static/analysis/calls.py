@@ -76,7 +76,15 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         return modules.call_module(site, callee)
     if isinstance(callee, BoundMethod):
         return _method(interp, node, state, callee.receiver, callee.name, node.func)
+    if isinstance(callee, Instance):
+        # `predictor(image)`: calling an object runs its class's `__call__`
+        method = attribute(interp, callee, _CALL, state)
+        if isinstance(method, Function):
+            return interp.invoke(method, site.args, node, state, node.func)
     return opaque.unknown_callee(site)
+
+
+_CALL = "__call__"
 
 
 def _method(interp: Walker, node: cst.Call, state: State, receiver: Value, name: str,
