@@ -4,6 +4,11 @@ A predictor or wrapper class of the file (`predictor = Predictor(model); out = p
 like a function: what its `__call__` does to devices (it runs the model on the GPU, it brings the result
 to the host) is what the call does. A class without `__call__` stays unknown, as before.
 
+fast-reid's DefaultPredictor (rw_dev 135_NUMPY_ON_CUDA_fastreid_distmat_numpy) has this shape, but its excerpt
+lacks the code that builds and calls one. On public code it finds yolov7's ComputeLossAuxOTA (a cpu
+`torch.ones` indexed with a cuda mask, reached through `compute_loss_ota(...)`) and timm's
+RegularGridInterpolator (cpu weights times a GPU table, reached through `f(dyx)`).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
