@@ -459,3 +459,31 @@ def test_an_nccl_group_set_up_in_a_helper_module_puts_every_rank_on_gpu_0(tmp_pa
     (finding,) = [f for f in found if f.code == "DEV205"]
     assert finding.line == 7 and "dist_utils.py:8" in finding.why[0]
     assert "DEV205" not in {f.code for f in check(tmp_path / "train_ranked.py")}
+
+
+def test_a_module_that_appears_or_goes_is_seen_at_the_next_resolution(tmp_path: Path, monkeypatch):
+    """Folders are read once per process and kept (imports resolve thousands of times): a module written
+    or removed since (an editor, --watch, the language server) is seen; a folder too big to keep is asked
+    name by name."""
+    import devlint.static.project.layout as layout
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    script = tmp_path / "train.py"
+    script.write_text("")
+    project = layout_for(str(script))
+    assert project.resolve(script, "helpers") is None
+    (tmp_path / "helpers.py").write_text("")
+    found = project.resolve(script, "helpers")
+    assert found is not None and found.file == tmp_path / "helpers.py"
+    (tmp_path / "helpers.py").unlink()
+    os.utime(tmp_path, ns=(0, 10**9 * 7))  # a coarse clock: the folder's time of change still moves
+    assert project.resolve(script, "helpers") is None
+    assert project.resolve(script, "pkg").folder == tmp_path / "pkg"
+    monkeypatch.setattr(layout, "MAX_LISTING", 2)
+    for index in range(4):
+        (tmp_path / "pkg" / f"m{index}.py").write_text("")
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    assert project.resolve(script, "pkg.m3").file == tmp_path / "pkg" / "m3.py"
+    assert project.resolve(script, "pkg").file == tmp_path / "pkg" / "__init__.py"
+    assert project.resolve(script, "pkg.absent") is None

@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -70,21 +70,87 @@ class Layout:
 
 
 def _find(base: Path, parts: list[str]) -> Optional[Target]:
-    folder = base
-    for part in parts[:-1]:
-        folder = folder / part
+    folder = os.path.join(base, *parts[:-1])
+    listing = _listing(folder)
+    if listing is None:
+        return None
     last = parts[-1]
-    module = folder / f"{last}.py"
-    if _is_file(module):
-        return Target(folder=None, file=module)
-    return _package(folder / last)
+    if listing.has_file(f"{last}.py"):
+        return Target(folder=None, file=Path(folder, f"{last}.py"))
+    return _package(Path(folder, last)) if listing.has_folder(last) else None
 
 
 def _package(folder: Path) -> Optional[Target]:
-    if not _is_dir(folder):
+    listing = _listing(str(folder))
+    if listing is None:
         return None
-    init = folder / "__init__.py"
-    return Target(folder=folder, file=init if _is_file(init) else None)
+    return Target(folder=folder, file=folder / "__init__.py" if listing.has_file("__init__.py") else None)
+
+
+@dataclass(frozen=True)
+class _Listing:
+    """A folder's entries, read once."""
+
+    files: frozenset[str]
+    folders: frozenset[str]
+
+    def has_file(self, name: str) -> bool:
+        return name in self.files
+
+    def has_folder(self, name: str) -> bool:
+        return name in self.folders
+
+
+@dataclass(frozen=True)
+class _Asked:
+    """A folder too big to keep: each name asked of the file system."""
+
+    folder: str
+
+    def has_file(self, name: str) -> bool:
+        return _is_file(Path(self.folder, name))
+
+    def has_folder(self, name: str) -> bool:
+        return _is_dir(Path(self.folder, name))
+
+
+MAX_LISTING = 20_000  # entries: a bigger folder is not kept (each name is asked of it instead)
+MAX_FOLDERS = 4096  # folders kept per process
+_LISTINGS: dict[str, tuple[int, _Listing]] = {}
+
+
+def _listing(folder: str) -> Union[_Listing, _Asked, None]:
+    """What the folder holds, None if it is no folder. An import resolves against the project's folders
+    thousands of times (each checked file walks its imports): each folder is read once, and read again
+    when its time of change says that an entry came or went."""
+    try:
+        stamp = os.stat(folder).st_mtime_ns
+    except (OSError, ValueError):
+        return None
+    known = _LISTINGS.get(folder)
+    if known is not None and known[0] == stamp:
+        return known[1]
+    files: set[str] = set()
+    folders: set[str] = set()
+    try:
+        with os.scandir(folder) as entries:
+            for count, entry in enumerate(entries):
+                if count >= MAX_LISTING:
+                    return _Asked(folder)
+                try:
+                    if entry.is_dir():  # links followed, as an import follows them
+                        folders.add(entry.name)
+                    elif entry.is_file():
+                        files.add(entry.name)
+                except OSError:
+                    continue
+    except (OSError, ValueError):
+        return None
+    listing = _Listing(frozenset(files), frozenset(folders))
+    if len(_LISTINGS) >= MAX_FOLDERS:
+        _LISTINGS.clear()
+    _LISTINGS[folder] = (stamp, listing)
+    return listing
 
 
 def _is_file(path: Path) -> bool:
