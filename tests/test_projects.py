@@ -487,3 +487,42 @@ def test_a_module_that_appears_or_goes_is_seen_at_the_next_resolution(tmp_path: 
     assert project.resolve(script, "pkg.m3").file == tmp_path / "pkg" / "m3.py"
     assert project.resolve(script, "pkg").file == tmp_path / "pkg" / "__init__.py"
     assert project.resolve(script, "pkg.absent") is None
+
+
+def test_a_checkout_without_markers_is_the_run_s_project(tmp_path: Path):
+    """No pyproject.toml, setup.py or .git (a downloaded archive): `devlint .` makes the folder it was given the
+    project, so a script in scripts/ that imports the root's package (after `sys.path.append(".")`, run from
+    the root) sees it: the helper brings the image to the host, no DEV401. A file alone keeps its folder."""
+    (tmp_path / "helpers").mkdir()
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "images.py").write_text(textwrap.dedent("""
+        import numpy as np
+
+        def to_host(t):
+            return np.clip(t.detach().cpu().numpy(), 0, 1)
+    """))
+    (tmp_path / "scripts").mkdir()
+    script = tmp_path / "scripts" / "show.py"
+    script.write_text(textwrap.dedent("""
+        import sys
+        import numpy as np
+        import torch
+        sys.path.append(".")
+        from helpers.images import to_host
+
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        net = torch.nn.Conv2d(3, 3, 1).to(device)
+        picture = to_host(net(torch.randn(1, 3, 8, 8, device=device)))
+        print(np.array(picture).mean())
+    """))
+    result = subprocess.run([sys.executable, "-m", "devlint", "--no-cache", "--output-format", "concise", "."],
+                            cwd=tmp_path, capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1])))
+    assert "DEV401" not in result.stdout, result.stdout
+    assert result.returncode == 0, result.stdout + result.stderr
+    from devlint.static.project.layout import run_root
+
+    assert layout_for(str(script), run_root([str(script), str(tmp_path / "helpers" / "images.py")])).root \
+        == tmp_path.resolve()
+    assert layout_for(str(script)).root == script.parent.resolve()
+    assert run_root(["/etc/hosts", "/usr/bin/env"]) is None  # unrelated places: no project

@@ -6,16 +6,28 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Value
-from devlint.static.project.layout import Layout, Target, layout_for
+from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
 _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
+
+
+_RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
+
+
+def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
+    """The folder holding every file of the run (`checked`: one table per run, asked once per checked file)."""
+    if not checked:
+        return None
+    if _RUN[0] is not checked:
+        _RUN[:] = [checked, run_root(checked)]
+    return cast(Optional[str], _RUN[1])
 
 
 class ProjectImports:
@@ -24,7 +36,7 @@ class ProjectImports:
     def __init__(self, path: str, layout: Optional[Layout] = None,
                  checked: Optional[dict[str, str]] = None) -> None:
         self.importer = Path(path).resolve() if path else Path.cwd()
-        self.layout = layout or layout_for(str(self.importer))
+        self.layout = layout or layout_for(str(self.importer), _root_of_run(checked))
         self.envs: dict[str, Optional[dict[str, Value]]] = {}  # Target.key -> the module's names (None: unknown)
         self.targets: dict[str, Target] = {}  # a Ref path that is a project module -> it
         self.loading: list[str] = []

@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
-from devlint.static.project.layout import layout_for
+from devlint.static.project.layout import layout_for, run_root
 
 
-def imported_files(path: str) -> set[str]:
-    """The real paths of the project modules `path` imports (directly)."""
+def imported_files(path: str, root_of_run: Optional[str] = None) -> set[str]:
+    """The real paths of the project modules `path` imports (directly); `root_of_run` as for layout_for."""
     source = _read(path)
     if source is None:
         return set()
@@ -26,7 +26,7 @@ def imported_files(path: str) -> set[str]:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return set()
     importer = Path(os.path.realpath(path))
-    layout = layout_for(str(importer))
+    layout = layout_for(str(importer), root_of_run)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -47,7 +47,8 @@ def imported_files(path: str) -> set[str]:
 def dependents(changed: Sequence[str], files: Sequence[str]) -> list[str]:
     """The files among `files` that import one of `changed`, directly or through each other."""
     reached = {os.path.realpath(path) for path in changed}
-    imports = {path: imported_files(path) for path in files}
+    root = run_root(files)
+    imports = {path: imported_files(path, root) for path in files}
     found: list[str] = []
     grew = True
     while grew:  # to a fixed point: an importer of an importer is a dependent too

@@ -15,7 +15,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Iterable, Optional, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -167,18 +167,40 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def layout_for(path: str) -> Layout:
-    """The layout of the project that holds the file at `path`."""
+def layout_for(path: str, run_root: Optional[str] = None) -> Layout:
+    """The layout of the project that holds the file at `path`. Without a marker above it, the project is
+    `run_root` (the folder that holds every file of the run: `devlint .` in a checkout with no
+    pyproject.toml, whose scripts/ import the root's packages after `sys.path.append(".")`), when it holds
+    the file, else the file's own folder."""
     folder = Path(os.path.realpath(path)).parent
-    return _layout_of_root(_root_above(folder))
+    root = _root_above(folder)
+    if root is None:
+        top = Path(run_root) if run_root else None
+        root = top if top is not None and (top == folder or top in folder.parents) else folder
+    return _layout_of_root(root)
+
+
+def run_root(paths: Iterable[str]) -> Optional[str]:
+    """The folder that holds all of `paths` (real paths); None when that is a file system's root or the home
+    folder (files from unrelated places: no project)."""
+    folders = {os.path.dirname(os.path.realpath(path)) for path in paths}
+    if not folders:
+        return None
+    try:
+        common = os.path.commonpath(sorted(folders))
+    except ValueError:  # different drives
+        return None
+    if os.path.dirname(common) == common or common == os.path.realpath(os.path.expanduser("~")):
+        return None
+    return common
 
 
 @functools.lru_cache(maxsize=256)
-def _root_above(folder: Path) -> Path:
+def _root_above(folder: Path) -> Optional[Path]:
     for candidate in (folder, *folder.parents):
         if any((candidate / marker).exists() for marker in ROOT_MARKERS):
             return candidate
-    return folder
+    return None
 
 
 @functools.lru_cache(maxsize=64)
