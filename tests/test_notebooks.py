@@ -110,6 +110,18 @@ def test_a_syntax_error_is_placed_in_its_cell():
     assert [(f.code, f.cell) for f in found] == [("DEV001", 2)]
 
 
+def test_a_cell_that_is_not_python_costs_only_itself():
+    """Jupyter runs each cell alone: a cell with a syntax error fails alone, and the other cells' findings stand
+    (trl's sft_qwen_vl notebook: a missing comma in one cell hid a finding in another)."""
+    found = check_source(notebook(
+        code_cell("import torch", "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')"),
+        code_cell("w = torch.randn(4, 4, device=device)", "x = torch.randn(4, 4)", "y = x @ w"),
+        code_cell("settings = dict(", "    a=1", "    b=2,", ")"),
+        code_cell("%%bash", "echo not python"),
+        code_cell("!pip install torch", "z = y + 1")).encode(), "nb.ipynb", DEFAULT_RULES)
+    assert sorted((f.code, f.cell, f.line, f.column) for f in found) == [("DEV001", 3, 2, 7), ("DEV101", 2, 3, 5)]
+
+
 def test_fix_writes_back_into_the_cell_and_keeps_the_layout(tmp_path: Path):
     text = notebook(
         code_cell("import torch"),

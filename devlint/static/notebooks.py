@@ -39,6 +39,9 @@ class Notebook:
         self.raw = raw
         self.source_text = source_text
         self.cells: list[Cell] = []
+        # cells that are not Python even with IPython's escapes blanked: (cell, line, column, why). Jupyter
+        # runs each cell alone, so one such cell fails alone: it is blank in the program, the rest is checked
+        self.broken: list[tuple[Cell, int, int, str]] = []
         program: list[str] = []
         number = 0
         for index, cell in enumerate(raw["cells"]):
@@ -49,7 +52,12 @@ class Notebook:
             lines = python_lines(text)
             if not lines:
                 continue
-            self.cells.append(Cell(index, number, text, len(program) + 1, len(lines)))
+            cell_entry = Cell(index, number, text, len(program) + 1, len(lines))
+            self.cells.append(cell_entry)
+            error = _syntax_error(lines)
+            if error is not None:
+                self.broken.append((cell_entry, *error))
+                lines = [""] * len(lines)
             program.extend(lines)
         self.program = "\n".join(program) + "\n" if program else ""
 
@@ -179,6 +187,17 @@ def python_lines(text: str) -> list[str]:
     return out
 
 
+def _syntax_error(lines: list[str]) -> Optional[tuple[int, int, str]]:
+    """(line, column, message) when the lines are not Python."""
+    try:
+        ast.parse("\n".join(lines))
+    except SyntaxError as exc:
+        return max(1, min(exc.lineno or 1, len(lines))), max(1, exc.offset or 1), exc.msg
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return 1, 1, str(exc) or type(exc).__name__
+    return None
+
+
 def dump(raw: dict, original: str) -> str:
     """JSON as the notebook was written: its indent, its escaping, its final newline."""
     second = original.split("\n", 2)[1] if original.count("\n") >= 1 else ""
@@ -196,8 +215,10 @@ def check_notebook(source: bytes, path: str, rules: Sequence, check) -> list[Fin
         return [file_error(DECODE_ERROR, path, 1, 1, str(exc))]
     except NotebookError as exc:
         return [file_error(SYNTAX_ERROR, path, 1, 1, f"not a notebook devlint can read: {exc}")]
-    if not notebook.program:
-        return []
+    broken = [replace(file_error(SYNTAX_ERROR, path, line, column, f"syntax error: {message}"), cell=cell.number)
+              for cell, line, column, message in notebook.broken]
+    if not notebook.program.strip():
+        return broken
     # a finding told at another file's line (a project module the notebook calls) is placed in that file
-    return [notebook.place(f) if f.path == path else notebook.mentions_in_cells(f, path)
-            for f in check(notebook.program.encode("utf-8"))]
+    return broken + [notebook.place(f) if f.path == path else notebook.mentions_in_cells(f, path)
+                     for f in check(notebook.program.encode("utf-8"))]
