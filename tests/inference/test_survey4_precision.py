@@ -2,6 +2,9 @@
 
 - a device move made to meet a sibling of a batch (`p.add_(stash.cuda())`) says that sibling is on the device:
   the "batch moved, so it is host data" inference must not put it on the cpu (NVIDIA/apex sparsity/asp.py);
+- a method no tensor has (`ctx.save_for_backward(...)`) is not a tensor operation, whatever devlint guessed its
+  receiver was (apex xentropy/softmax_xentropy.py), and the `__torch_function__` dispatch functions
+  (`handle_torch_function`) combine nothing (fairseq attention_head_selection multihead_functional.py);
 
 Each case's `# expect:` markers are exactly the device errors (DEV1xx, DEV401) devlint must report (none: it
 must stay silent); the GPU-assumption warnings are not what these cases are about."""
@@ -45,6 +48,67 @@ for inputs, target in pairs():
     guess = net(inputs.to(device))
     guess.add_(inputs.to(device))
     err = guess.sub(target)  # expect: DEV101
+""",
+    # the context of an autograd Function stores a host constant next to a device input: no computation
+    "a_method_no_tensor_has_combines_nothing": """
+import torch
+class Clip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp, bound=1.0):
+        ctx.save_for_backward(inp, torch.tensor([bound]))
+        ctx.mark_non_differentiable(inp)
+        return inp.clamp(-bound, bound)
+""",
+    # twin: the same host constant used in the computation
+    "twin_a_host_constant_combined_in_an_autograd_forward": """
+import torch
+class Clip(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp, bound=1.0):
+        ctx.save_for_backward(inp)
+        return torch.minimum(inp, torch.tensor([bound]))  # expect: DEV104
+""",
+    # a functional that hands the call to a __torch_function__ override, then computes on its inputs
+    "the_torch_function_dispatch_combines_nothing": """
+import torch
+from torch import nn
+from torch.nn.functional import handle_torch_function, has_torch_function
+def project(q, w, spare):
+    group = (q, w, spare)
+    if has_torch_function(group):
+        return handle_torch_function(project, group, q, w, spare)
+    return q @ w
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+    def forward(self, q):
+        return project(q, self.w, torch.empty([0]))
+""",
+    # twin: the placeholder is computed with
+    "twin_a_host_placeholder_that_is_computed_with": """
+import torch
+from torch import nn
+from torch.nn.functional import handle_torch_function, has_torch_function
+def project(q, w, spare):
+    group = (q, w, spare)
+    if has_torch_function(group):
+        return handle_torch_function(project, group, q, w, spare)
+    return q @ w + spare  # expect: DEV104
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+    def forward(self, q):
+        return project(q, self.w, torch.empty([0]))
+""",
+    # a tensor's own method, on a guessed input, still combines its arguments
+    "twin_a_tensor_method_on_a_forward_input_still_combines": """
+import torch
+from torch import nn
+class Shift(nn.Module):
+    def forward(self, x):
+        return x.add(torch.ones(4))  # expect: DEV104
 """,
 }
 
