@@ -5,6 +5,9 @@
 - a method no tensor has (`ctx.save_for_backward(...)`) is not a tensor operation, whatever devlint guessed its
   receiver was (apex xentropy/softmax_xentropy.py), and the `__torch_function__` dispatch functions
   (`handle_torch_function`) combine nothing (fairseq attention_head_selection multihead_functional.py);
+- a function that converts with `.numpy()`, never moving to the cpu, what it computed from a parameter says that
+  parameter is host data: a tensor it creates on the cpu meets no GPU tensor (fairseq speech_synthesis
+  data_utils.py extract_energy);
 
 Each case's `# expect:` markers are exactly the device errors (DEV1xx, DEV401) devlint must report (none: it
 must stay silent); the GPU-assumption warnings are not what these cases are about."""
@@ -109,6 +112,39 @@ from torch import nn
 class Shift(nn.Module):
     def forward(self, x):
         return x.add(torch.ones(4))  # expect: DEV104
+""",
+    # smoothing a signal with a kernel made on the cpu, handed back as a numpy array
+    "a_function_ending_in_numpy_works_on_host_tensors": """
+import numpy as np
+import torch
+import torch.nn.functional as F
+def smooth(signal, width=5):
+    signal = signal.view(1, 1, -1)
+    kernel = torch.ones(1, 1, width) / width
+    out = F.conv1d(signal, kernel, padding=width // 2)
+    return out.squeeze().numpy()
+""",
+    # twin: the function moves the result to the cpu first, so it takes GPU signals too, and its kernel must follow
+    "twin_a_function_that_moves_to_the_cpu_before_numpy": """
+import numpy as np
+import torch
+import torch.nn.functional as F
+def smooth(signal, width=5):
+    signal = signal.view(1, 1, -1)
+    kernel = torch.ones(1, 1, width) / width
+    out = F.conv1d(signal, kernel, padding=width // 2)  # expect: DEV104
+    return out.squeeze().cpu().numpy()
+""",
+    # twin: `.numpy()` of something the parameter does not flow into says nothing of the parameter
+    "twin_numpy_of_an_unrelated_value": """
+import numpy as np
+import torch
+import torch.nn.functional as F
+def smooth(signal, width=5):
+    kernel = torch.ones(1, 1, width) / width
+    taps = kernel.numpy()
+    out = F.conv1d(signal.view(1, 1, -1), kernel)  # expect: DEV104
+    return out, taps
 """,
 }
 

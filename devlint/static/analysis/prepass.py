@@ -21,7 +21,8 @@ class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
-                 "library_calls", "keyword_inputs", "saved_to", "met_names")
+                 "library_calls", "keyword_inputs", "saved_to", "met_names",
+                 "numpy_receivers")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -30,6 +31,7 @@ class Scope:
         self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
         # what a move is made to meet: `p.add_(x.cuda())`, `p + x.cuda()` move x to where p already is
         self.met_names: set[str] = set()
+        self.numpy_receivers: list[cst.CSTNode] = []  # `<e>.numpy()`: each e
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
         # (callee's dotted name, names of its arguments), resolved after the walk
@@ -121,6 +123,8 @@ class PrePass:
             attr = func.attr.value
             self.called_names.add(attr)
             base = dotted(func.value)
+            if attr == "numpy":
+                scope.numpy_receivers.append(func.value)
             if base:
                 callee = f"{base}.{attr}"
                 if attr == "numpy":
