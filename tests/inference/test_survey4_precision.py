@@ -8,6 +8,8 @@
 - a function that converts with `.numpy()`, never moving to the cpu, what it computed from a parameter says that
   parameter is host data: a tensor it creates on the cpu meets no GPU tensor (fairseq speech_synthesis
   data_utils.py extract_energy);
+- a factory given `out=` writes into that tensor, so its result is where `out` is, and the DEV104 fix must not
+  add `device=` beside `out=` (fairseq gslm tacotron2 utils.py get_mask_from_lengths).
 
 Each case's `# expect:` markers are exactly the device errors (DEV1xx, DEV401) devlint must report (none: it
 must stay silent); the GPU-assumption warnings are not what these cases are about."""
@@ -146,6 +148,23 @@ def smooth(signal, width=5):
     out = F.conv1d(signal.view(1, 1, -1), kernel)  # expect: DEV104
     return out, taps
 """,
+    # positions written into a GPU buffer, compared with the caller's lengths
+    "a_factory_written_into_out_is_where_out_is": """
+import torch
+def valid(lengths):
+    longest = int(lengths.max().item())
+    pos = torch.arange(longest, out=torch.cuda.LongTensor(longest))
+    return pos[None, :] < lengths[:, None]
+""",
+    # twin: the buffer is made on the cpu, so the positions are too
+    "twin_a_factory_written_into_a_cpu_buffer": """
+import torch
+def valid(lengths):
+    longest = int(lengths.max().item())
+    buf = torch.empty(longest, dtype=torch.long)
+    pos = torch.arange(longest, out=buf)
+    return pos[None, :] < lengths[:, None]  # expect: DEV104
+""",
 }
 
 
@@ -153,3 +172,12 @@ def smooth(signal, width=5):
 def test_case(name):
     source = CASES[name]
     assert found(source, ("DEV1", "DEV4")) == expected_findings(source)
+
+
+def test_the_fix_adds_no_device_beside_out():
+    import libcst as cst
+
+    from devlint.static.rules.dev104_created_without_device import _bare_factory
+
+    assert _bare_factory(cst.parse_expression("torch.arange(0, n)"))
+    assert not _bare_factory(cst.parse_expression("torch.arange(0, n, out=buf)"))
