@@ -39,7 +39,7 @@ def data_params(fdef: cst.FunctionDef) -> set[str]:
         annotation = param.annotation.annotation if param.annotation is not None else None
         default = param.default
         setting = isinstance(default, _LITERALS) or (isinstance(default, cst.Name) and default.value in _BOOLS) or (
-            isinstance(annotation, cst.Name) and annotation.value in _SETTING_TYPES)
+            isinstance(annotation, cst.Name) and annotation.value in api.SETTING_ANNOTATIONS)
         if name not in ("self", "cls") and not setting:
             out.add(name)
     return out
@@ -47,7 +47,6 @@ def data_params(fdef: cst.FunctionDef) -> set[str]:
 
 _LITERALS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.FormattedString, cst.Imaginary)
 _BOOLS = ("True", "False")
-_SETTING_TYPES = frozenset({"int", "float", "str", "bool"})
 
 
 def _assignments(fdef: cst.FunctionDef) -> dict[str, list[cst.CSTNode]]:

@@ -123,11 +123,12 @@ class PrePass:
             attr = func.attr.value
             self.called_names.add(attr)
             base = dotted(func.value)
-            if attr == "numpy":
+            to_numpy = attr == "numpy"
+            if to_numpy:
                 scope.numpy_receivers.append(func.value)
             if base:
                 callee = f"{base}.{attr}"
-                if attr == "numpy":
+                if to_numpy:
                     scope.host_names.add(base)
                 elif attr in api.MODULE_ONLY_METHODS:
                     scope.module_names.add(base)
