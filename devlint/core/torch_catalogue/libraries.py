@@ -18,6 +18,8 @@ TORCH_OP_NAMESPACES = ("torch.", "torch.nn.functional.", "torch.linalg.", "torch
 MODULE_CLASSES_PREFIX = ("torch.nn.",)
 # `model.forward(x)`: a module's call spelled out.
 FORWARD_SUFFIX = ".forward"
+# A parameter annotated with one of these is a setting (`n_fft: int`), not data that may be a tensor.
+SETTING_ANNOTATIONS = frozenset({"int", "float", "str", "bool"})
 # The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
 BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
 

@@ -55,6 +55,11 @@ FUNCTION_RECORDS: List[Api] = [
         "set_printoptions get_default_dtype set_default_dtype is_floating_point is_complex typename "
         "dtype Size finfo iinfo set_num_threads get_num_threads use_deterministic_algorithms "
         "set_float32_matmul_precision equal allclose isclose testing.assert_close").split()),
+    # the __torch_function__ protocol: asks whether an argument overrides it, or hands the call to that override
+    # (which calls the function back): stores nothing, combines nothing
+    *(fn(f"{space}.{name}", roles=Role.NOT_OP) for space in ("torch.overrides", "torch.nn.functional")
+      for name in "handle_torch_function has_torch_function has_torch_function_unary "
+                  "has_torch_function_variadic".split()),
     fn("torch.load", roles=Role.NOT_OP | Role.LOAD),
     fn("torch.device", roles=Role.NOT_OP | Role.DEVICE_CONSTRUCTOR),
     fn("torch.compile", "torch.jit.script", roles=Role.NOT_OP | Role.MODULE_WRAPPER),

@@ -14,6 +14,7 @@ from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
 from devlint.core.torch_catalogue.records import (  # the device types, re-exported
     CPU_TYPE as CPU_TYPE, CUDA_TYPE as CUDA_TYPE, MPS_TYPE as MPS_TYPE, XPU_TYPE as XPU_TYPE)
 from devlint.core.torch_catalogue.records import Api, Device, Host, Member, Role, Simulated, Sync
+from devlint.core.torch_catalogue.tensor_api import TENSOR_API_NAMES as TENSOR_API_NAMES
 from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
                                                  TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 
@@ -24,6 +25,11 @@ RECORDS: Tuple[Api, ...] = (*FACTORY_RECORDS, *FUNCTION_RECORDS, *METHOD_RECORDS
 def paths(test: Callable[[Api], bool]) -> FrozenSet[str]:
     """The dotted names of the records that pass `test`."""
     return frozenset(name for record in RECORDS if test(record) for name in record.names)
+
+
+def is_tensor_method(name: str) -> bool:
+    """Does `torch.Tensor` have this method (a private name: assumed so)?"""
+    return name.startswith("_") or name in TENSOR_API_NAMES
 
 
 def methods(test: Callable[[Api], bool]) -> FrozenSet[str]:

@@ -61,7 +61,8 @@ def _write_into_array(interp: Walker, target: cst.Subscript, value: Value, state
 
 def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, line: cst.CSTNode) -> Value:
     """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
-    is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does."""
+    is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does. Not a
+    sibling that a move is made to meet (`p.add_(x.cuda())`): the code believes that one is on the device."""
     if not isinstance(value, (Unknown, Located)):
         return value
     names = [dotted(e.value) for e in target.elements]
@@ -72,7 +73,8 @@ def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, 
     shown = ", ".join(f"`{n}`" for n in names if n in moved)
     host = Tensor(why=((line, f"a batch: the code moves {shown} to the device, so it is on the host"),),
                   where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
-    return Seq(kind="tuple", items=tuple(host if n else UNKNOWN for n in names), elem=host)
+    met = interp.file.met_names()
+    return Seq(kind="tuple", items=tuple(host if n and n not in met else UNKNOWN for n in names), elem=host)
 
 
 def storable(node: cst.CSTNode) -> bool:

@@ -15,6 +15,7 @@ import libcst as cst
 
 from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static
 from devlint.static.analysis.guards import is_skip_marker
+from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.state import Returned, State
 from devlint.static.analysis.summary import Summary
@@ -350,6 +351,8 @@ def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) ->
         return True
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
     scope = interp.tables.scope_of(fdef)
+    if scope.numpy_receivers and data_params(fdef) & numpy_inputs(fdef, scope.numpy_receivers):
+        return True  # `.numpy()` of what a parameter computes, never moved to the cpu: its inputs are host data
     # a parameter that only torch computes on (`F.one_hot(labels)`, beside `np.power(beta, counts)`) is
     # a tensor meant for the device: the numpy inputs are the function's settings, not its data
     return bool(params & scope.host_names) and not params & (scope.tensor_names - scope.host_names)

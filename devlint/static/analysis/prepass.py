@@ -21,13 +21,17 @@ class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
-                 "library_calls", "keyword_inputs", "saved_to")
+                 "library_calls", "keyword_inputs", "saved_to", "met_names",
+                 "numpy_receivers")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
         self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
         self.module_names: set[str] = set()  # used as only an nn.Module can be (`.eval()`, `.parameters()`)
         self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
+        # what a move is made to meet: `p.add_(x.cuda())`, `p + x.cuda()` move x to where p already is
+        self.met_names: set[str] = set()
+        self.numpy_receivers: list[cst.CSTNode] = []  # `<e>.numpy()`: each e
         self.clock_ends: set[str] = set()  # left operand of a subtraction: `end - start`
         self.generator = False
         # (callee's dotted name, names of its arguments), resolved after the walk
@@ -119,14 +123,19 @@ class PrePass:
             attr = func.attr.value
             self.called_names.add(attr)
             base = dotted(func.value)
+            to_numpy = attr == "numpy"
+            if to_numpy:
+                scope.numpy_receivers.append(func.value)
             if base:
                 callee = f"{base}.{attr}"
-                if attr == "numpy":
+                if to_numpy:
                     scope.host_names.add(base)
                 elif attr in api.MODULE_ONLY_METHODS:
                     scope.module_names.add(base)
                 elif _device_move(node):
                     scope.moved_names.add(base)
+                if any(_moved_name(arg.value) for arg in node.args):
+                    scope.met_names.add(base)
         names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there
         keywords: list[str] = []  # the dotted names given by keyword
         for arg in node.args:  # one pass: every call in the file comes here
@@ -193,6 +202,10 @@ class PrePass:
                 scope.tensor_names.add(name)
 
     def _note_binary(self, node: cst.BinaryOperation, scope: Scope) -> None:
+        for one, other in ((node.left, node.right), (node.right, node.left)):
+            met = dotted(other) if _moved_name(one) else None
+            if met:
+                scope.met_names.add(met)
         if type(node.operator) is cst.Subtract:
             name = dotted(node.left)
             if name:
@@ -281,6 +294,12 @@ def path_template(node: cst.CSTNode) -> str:
 
 def _source(node: cst.CSTNode) -> str:
     return " ".join(_EMPTY.code_for_node(node).split())
+
+
+def _moved_name(node: cst.CSTNode) -> bool:
+    """`x.cuda()`, `x.to(device)` of a dotted name."""
+    return type(node) is cst.Call and type(node.func) is cst.Attribute and dotted(node.func.value) is not None \
+        and _device_move(node)
 
 
 def _device_move(call: cst.Call) -> bool:

@@ -167,6 +167,10 @@ class FileQuestions:
         """Names the current function sends to a device (`x.to(device)`)."""
         return self._tables.scope_of(self._frames.current_function).moved_names
 
+    def met_names(self) -> set[str]:
+        """Names the current function moves something to meet: `p.add_(x.cuda())`."""
+        return self._tables.scope_of(self._frames.current_function).met_names
+
     def module_names(self) -> set[str]:
         """Names used as only a module can be, in the current function or at module level."""
         tables = self._tables

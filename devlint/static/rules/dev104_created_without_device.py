@@ -14,11 +14,12 @@ from devlint.static.syntax import dotted
 
 
 def _bare_factory(node: object) -> bool:
-    """`torch.zeros(n)`: a factory call with arguments, none of them `device=` or unpacked."""
+    """`torch.zeros(n)`: a factory call with arguments, none of them `device=`, `out=` (which decides the
+    device) or unpacked."""
     if type(node) is not cst.Call or not node.args or type(node.func) is not cst.Attribute:
         return False
     return node.func.attr.value in FACTORIES_WITH_DEVICE and not any(
-        a.star or (a.keyword and a.keyword.value == "device") for a in node.args)
+        a.star or (a.keyword and a.keyword.value in ("device", "out")) for a in node.args)
 
 
 class CreatedWithoutDevice(Rule):

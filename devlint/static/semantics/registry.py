@@ -89,6 +89,8 @@ def call_method(site: CallSite) -> Value:
     if by_kind is not None:
         table, default = by_kind
         handler = table.get(name, default)
+        if handler is default and type(receiver) is Tensor and not api.is_tensor_method(name):
+            handler = None  # `ctx.save_for_backward(x)`: no tensor has it, so the receiver is not one
         if handler is not None:
             site.evaluate_arguments()  # walked before the handler runs, whether or not it reads them
             result = handler(site)

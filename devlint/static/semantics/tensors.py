@@ -50,6 +50,12 @@ def factory(site: CallSite) -> Value:
         where = device_argument(site.facts, value, state, arg_node)
         made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
         return _with_generator(site, made)
+    if "out" in args.keywords:
+        # `torch.arange(n, out=buf)`: written into buf, so where buf is (`device=` may only repeat it)
+        out = args.keywords["out"][1]
+        if isinstance(out, Tensor):
+            return replace(out, why=out.why + ((node, "written into `out=`"),), fresh=False, scalar=False)
+        return Tensor(why=((node, ""),), where=out.where if isinstance(out, Located) else None, derived=True)
     for _, extra in args.starstar:
         keys = extra.keys if isinstance(extra, Seq) else None
         if keys is None or None in keys or "device" in keys:
