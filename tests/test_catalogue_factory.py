@@ -64,3 +64,13 @@ def test_the_simulated_default_device_applies_to_it():
         finally:
             torch.set_default_device(None)
     assert report.clean and total.shape == (4, 8)
+
+
+def test_the_tensor_method_list_holds_every_public_method_of_the_installed_torch():
+    """`x.name(...)` is a tensor operation only for a name in tensor_api.py (a snapshot): a torch that adds
+    public Tensor methods fails here until the snapshot is taken again (the methods torch has dropped stay)."""
+    torch = pytest.importorskip("torch")
+    from devlint.core.torch_catalogue.tensor_api import TENSOR_API_NAMES
+
+    public = {name for name in dir(torch.Tensor) if not name.startswith("_")}
+    assert public - TENSOR_API_NAMES == set()
