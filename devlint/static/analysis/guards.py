@@ -244,6 +244,11 @@ def extension_flags(handler: cst.ExceptHandler, entry: State, body_end: State, h
             if type(line) is not cst.Assign or len(line.targets) != 1 or type(line.targets[0].target) is not cst.Name:
                 continue
             name = line.targets[0].target.value
-            value = handled.env.get(name)
+            value, imported = handled.env.get(name), body_end.env.get(name)
+            given = line.value
+            if isinstance(imported, Ref) or not (type(given) is cst.Name and (
+                    given.value in ("True", "False", "None") or handler.name is not None
+                    and given.value == dotted(handler.name.name))):
+                continue  # `fused_cuda = None`: the fallback of the name imported, no flag; `msg = str(e)`
             failed = not (isinstance(value, Const) and not value.value)  # `= e`, `= True`: set when it failed
             out.env[name] = Availability(positive=not failed, branch="then" if not failed else "else", choice=False)
