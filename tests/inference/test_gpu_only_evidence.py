@@ -131,6 +131,8 @@ except KeyError as e:
 """ + TEST_CLASS.format(decorator='skipIf(SKIP_TEST, f"{SKIP_TEST}")', mark=EXPECT_201),
     "a_model_quantized_to_4_bits_runs_on_a_gpu": QUANTIZED.format(flag="True", mark=""),
     "twin_a_model_not_quantized": QUANTIZED.format(flag="False", mark=EXPECT_203),
+    "a_model_loaded_in_8_bits_runs_on_a_gpu": QUANTIZED.replace("quantization_config=config", "load_in_8bit=True")
+    .format(flag="False", mark=""),
     "getattr_of_a_user_option_is_the_option": AGENT.format(flag='getattr(args, "gpu", False)', mark=""),
     "twin_a_constant_switch_is_no_users_choice": AGENT.format(flag="True", mark=EXPECT_201),
     "a_private_method_of_a_tensor_gives_no_tensor": STORAGE.format(call="storage()._share_cuda_()", mark=""),
@@ -171,6 +173,9 @@ SURVEY = "/work/fresh3"
     ("NVIDIA+apex/apex/contrib/groupbn/batch_norm.py", 365, "DEV401"),
     ("NVIDIA+apex/apex/contrib/optimizers/distributed_fused_adam.py", 1924, "DEV203"),
     ("NVIDIA+apex/apex/contrib/test/transducer/test_transducer_joint.py", 29, "DEV201"),
+    ("NVIDIA+apex/apex/optimizers/fused_adam.py", 131, "DEV201"),  # after `import amp_C` in the branch
+    ("facebookresearch+fairseq/examples/speech_to_text/simultaneous_translation/agents/fairseq_simul_st_agent.py",
+     169, "DEV201"),
 ])
 def test_the_survey_files_are_clean_there(relative, line, code):
     """The real files of survey 4 that motivated these (checked where the machine has the survey's repos)."""
@@ -184,3 +189,14 @@ def test_the_survey_files_are_clean_there(relative, line, code):
     with open(path, encoding="utf-8") as handle:
         source = handle.read()
     assert (line, code) not in {(f.line, f.code) for f in lint(source, path=path)}
+
+
+@pytest.mark.parametrize("module, compiled", [
+    ("fused_adam_cuda", True), ("apex.contrib.xentropy_cuda", True), ("amp_C", True),
+    ("torch._C", False), ("_C", False), ("detectron2._C", False), ("numba.cuda", False), ("cuda", False),
+    ("_cuda", False), ("utils", False),
+])
+def test_what_names_a_compiled_cuda_extension(module, compiled):
+    from devlint.core.torch_catalogue import views as api
+
+    assert api.is_cuda_extension(module) is compiled
