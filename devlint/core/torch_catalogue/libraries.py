@@ -26,6 +26,26 @@ BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hp
 # Libraries that need a GPU to import or to do anything: code after their import runs with one (Triton's
 # kernels run on NVIDIA or AMD GPUs, both "cuda" to torch).
 CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton", "cutlass"})
+# A compiled extension the project builds with CUDA (`import fused_adam_cuda`, apex's `amp_C`): its
+# module name says so. Only an import that is no Python module of the project counts (a `.so` is not
+# read); `torch._C` or a package's own `_C` (detectron2's has cpu kernels) and helpers such as
+# `from utils import move_to_cuda` do not: the suffix counts on a module's name, `_C` on a top-level one.
+CUDA_EXTENSION_SUFFIX = "_cuda"
+CUDA_EXTENSION_TOP_SUFFIX = "_C"
+
+
+def is_cuda_extension(module: str) -> bool:
+    """`module` (dotted, as imported) names a compiled CUDA extension by its name alone."""
+    parts = module.split(".")
+    if parts[-1].endswith(CUDA_EXTENSION_SUFFIX) and len(parts[-1]) > len(CUDA_EXTENSION_SUFFIX):
+        return True
+    top = parts[0]
+    return len(parts) == 1 and top.endswith(CUDA_EXTENSION_TOP_SUFFIX) and len(top) > len(CUDA_EXTENSION_TOP_SUFFIX) \
+        and top[0].isalpha()
+
+# Keywords that quantize a model with bitsandbytes (`BitsAndBytesConfig(load_in_4bit=True)`,
+# `from_pretrained(..., load_in_8bit=True)`): its kernels run on a CUDA GPU, so what follows has one.
+GPU_QUANTIZATION_KEYWORDS = frozenset({"load_in_4bit", "load_in_8bit"})
 
 # Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
 LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",

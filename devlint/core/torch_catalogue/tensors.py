@@ -101,7 +101,7 @@ METHOD_RECORDS: List[Api] = [
     method("backward", roles=_META, launches=True),
     method("step", launches=True),  # an optimizer's step
     method("type", "retain_grad", "q_scale", "q_zero_point", "nbytes", "itemsize", "is_shared",
-           "untyped_storage", roles=_META),
+           "untyped_storage", "storage", "_typed_storage", roles=_META),  # a storage is no tensor
     method("pin_memory", roles=Role.RT_ANSWERED, simulated=Simulated.RECEIVER),
     method("record_stream", roles=Role.RT_ANSWERED, simulated=Simulated.NOTHING),
     method("register_post_accumulate_grad_hook", roles=Role.RT_HOOK),

@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
+from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis import functions
 from devlint.static.analysis.attributes import attribute
 from devlint.static.semantics import modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.core.values import (
-    BoundMethod, Builtin, Class, DeviceValue, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType,
+    BoundMethod, Builtin, Class, Const, DeviceValue, Function, Instance, LambdaFunction, Located, Module, Ref, TensorType,
     Value,
 )
 
@@ -26,6 +27,14 @@ if TYPE_CHECKING:
 
 
 def eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
+    result = _eval_call(interp, node, state)
+    if any(arg.keyword is not None and arg.keyword.value in api.GPU_QUANTIZATION_KEYWORDS
+           and type(arg.value) is cst.Name and arg.value.value == "True" for arg in node.args):
+        state.guarded = True  # a model quantized by bitsandbytes: what follows runs with a CUDA GPU
+    return result
+
+
+def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
     func = node.func
     if type(func) is cst.Attribute:
         receiver = interp.eval(func.value, state)
@@ -71,7 +80,8 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         return tensors.typed_factory(site, callee)
     if isinstance(callee, Builtin):
         site.name = callee.name
-        return registry.call_builtin(site)
+        named = _named_attribute(interp, site, state) if callee.name == _GETATTR else None
+        return named if named is not None else registry.call_builtin(site)
     if isinstance(callee, Module) or isinstance(callee, Located) and _given_data(site):
         return modules.call_module(site, callee)
     if isinstance(callee, BoundMethod):
@@ -85,6 +95,20 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
 
 
 _CALL = "__call__"
+_GETATTR = "getattr"
+
+
+def _named_attribute(interp: Walker, site: CallSite, state: State) -> Optional[Value]:
+    """`getattr(args, "gpu", False)` is `args.gpu` (a user's `--gpu` flag), where the name is written out and
+    the object is no module path (`getattr(torch, name)` is the builtins' business)."""
+    positional = site.args.positional
+    if not 2 <= len(positional) <= 3 or site.args.keywords or site.args.star:
+        return None
+    base, name = positional[0][1], positional[1][1]
+    if isinstance(base, Ref) or not (isinstance(name, Const) and isinstance(name.value, str)) \
+            or not name.value.isidentifier():
+        return None
+    return attribute(interp, base, name.value, state, node=site.node)
 
 
 def _method(interp: Walker, node: cst.Call, state: State, receiver: Value, name: str,

@@ -223,3 +223,32 @@ def _placed(node: cst.BaseExpression) -> Optional[str]:
     if type(node) is cst.Attribute and node.attr.value == "data":
         node = node.value
     return dotted(node)
+
+
+IMPORT_FAILURES = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def extension_flags(handler: cst.ExceptHandler, entry: State, body_end: State, handled: State, out: State) -> None:
+    """`try: import fused_cuda` / `except ImportError as e: SKIP_TEST = e`: where the try imported a CUDA-only
+    module (its body became guarded), a flag set in the handler says whether it imported: true means the
+    import failed (`skipIf(SKIP_TEST)` runs the test with CUDA only), false for `HAS_EXT = False`. Only one
+    side tells: a failed import says nothing of the GPU."""
+    caught = handler.type
+    names = [dotted(e.value) for e in caught.elements] if type(caught) is cst.Tuple else \
+        [dotted(caught)] if caught is not None else ["BaseException"]
+    if entry.guarded or not body_end.guarded or not any((n or "").split(".")[-1] in IMPORT_FAILURES for n in names):
+        return
+    for stmt in handler.body.body if isinstance(handler.body, cst.IndentedBlock) else ():
+        small = stmt.body if type(stmt) is cst.SimpleStatementLine else ()
+        for line in small:
+            if type(line) is not cst.Assign or len(line.targets) != 1 or type(line.targets[0].target) is not cst.Name:
+                continue
+            name = line.targets[0].target.value
+            value, imported = handled.env.get(name), body_end.env.get(name)
+            given = line.value
+            if isinstance(imported, Ref) or not (type(given) is cst.Name and (
+                    given.value in ("True", "False", "None") or handler.name is not None
+                    and given.value == dotted(handler.name.name))):
+                continue  # `fused_cuda = None`: the fallback of the name imported, no flag; `msg = str(e)`
+            failed = not (isinstance(value, Const) and not value.value)  # `= e`, `= True`: set when it failed
+            out.env[name] = Availability(positive=not failed, branch="then" if not failed else "else", choice=False)

@@ -21,6 +21,7 @@ from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
 from devlint.static.analysis.walked import record, replay, trusted
 from devlint.static.project.sources import PerSource, read_module
+from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import attr_path
 from devlint.core.values import Ref, Value
 
@@ -145,6 +146,8 @@ def exec_project_import(interp: Walker, node: cst.Import | cst.ImportFrom, state
         if member is not None:
             state.env[as_name] = member
             bound.add(as_name)
+        elif names is not None and api.is_cuda_extension(f"{target.key}.{name}"):
+            state.guarded = True  # `from . import fused_dense_cuda`: no Python module there, the compiled one
     return bound
 
 

@@ -14,7 +14,7 @@ from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, is_skip_marker, learns, not_a_tensor, polarity, same_place, type_test,
+    as_condition, extension_flags, is_skip_marker, learns, not_a_tensor, polarity, same_place, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
@@ -130,6 +130,8 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
             # an import's `as` name is a Name (a Tuple or List only follows a `with`'s `as`)
             if (cast(cst.Name, alias.asname.name).value if alias.asname is not None else full.split(".")[0]) in bound:
                 continue
+            if api.is_cuda_extension(full):
+                state.guarded = True  # `import fused_adam_cuda`, no module of the project: a CUDA build's `.so`
             if alias.asname is not None:
                 state.env[cast(cst.Name, alias.asname.name).value] = Ref(path=full)
             else:
@@ -139,8 +141,8 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
     # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
     node = cast(cst.ImportFrom, node)  # not an Import: the other kind
     module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
-    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
-        state.guarded = True
+    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (not bound and api.is_cuda_extension(module.lstrip("."))):
+        state.guarded = True  # `from triton import jit`, `from fused_ops_cuda import fused_adam` (a compiled one)
     if type(node.names) is cst.ImportStar:
         if not module.startswith(api.LIBRARY_PREFIXES) and not bound:
             interp.tables.star_modules.append(module)  # `from models import *`: where unbound class names come from
@@ -304,12 +306,17 @@ def exec_try(interp: Walker, node: cst.Try, state: State) -> State:
     out = body_end
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
+    flagged: list[tuple[cst.ExceptHandler, State]] = []
     for handler in node.handlers:
         h = entry.join(body_end) if not body_end.dead else entry.copy()
         h.dead = False
         if handler.name is not None:
             assign(interp, handler.name.name, UNKNOWN, h, handler)
-        out = out.join(interp.exec_suite(handler.body, h))
+        handled = interp.exec_suite(handler.body, h)
+        flagged.append((handler, handled))
+        out = out.join(handled)
+    for handler, handled in flagged:
+        extension_flags(handler, entry, body_end, handled, out)
     if node.finalbody is not None:
         dead = out.dead
         out.dead = False

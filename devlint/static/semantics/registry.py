@@ -65,7 +65,7 @@ METHODS: dict[type[Value], tuple[Mapping[str, MethodHandler], Optional[Handler]]
               **{name: devices.tensor_to for name in api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU},
               **{name: devices.tensor_cpu for name in api.MOVES_TO_CPU},
               **{name: devices.tensor_type_as for name in api.MOVES_LIKE}, "type": devices.tensor_type},
-             tensors.tensor_op),
+             tensors.tensor_other),
     DeviceValue: ({}, _ignore),
     HostArray: (host.ARRAY_METHODS, None),
     Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),

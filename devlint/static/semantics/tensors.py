@@ -215,6 +215,16 @@ def tensor_op(site: CallSite) -> Value:
     return result
 
 
+def tensor_other(site: CallSite) -> Value:
+    """A method the catalogue does not name. A public one computes on its receiver (`x.erfinv()`); a private
+    one (`t._share_cuda_()`, `x._nnz()`) is torch's internals, whose results are handles, counts or
+    tuples of host objects as often as tensors: unknown, not a tensor on the receiver's device."""
+    name = site.name
+    if name.startswith("_") and not name.endswith("__"):
+        return UNKNOWN
+    return tensor_op(site)
+
+
 def tensor_backward(site: CallSite) -> Value:
     site.facts.note_gpu_work(site.node, [site.receiver], site.state)
     return UNKNOWN
