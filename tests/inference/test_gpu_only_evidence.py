@@ -166,31 +166,6 @@ def test_a_compiled_extension_beside_the_packages_modules(tmp_path):
     assert (10, "DEV203") in codes(tmp_path / "other" / "dense.py")
 
 
-SURVEY = "/work/fresh3"
-
-
-@pytest.mark.parametrize("relative, line, code", [
-    ("NVIDIA+apex/apex/contrib/groupbn/batch_norm.py", 365, "DEV401"),
-    ("NVIDIA+apex/apex/contrib/optimizers/distributed_fused_adam.py", 1924, "DEV203"),
-    ("NVIDIA+apex/apex/contrib/test/transducer/test_transducer_joint.py", 29, "DEV201"),
-    ("NVIDIA+apex/apex/optimizers/fused_adam.py", 131, "DEV201"),  # after `import amp_C` in the branch
-    ("facebookresearch+fairseq/examples/speech_to_text/simultaneous_translation/agents/fairseq_simul_st_agent.py",
-     169, "DEV201"),
-])
-def test_the_survey_files_are_clean_there(relative, line, code):
-    """The real files of survey 4 that motivated these (checked where the machine has the survey's repos)."""
-    import os
-
-    from tests.lint_helpers import lint
-
-    path = os.path.join(SURVEY, relative)
-    if not os.path.exists(path):
-        pytest.skip("survey 4's repositories are not on this machine")
-    with open(path, encoding="utf-8") as handle:
-        source = handle.read()
-    assert (line, code) not in {(f.line, f.code) for f in lint(source, path=path)}
-
-
 @pytest.mark.parametrize("module, compiled", [
     ("fused_adam_cuda", True), ("apex.contrib.xentropy_cuda", True), ("amp_C", True),
     ("torch._C", False), ("_C", False), ("detectron2._C", False), ("numba.cuda", False), ("cuda", False),
