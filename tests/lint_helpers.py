@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Iterable, Optional
 
 from devlint.static.engine import check_source
 from devlint.core.findings import Finding
 from devlint.static.rules import ALL_RULES
+
+# ../shared/realworld (the real excerpts a mechanism is named after), where this checkout has it beside it
+REALWORLD: Optional[Path] = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
+                                  if (p / "shared" / "realworld").is_dir()), None)
 
 
 def lint(source: str, codes: Optional[Iterable[str]] = None, path: str = "example.py") -> list[Finding]:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.lint_helpers import REALWORLD
+
 from devlint.static.engine import check_source
 from devlint.core.findings import SAFE, Edit, Finding
 from devlint.static.fixes.apply import applicable, apply_fixes
@@ -19,8 +21,6 @@ from devlint.static.fixes.run import fix_file
 from devlint.static.rules import ALL_RULES
 from tests.conftest import ROOT
 from tests.test_cli import run
-
-REALWORLD = next((p / "shared" / "realworld" for p in ROOT.parents if (p / "shared" / "realworld").is_dir()), None)
 
 
 def _rules_for(path: Path):

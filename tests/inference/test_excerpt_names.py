@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import found, REALWORLD
 
 CASES = {
     # A stopwatch class pasted above the script that uses it, then imported by name from a module the
@@ -201,8 +201,6 @@ def test_case(name):
     assert found(source) == expected_findings(source)
 
 
-REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
-                  if (p / "shared" / "realworld").is_dir()), None)
 
 
 @pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")

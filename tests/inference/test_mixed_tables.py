@@ -7,12 +7,11 @@ Each case's `# expect:` markers are exactly what devlint must report (none: it m
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import found, REALWORLD
 
 CASES = {
     # DDECC: the parity-check matrix is a buffer made from the caller's code object; what is computed with
@@ -217,8 +216,6 @@ def test_case(name):
     assert found(source) == expected_findings(source)
 
 
-REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
-                  if (p / "shared" / "realworld").is_dir()), None)
 
 
 @pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")

@@ -9,12 +9,11 @@ Each case's `# expect:` markers are exactly what devlint must report (none: it m
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found, lint
+from tests.lint_helpers import found, lint, REALWORLD
 
 CASES = {
     "imported_function_follows_its_gpu_input": """
@@ -108,8 +107,6 @@ def test_the_why_chain_says_the_device_is_inferred():
     assert any("`box_iou(...)` follows its inputs (inferred)" in line for line in finding.why)
 
 
-REALWORLD = next((p / "shared" / "realworld" for p in Path(__file__).resolve().parents
-                  if (p / "shared" / "realworld").is_dir()), None)
 
 
 @pytest.mark.skipif(REALWORLD is None, reason="../shared/realworld is not next to this checkout")
