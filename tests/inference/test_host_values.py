@@ -9,7 +9,6 @@ Each case's `# expect:` markers are exactly what devlint must report (none: it m
 
 from __future__ import annotations
 
-
 import pytest
 
 from tests.conftest import expected_findings
@@ -62,6 +61,56 @@ for step in range(3):
 allp = np.concatenate(preds)
 """,
     # dinov2's log_regression: a conversion under a test that the device is the cpu
+    # yolov7's xywh2xyxy: `y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`; given a tensor, the
+    # test is true and the numpy branch is dead (joining both lost the tensor, and a true error in utils/loss.py)
+    "a_type_test_the_value_answers_keeps_the_tensor": PRELUDE + """
+def corners(x):
+    y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
+    y[:, 1] = y[:, 0] + y[:, 1]
+    return y
+
+layer = torch.ones(8)
+print(layer[corners(out)[:, 0] > 0])  # expect: DEV104
+""",
+    "twin_type_test_given_a_host_array_keeps_the_array": PRELUDE + """
+def corners(x):
+    y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
+    y[:, 1] = y[:, 0] + y[:, 1]
+    return y
+
+print(torch.tensor(corners(out.detach().cpu().numpy())) + out)  # expect: DEV101
+""",
+    "twin_type_test_of_an_unknown_value_decides_nothing": PRELUDE + """
+import pickle
+def corners(x):
+    return x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
+
+layer = torch.ones(8)
+print(layer[corners(pickle.load(open("boxes.pkl", "rb")))[:, 0] > 0])
+""",
+    # tensorboardX's make_np, copied into jukebox: a tensor passed in skips the list and scalar branches
+    "type_tests_of_a_tensor_pass_over_the_branches_it_never_enters": PRELUDE + """
+def host(x):
+    if isinstance(x, (list, tuple)):
+        return np.array(x)
+    if np.isscalar(x):
+        return np.array([x])
+    if isinstance(x, np.ndarray):
+        return x
+    return x.detach().cpu().numpy()
+
+print(host(out).mean())
+""",
+    "twin_the_branch_a_tensor_takes_is_checked": PRELUDE + """
+def host(x):
+    if isinstance(x, (list, tuple)):
+        return np.array(x)
+    if isinstance(x, torch.Tensor):
+        return np.asarray(x)  # expect: DEV401
+    return x
+
+print(host(out).mean())
+""",
     "a_conversion_where_the_device_is_known_to_be_the_cpu": """
 import torch
 _CPU = torch.device("cpu")

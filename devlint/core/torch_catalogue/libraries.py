@@ -60,7 +60,7 @@ CONVENTIONAL_MODULE_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.
 HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
 # numpy functions that do not convert their arguments.
 HOST_LIBRARY_SAFE = frozenset(
-    {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64",
+    {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64", "numpy.isscalar",
      "matplotlib.pyplot.figure", "matplotlib.pyplot.show", "matplotlib.pyplot.savefig",
      "matplotlib.pyplot.title", "matplotlib.pyplot.xlabel", "matplotlib.pyplot.ylabel",
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
@@ -72,7 +72,8 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "array", "asarray", "ascontiguousarray", "stack", "vstack", "hstack", "concatenate", "zeros", "ones",
         "empty", "full", "zeros_like", "ones_like", "arange", "linspace", "load", "transpose", "reshape", "expand_dims",
         "squeeze", "clip", "exp", "log", "abs", "sqrt", "where", "random.rand", "random.randn", "random.uniform",
-        "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer", "cumprod", "cumsum")}
+        "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer", "cumprod", "cumsum",
+        "copy", "tile", "repeat", "flip", "sort", "maximum", "minimum")}
 )
 # Methods of a numpy array (or of a Python list made on the host) that give an array with dimensions back:
 # `torch.tensor(np.cumprod(1 - betas).astype(np.float32))` is a cpu table, not a 0-dim tensor.
@@ -88,6 +89,12 @@ PLACE_METHODS = frozenset({"type", "get_device"})
 # `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.
 IS_TENSOR_FUNCTION = "torch.is_tensor"
 TENSOR_CLASS = "torch.Tensor"
+# Classes a type test may name, and what it answers for a tensor and for a numpy array: (tensor, array)
+TYPE_TEST_ANSWERS = {
+    TENSOR_CLASS: (True, False), "numpy.ndarray": (False, True),
+    **{name: (False, False) for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool")},
+}
+SCALAR_TESTS = frozenset({"numpy.isscalar"})  # `np.isscalar(x)`: False for a tensor and for an array
 
 # What nn.ModuleList (and its subclasses) shares with a Python list: the container then holds the module(s).
 MODULE_CONTAINER_METHODS = frozenset({"append", "extend", "insert"})

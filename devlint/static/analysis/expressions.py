@@ -10,7 +10,7 @@ from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    as_condition, boolean, comparison_guard, learns, negate, not_a_tensor, polarity, type_test,
+    as_condition, boolean, comparison_guard, decided_type, learns, negate, not_a_tensor, polarity, type_test,
 )
 from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
@@ -176,7 +176,11 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     then_state, else_state = state.copy(), state.copy()
     then_state.guarded = then_state.guarded or learns(test, True) is True
     else_state.guarded = else_state.guarded or learns(test, False) is True
-    not_a_tensor(type_test(interp, node.test, state), else_state)
+    tested = type_test(interp, node.test, state)
+    decided = decided_type(interp, node.test, state)
+    if decided is not None:  # `x.clone() if isinstance(x, torch.Tensor) else np.copy(x)` given a tensor
+        return interp.eval(node.body if decided else node.orelse, then_state if decided else else_state)
+    not_a_tensor(tested, else_state)
     body = interp.eval(node.body, then_state)
     orelse = interp.eval(node.orelse, else_state)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \

@@ -16,7 +16,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Ref, Seq, SkipMarker,
-    Tensor, Unknown, Value, replace,
+    HostArray, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -178,6 +178,35 @@ def type_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optiona
     if path == "isinstance" and kind == "numpy.ndarray":
         return subject, False
     return None
+
+
+def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Optional[bool]:
+    """A type test the subject's value answers (`isinstance(x, list)`, `np.isscalar(x)`, `isinstance(x,
+    torch.Tensor)`...): a tensor a caller passed (not a parameter only guessed to be one, nor an object that
+    may be something else) or a host array; None when the value does not say."""
+    if type(test) is not cst.Call or not test.args or test.args[0].star:
+        return None
+    callee = interp.eval(test.func, state)
+    path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
+    subject = interp.eval(test.args[0].value, state)
+    guessed = len(subject.why) == 1 and type(subject.why[0][0]) is cst.Param
+    if isinstance(subject, Tensor) and not subject.maybe_object and not subject.inferred and not guessed:
+        side = 0
+    elif isinstance(subject, HostArray):
+        side = 1
+    else:
+        return None
+    if path in api.SCALAR_TESTS and len(test.args) == 1:
+        return False
+    if path != "isinstance" or len(test.args) != 2:
+        return None
+    kinds = test.args[1].value
+    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
+    answers = [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
+               for e in elements]
+    if any(answer is None for answer in answers):
+        return None
+    return any(cast("tuple[bool, bool]", answer)[side] for answer in answers)
 
 
 def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:

@@ -56,6 +56,8 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     if source is None:
         return None
     walked = trusted(source)
+    if walked is not None and str(project.importer) in walked.used:
+        walked = None  # that walk read the file being checked, which this file's walk does not read as a module
     if walked is not None:  # an earlier walk of it: the modules it imported first, then what it added
         for dep in walked.deps:
             names_of(interp, project, dep)

@@ -14,7 +14,8 @@ from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, extension_flags, is_skip_marker, learns, not_a_tensor, polarity, same_place, type_test,
+    as_condition, decided_type, extension_flags, is_skip_marker, learns, not_a_tensor, polarity, same_place,
+    type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.state import LoopFrame, Returned, State
@@ -216,6 +217,9 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     if isinstance(test, Const) and test.value is True and interp.frames.current_function is not None:
         # `if len(boxes) == 0: return ...` given an empty list: only the branch runs (a folded comparison)
         return interp.exec_suite(node.body, state)
+    decided = decided_type(interp, node.test, state)
+    if decided is not None:  # `if isinstance(x, list):` given a tensor: only the branch the value takes runs
+        return interp.exec_suite(node.body, state) if decided else exec_else(interp, node, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
     if gpu_switch(node.test) and not _placement_test(interp, node.test, state):
