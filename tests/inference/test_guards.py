@@ -11,6 +11,38 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # OpenNMT's `opt.gpu > -1`, an optimizer's `gpu_id >= 0`, a count `n_gpu > 0` (survey 5): the user's GPU option
+    "guard_gpu_option_compared_with_a_number": """
+import torch
+
+def score(opt):
+    device = torch.device("cuda", opt.gpu) if opt.gpu > -1 else torch.device("cpu")
+    return torch.ones(3, device=device)
+
+def update(std, gpu_id=-1):
+    if gpu_id >= 0:
+        std = std.cuda(gpu_id)
+    return std.sqrt()
+
+def spread(model, n_gpu):
+    if n_gpu > 0:
+        model = model.cuda()
+    return model
+""",
+    "guard_gpu_option_declined_side_is_reported": """
+import torch
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def update(std, gpu_id=-1):
+    if gpu_id < 0:
+        std = std.cuda()  # expect: DEV201
+    return std.sqrt()
+
+def batches(opt):
+    if opt.batch_size > -1:
+        return torch.ones(3, device="cuda")  # expect: DEV201
+    return None
+""",
     "guard_early_exit": """
 import sys
 import torch

@@ -125,7 +125,9 @@ DEVICE_OPTIONS = frozenset(
 
 # Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
-                        "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU"})
+                        "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU",
+                        # a GPU option the user sets: an index (-1: the cpu) or a count (0: the cpu)
+                        "gpu_id", "gpus", "n_gpu", "ngpu", "num_gpus", "n_gpus"})
 NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
 # `x.is_cuda`: where x is a tensor, a question about where it is, not a switch
 TENSOR_PLACEMENT_TEST = "is_cuda"

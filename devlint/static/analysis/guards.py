@@ -85,12 +85,26 @@ def guess_flag(attr: str) -> Value:
     return UNKNOWN
 
 
+def _option_guard(op: cst.BaseCompOp, number: int, positive: bool) -> Optional[bool]:
+    """A GPU option (an index, -1 for the cpu; or a count, 0 for the cpu) compared with a number: which side
+    chose a GPU (`gpu > -1`, `gpu >= 0`, `n_gpu > 0`, `gpu != -1`); None for a comparison that says neither."""
+    chose = {cst.GreaterThan: number >= -1, cst.GreaterThanEqual: number >= 0, cst.NotEqual: number == -1}
+    declined = {cst.LessThan: number <= 0, cst.LessThanEqual: number == -1, cst.Equal: number == -1}
+    if chose.get(type(op), False):
+        return positive
+    if declined.get(type(op), False):
+        return not positive
+    return None
+
+
 def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
     if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
         return _device_count_guard(op, right.value)
     if isinstance(left, DeviceCount) and type(op) in (cst.GreaterThan, cst.GreaterThanEqual):
         return True  # `device_count() > rank`: at least one GPU on that path
+    if isinstance(left, Availability) and isinstance(right, Const) and type(right.value) is int:
+        return _option_guard(op, right.value, left.positive)  # `if opt.gpu > -1:`, `if n_gpu > 0:`
     if isinstance(left, Availability) and isinstance(right, Const) and right.value is None:
         # `if args.gpu is not None:` the user chose a GPU
         if type(op) in (cst.IsNot, cst.NotEqual):
