@@ -119,7 +119,9 @@ def test_a_cell_that_is_not_python_costs_only_itself():
         code_cell("settings = dict(", "    a=1", "    b=2,", ")"),
         code_cell("%%bash", "echo not python"),
         code_cell("!pip install torch", "z = y + 1")).encode(), "nb.ipynb", DEFAULT_RULES)
-    assert sorted((f.code, f.cell, f.line, f.column) for f in found) == [("DEV001", 3, 2, 7), ("DEV101", 2, 3, 5)]
+    # where in the cell the parser places the error is CPython's to say (3.9 and 3.11 differ)
+    assert sorted((f.code, f.cell) for f in found) == [("DEV001", 3), ("DEV101", 2)]
+    assert [(f.line, f.column) for f in found if f.code == "DEV101"] == [(3, 5)]
 
 
 def test_fix_writes_back_into_the_cell_and_keeps_the_layout(tmp_path: Path):

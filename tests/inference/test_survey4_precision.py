@@ -22,6 +22,50 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # OpenNMT-py's greedy search (survey 5): `device=self.alive_seq.device`, where the class uses `alive_seq` as a
+    # tensor, is wherever that tensor is (unknown in a method analysed alone), not a device the code chose
+    "the_device_of_a_tensor_attribute_is_that_tensor_s": """
+import torch
+
+
+class Base:
+    def initialize(self, device=None):
+        if device is None:
+            device = torch.device("cpu")
+        self.tokens = torch.full((self.width, 1), 0, dtype=torch.long, device=device)
+
+
+class Beam(Base):
+    def source_device(self, memory):
+        if isinstance(memory, tuple):
+            return memory[0].device
+        return memory.device
+
+    def initialize(self, memory, lengths, device=None):
+        self.width = lengths.size(0)
+        self.lengths = lengths.repeat_interleave(1, 0)
+        super().initialize(device if device is not None else self.source_device(memory))
+
+    def keep_only(self, alive):
+        chosen = torch.tensor(alive, device=self.tokens.device)
+        self.lengths = self.lengths[chosen]
+        self.tokens = self.tokens.index_select(0, chosen)
+
+
+def test_beam():
+    beam = Beam()
+    beam.initialize(torch.zeros((1, 1)), torch.randint(1, 9, (4,)))
+    beam.keep_only([0, 2])
+""",
+    "twin_a_configuration_s_device_is_the_chosen_one": """
+import torch
+
+
+class Search:
+    def prune(self, alive):
+        keep = torch.tensor(alive, device=self.cfg.device)
+        return torch.arange(4)[keep]  # expect: DEV101
+""",
     # a registry of (label, weight, host copy): the copy goes to the GPU to be added into its weight
     "a_move_made_to_meet_a_sibling_keeps_the_sibling_off_the_host": """
 import torch

@@ -9,6 +9,7 @@ import libcst as cst
 from devlint.static.analysis.definitions import find_method, is_abstract, sole_override
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
+from devlint.static.syntax import dotted
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     CPU, SELECTED, UNKNOWN, ArgsNamespace, Availability, BoundMethod, Class, Const, Device, DeviceType, DeviceValue,
@@ -72,7 +73,11 @@ def _unknown_local(interp: Walker, node: Optional[cst.CSTNode], state: State) ->
     """`inter.device` where `inter` is a value this function computed and we cannot know (a tensor, as a
     rule: `x.device` of a configuration, `args.device`, is the chosen device, but a configuration is a
     parameter or a module-level name), or a name used as a tensor."""
-    if node is None or type(node) is not cst.Attribute or type(node.value) is not cst.Name:
+    if node is None or type(node) is not cst.Attribute:
+        return False
+    if type(node.value) is cst.Attribute:  # `self.alive_seq.device`: an attribute the class uses as a tensor
+        return dotted(node.value) in interp.file.tensor_names()
+    if type(node.value) is not cst.Name:
         return False
     name = node.value.value
     if name in interp.file.tensor_names():
