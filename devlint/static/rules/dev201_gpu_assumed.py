@@ -28,7 +28,8 @@ class GpuAssumed(Rule):
     `torch.cuda.device_count() > 0`, a variable assigned from those, the
     `'cuda' if torch.cuda.is_available() else 'cpu'` idiom, `assert`, an early
     exit when CUDA is missing, pytest/unittest skip decorators, and a user's
-    explicit choice (`--device`, `--cuda` flags).
+    explicit choice (`--device`, `--cuda` flags, a GPU option compared with a
+    number: `if opt.gpu > -1:`, `if gpu_id >= 0:`).
 
     Only files that show they mean to run without a GPU too are checked line
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/
