@@ -198,8 +198,9 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
     """A type test the subject's value answers (`isinstance(x, list)`, `np.isscalar(x)`, `isinstance(x,
     torch.Tensor)`...): a tensor a caller passed (not a parameter only guessed to be one, nor an object that
     may be something else) or a host array; None when the value does not say."""
-    if type(test) is not cst.Call or not test.args or test.args[0].star:
-        return None
+    if type(test) is not cst.Call or not test.args or test.args[0].star \
+            or (dotted(test.func) or "").rsplit(".", 1)[-1] not in _TYPE_TEST_NAMES:
+        return None  # (asked of every `if`: no evaluating again a test that names no type test)
     callee = interp.eval(test.func, state)
     path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
     subject = interp.eval(test.args[0].value, state)
@@ -221,6 +222,9 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
     if any(answer is None for answer in answers):
         return None
     return any(cast("tuple[bool, bool]", answer)[side] for answer in answers)
+
+
+_TYPE_TEST_NAMES = frozenset({"isinstance"} | {path.rsplit(".", 1)[-1] for path in api.SCALAR_TESTS})
 
 
 def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:
