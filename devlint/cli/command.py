@@ -194,7 +194,7 @@ class _RuntimeCommand(click.Command):
                                  "help_option_names": ["-h", "--help"]})
 @click.option("--runtime", is_flag=True, required=True, help="Run the code with torch's calls checked.")
 @click.option("--simulate-gpu", is_flag=True, help="Simulate CUDA devices on the cpu (automatic without CUDA).")
-@click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="Simulated GPU count.")
+@click.option("--gpus", type=click.IntRange(min=1), default=1, show_default=True, help="GPU count: simulated where fewer are present.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="The report: text on stderr, or JSON on stdout (the program's own output then goes to stderr).")
 @click.option("--output-file", type=click.Path(dir_okay=False, path_type=str), help="Write the report there instead.")

@@ -34,6 +34,16 @@ def is_cuda(device: torch.device) -> bool:
     return known
 
 
+def why_simulate(gpus: int) -> Optional[str]:
+    """Why a run that did not ask for a simulation gets one: no CUDA here, or fewer GPUs than `gpus`."""
+    present = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if present == 0:
+        return f"no CUDA here: simulating {gpus} GPU(s) on the cpu"
+    if gpus > present:
+        return f"{present} CUDA device(s) here, {gpus} asked: simulating {gpus} GPU(s) on the cpu"
+    return None
+
+
 class RealDevices:
     simulated = False
 

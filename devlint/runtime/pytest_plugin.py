@@ -29,7 +29,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="check the devices of every torch operation the session runs")
     group.addoption("--devlint-simulate-gpu", action="store_true", default=False,
                     help="simulate CUDA GPUs on the cpu (automatic when CUDA is missing)")
-    group.addoption("--devlint-gpus", type=int, default=None, metavar="N", help="how many GPUs to simulate (default 1)")
+    group.addoption("--devlint-gpus", type=int, default=None, metavar="N", help="how many GPUs (default 1): simulated where fewer are present")
     group.addoption("--devlint-keep-going", action="store_true", default=False,
                     help="on a simulated GPU, record every problem of a test and fail it at its end")
     group.addoption("--devlint-json", default=None, metavar="PATH", help="also write the runtime report as JSON")
@@ -69,12 +69,11 @@ class RuntimePlugin:
     """One checking session for the whole pytest session; each test phase gets its own report."""
 
     def __init__(self, options: Any) -> None:
-        import torch
-
+        from devlint.runtime.devices import why_simulate
         from devlint.runtime.session import Session
 
-        simulate = options.devlint_simulate_gpu or not torch.cuda.is_available()
         gpus = options.devlint_gpus or 1
+        simulate = options.devlint_simulate_gpu or why_simulate(gpus) is not None
         self.session = Session(simulate, gpus, keep_going=options.devlint_keep_going)
         self.total = self.session.report  # every phase's report is merged into it; outside phases, it is the checker's
         self.json_path: Optional[str] = options.devlint_json

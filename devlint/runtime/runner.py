@@ -56,10 +56,13 @@ def main(argv: Sequence[str], simulate_gpu: Optional[bool] = None, gpus: int = 1
     except ImportError:
         say("error: runtime mode needs torch: pip install 'devlint[runtime]'")
         return 2
-    simulate = (not torch.cuda.is_available()) if simulate_gpu is None else simulate_gpu
+    from devlint.runtime.devices import why_simulate
+
+    reason = why_simulate(gpus) if simulate_gpu is None else None
+    simulate = bool(reason) if simulate_gpu is None else simulate_gpu
     options = Options(simulate, gpus, output_format, output_file, keep_going, confirm)
-    if simulate and simulate_gpu is None:
-        say(f"no CUDA here: simulating {gpus} GPU(s) on the cpu")
+    if reason:
+        say(reason)
     if argv[0] in ("pytest", "py.test") or argv[:3] == ["python", "-m", "pytest"]:
         return _run_pytest(argv[3:] if argv[0] == "python" else argv[1:], options)
     from devlint.runtime.distributed import is_launcher

@@ -23,8 +23,8 @@ SCRIPTS = Path(__file__).resolve().parent / "scripts"
 _GLOO_TEARDOWN_ABORT = "terminate called without an active exception"
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1")
+def run(*args: str, **extra_env: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS="1", **extra_env)
     for _ in range(3):
         done = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, env=env,
                               timeout=300)
@@ -39,7 +39,7 @@ TORCHRUN = ["-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "
 def test_torchrun_ranks_run_checked_with_the_output_of_a_plain_run():
     script = str(SCRIPTS / "ok_ddp.py")
     checked = run("-m", "devlint", "--runtime", "--gpus", "2", "--", "torchrun", *TORCHRUN[2:], script)
-    plain = run(*TORCHRUN, script)
+    plain = run(*TORCHRUN, script, CUDA_VISIBLE_DEVICES="")  # the cpu run that two simulated GPUs reproduce
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout == plain.stdout and checked.stdout.count("loss") == 3
     assert "DEV1" not in checked.stderr

@@ -120,7 +120,7 @@ def test_two_problems():
     a.numpy()
     assert True
 """)
-    result = pytester.runpytest("--devlint-runtime", "--devlint-keep-going")
+    result = pytester.runpytest("--devlint-runtime", "--devlint-simulate-gpu", "--devlint-keep-going")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*devlint DEV101 (1x at test_two.py:5)*", "*devlint DEV401 (1x at test_two.py:6)*"])
 
@@ -137,9 +137,10 @@ def test_json_report(pytester, tmp_path):
 
     pytester.makepyfile(test_sample=TESTS)
     saved = tmp_path / "report.json"
-    pytester.runpytest("--devlint-runtime", "--devlint-json", str(saved))
-    data = json.loads(saved.read_text())
+    pytester.runpytest("--devlint-runtime", "--devlint-json", str(saved), "--devlint-gpus", "64")
+    data = json.loads(saved.read_text())  # 64 GPUs asked, fewer here: simulated, without CUDA or with it
     assert [p["code"] for p in data["problems"]] == ["DEV101"] and data["simulated_gpu"] is True
+    assert data["gpus"] == 64
 
 
 ROOT_CONFTEST = """

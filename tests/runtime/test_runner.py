@@ -15,8 +15,12 @@ ROOT = Path(__file__).resolve().parents[2]
 TRAINING = ROOT / "fixtures" / "training"
 
 
-def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+# What a simulation reproduces is a cpu run: the plain runs it is compared with hide any real GPU
+CPU_ONLY = {"CUDA_VISIBLE_DEVICES": ""}
+
+
+def run(*args: str, cwd: Path = ROOT, **extra_env: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), **extra_env)
     return subprocess.run([sys.executable, "-m", "devlint", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=300)
 
@@ -33,7 +37,8 @@ def test_buggy_training_script_fails_with_provenance():
 def test_correct_twin_runs_clean_with_the_output_of_a_plain_run():
     script = str(TRAINING / "ok_train_batch_moved.py")
     checked = run("--runtime", "--simulate-gpu", script)
-    plain = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    plain = subprocess.run([sys.executable, script], capture_output=True, text=True, cwd=ROOT, timeout=300,
+                           env=dict(os.environ, **CPU_ONLY))
     assert checked.returncode == 0, checked.stderr
     assert checked.stdout == plain.stdout and "epoch 2 loss" in plain.stdout
 
@@ -48,9 +53,12 @@ def test_script_arguments_and_exit_code(tmp_path):
 def test_simulation_is_announced_in_one_line(tmp_path):
     script = tmp_path / "noop.py"
     script.write_text("print('hi')\n")
-    result = run("--runtime", str(script))
+    result = run("--runtime", str(script), **CPU_ONLY)
     assert result.returncode == 0 and result.stdout == "hi\n"
-    assert result.stderr.count("\n") == 1 and "simulating 1 GPU" in result.stderr
+    assert result.stderr.count("\n") == 1 and "no CUDA here: simulating 1 GPU" in result.stderr
+    result = run("--runtime", "--gpus", "64", str(script))  # more than any machine has, this one too
+    assert result.returncode == 0 and result.stdout == "hi\n"
+    assert result.stderr.count("\n") == 1 and "simulating 64 GPU(s)" in result.stderr
 
 
 def test_missing_script_is_a_usage_error():
@@ -147,7 +155,7 @@ def test_keep_going_and_confirm(tmp_path):
         "stash = [weights]\n"
         "print(np.asarray(stash.pop()).shape)\n"
     )
-    checked = run("--runtime", "--keep-going", "--confirm", str(script), cwd=tmp_path)
+    checked = run("--runtime", "--simulate-gpu", "--keep-going", "--confirm", str(script), cwd=tmp_path)
     assert checked.returncode == 1
     assert checked.stdout == "True\n" * 4 + "(3,)\n"  # it ran to its end
     assert "DEV101  tensors on different devices         two_bugs.py:7" in checked.stderr

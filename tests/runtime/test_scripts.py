@@ -11,6 +11,7 @@ import runpy
 import sys
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -29,12 +30,12 @@ def checked(name: str, *args: str, gpus: int = 1, **options) -> tuple[int, str, 
 
 
 def plain(name: str, *args: str) -> str:
-    """What `python script.py ARGS` prints here, on the cpu."""
+    """What `python script.py ARGS` prints on the cpu (a real GPU here is hidden from it)."""
     out = io.StringIO()
     saved = sys.argv
     sys.argv = [str(SCRIPTS / name), *args]
     try:
-        with redirect_stdout(out):
+        with redirect_stdout(out), mock.patch("torch.cuda.is_available", return_value=False):
             runpy.run_path(str(SCRIPTS / name), run_name="__main__")
     finally:
         sys.argv = saved

@@ -45,8 +45,10 @@ def train(checkpoint_path) -> list:
     return losses
 
 
-def test_simulated_training_matches_a_cpu_run_exactly(tmp_path):
-    plain = train(tmp_path / "plain.pt")
+def test_simulated_training_matches_a_cpu_run_exactly(tmp_path, monkeypatch):
+    with monkeypatch.context() as on_the_cpu:  # a machine with a real GPU trains the plain run on the cpu too
+        on_the_cpu.setattr(torch.cuda, "is_available", lambda: False)
+        plain = train(tmp_path / "plain.pt")
     with check(simulate_gpu=True) as report:
         assert torch.cuda.is_available()
         simulated = train(tmp_path / "simulated.pt")
@@ -80,3 +82,14 @@ def test_gradients_live_with_their_parameters():
         layer = torch.nn.Linear(3, 1).to("cuda")
         layer(torch.randn(2, 3, device="cuda")).sum().backward()
         assert layer.weight.grad.device.type == "cuda"
+
+
+def test_a_run_is_simulated_without_cuda_or_with_fewer_gpus_than_asked(monkeypatch):
+    from devlint.runtime.devices import why_simulate
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    assert why_simulate(2) == "no CUDA here: simulating 2 GPU(s) on the cpu"
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    assert why_simulate(1) is None  # the real GPU runs it
+    assert why_simulate(2) == "1 CUDA device(s) here, 2 asked: simulating 2 GPU(s) on the cpu"
