@@ -9,171 +9,32 @@ conflicts.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
-from typing import TYPE_CHECKING, Optional, TypeVar, cast
+from typing import TYPE_CHECKING, Optional
 
 import libcst as cst
 
-if TYPE_CHECKING:
-    from types import FunctionType
+# the domain's devices and its record type, re-exported: values are where the analysis imports them from
+from devlint.core.devices import (  # noqa: F401
+    ACCELERATORS as ACCELERATORS,
+    CPU as CPU,
+    IMPLICIT_CPU as IMPLICIT_CPU,
+    SELECTED as SELECTED,
+    Device as Device,
+    conflict as conflict,
+    cuda as cuda,
+    join_choice as join_choice,
+    join_device as join_device,
+    on_cpu as on_cpu,
+    parse_device_string as parse_device_string,
+)
+from devlint.core.record import field as field, record as record, replace as replace  # noqa: F401
 
-    from _typeshed import DataclassInstance
-    from typing_extensions import Self, dataclass_transform
-else:
-    def dataclass_transform(**_options):
-        """`typing.dataclass_transform` (3.11): tells mypy that a record is a frozen dataclass; nothing at run time."""
-        return lambda decorator: decorator
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 # A step of a why-chain: the node that did something to the value, and what.
 Step = tuple[cst.CSTNode, str]
 Why = tuple[Step, ...]
-
-_Class = TypeVar("_Class")
-_Record = TypeVar("_Record", bound="DataclassInstance")
-
-
-@dataclass_transform(frozen_default=True, field_specifiers=(field,))
-def record(cls: type[_Class]) -> type[_Class]:
-    """`@dataclass(frozen=True)`, with an `__init__` that fills the instance's dict in one call.
-
-    A frozen dataclass's own `__init__` goes through `object.__setattr__` once per field (1.7 us
-    for a Tensor); the walk makes hundreds of thousands of values. Equality, hashing and
-    immutability stay the dataclass's."""
-    cls = dataclass(frozen=True)(cls)
-    parameters, defaults = [], {}
-    for f in fields(cast("type[DataclassInstance]", cls)):
-        if f.default_factory is not MISSING or not f.init:  # pragma: no cover - none here: keep dataclass's
-            return cls
-        if f.default is MISSING:
-            parameters.append(f.name)
-        else:
-            defaults[f"_default_{f.name}"] = f.default
-            parameters.append(f"{f.name}=_default_{f.name}")
-    names = ", ".join(f"{f.name}={f.name}" for f in fields(cast("type[DataclassInstance]", cls)))
-    source = f"def __init__(self, {', '.join(parameters)}):\n    self.__dict__.update({names})\n"
-    namespace: dict[str, FunctionType] = {}
-    exec(source, defaults, namespace)  # noqa: S102 - generated from the class's own field names, as dataclasses does
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]  # the point: the generated __init__ replaces the dataclass's
-    return cls
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
-
-
-def replace(value: _Record, **changes: object) -> _Record:
-    """`dataclasses.replace` for the frozen records here, without its `__init__` call (the walk makes
-    hundreds of thousands of them): none of them has `__post_init__` or `InitVar`s."""
-    kind = type(value)
-    names = _FIELD_NAMES.get(kind)
-    if names is None:
-        names = _FIELD_NAMES[kind] = frozenset(f.name for f in fields(kind))
-    if not names.issuperset(changes):
-        raise TypeError(f"{kind.__name__} has no field {sorted(set(changes) - names)[0]!r}")
-    new = object.__new__(kind)
-    attributes = new.__dict__
-    attributes.update(value.__dict__)
-    attributes.update(changes)
-    return new
-
-
-@record
-class Device:
-    """An abstract device.
-
-    kind: "cpu", "cuda", "selected" (chosen at run time, cuda where there is
-    one), "param" (inside a function: the device of parameter `param`), or
-    another accelerator name ("mps", "xpu", "meta").
-    """
-
-    kind: str
-    index: Optional[int] = None  # cuda only; None: the current device
-    param: Optional[str] = None  # "param" only
-    # cpu only because a factory was given no device= (the DEV104/DEV105 story)
-    implicit: bool = False
-    # "selected" only: the variable that holds it (`args.device`), for messages; never compared
-    name: Optional[str] = field(default=None, compare=False)
-
-    def __str__(self) -> str:
-        if self.kind == "cuda":
-            return "cuda" if self.index is None else f"cuda:{self.index}"
-        if self.kind == "selected":
-            return f"`{self.name}`" if self.name else "the selected device"
-        if self.kind == "param":
-            return "the module's device" if self.param == "self" else f"the device of `{self.param}`"
-        return self.kind
-
-    def same_place(self, other: "Device") -> bool:
-        return (self.kind, self.index, self.param) == (other.kind, other.index, other.param)
-
-    @property
-    def is_gpu(self) -> bool:
-        """Is (or may be, on a machine with a GPU) a CUDA device."""
-        return self.kind in ("cuda", "selected")
-
-    @property
-    def concrete(self) -> bool:
-        return self.kind != "param"
-
-
-# Device kinds that are an accelerator (or may be one, for "selected").
-ACCELERATORS = frozenset({"cuda", "selected", "mps", "xpu", "hpu", "npu", "xla"})
-
-CPU = Device("cpu")
-IMPLICIT_CPU = Device("cpu", implicit=True)
-SELECTED = Device("selected")
-
-
-def cuda(index: Optional[int] = None) -> Device:
-    return Device("cuda", index=index)
-
-
-def conflict(a: Optional[Device], b: Optional[Device]) -> bool:
-    """Would an operation on both crash on a machine with GPUs?
-
-    Only concrete devices conflict: unknown, and devices that come from a
-    parameter, never do (the rules that need them look at provenance).
-    """
-    if a is None or b is None or not a.concrete or not b.concrete:
-        return False
-    if a.kind == b.kind:
-        return a.kind == "cuda" and a.index is not None and b.index is not None and a.index != b.index
-    kinds = {a.kind, b.kind}
-    if kinds == {"cuda", "selected"}:
-        return False  # selected is cuda wherever cuda works at all
-    return True
-
-
-def join_device(a: Optional[Device], b: Optional[Device], availability_split: bool = False) -> Optional[Device]:
-    """The device a value has after two paths meet."""
-    if a is None or b is None:
-        return None
-    if a.same_place(b):
-        return a if a.implicit and b.implicit else replace(a, implicit=False)
-    if {a.kind, b.kind} <= {"cuda", "selected"}:
-        return SELECTED if "selected" in (a.kind, b.kind) else cuda(None)
-    kinds = {a.kind, b.kind}
-    if availability_split and kinds & ACCELERATORS:
-        # `x.cuda() if torch.cuda.is_available() else x`: the selected-device idiom
-        return SELECTED
-    if "selected" in kinds and a.concrete and b.concrete and "cpu" not in kinds:
-        return SELECTED  # mps on one path, the selected device on the other
-    return None
-
-
-def _on_cpu(device: Optional[Device]) -> bool:
-    return device is not None and device.kind == "cpu"
-
-
-def join_choice(a: Optional[Device], b: Optional[Device], availability_split: bool = False) -> Optional[Device]:
-    """The device a device *variable* holds after two paths meet: a choice between two devices
-    (`"mps"` on one path, `"cpu"` on the other) is the device the script selects at run time."""
-    where = join_device(a, b, availability_split)
-    if where is None and a is not None and b is not None and a.concrete and b.concrete:
-        return SELECTED
-    return where
-
 
 # ---------------------------------------------------------------- values
 
@@ -273,7 +134,7 @@ class Tensor(Value):
         why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
         if where is None and branch is not None:
             for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
-                if _on_cpu(side.where) and not side.scalar and opposite.where is not None \
+                if on_cpu(side.where) and not side.scalar and opposite.where is not None \
                         and opposite.where.concrete and opposite.where.kind != "cpu":
                     cpu_path, why = (branch, outcome), side.why
         if where is None:
@@ -533,8 +394,8 @@ class Optimizer(Value):
         if self.owner != other.owner:
             return None
         loaded = [o for o in (self, other) if o.loaded is not None]
-        on_cpu = [o for o in loaded if _on_cpu(o.loaded_where)]
-        return (on_cpu or loaded or [self])[0]
+        on_the_cpu = [o for o in loaded if on_cpu(o.loaded_where)]
+        return (on_the_cpu or loaded or [self])[0]
 
 
 @record
@@ -679,16 +540,6 @@ def _device_strings(a: Const, b: Const) -> bool:
     """`"mps"` on one path, `"cpu"` on the other: two device names, a device chosen at run time."""
     return isinstance(a.value, str) and isinstance(b.value, str) and a.value != b.value \
         and parse_device_string(a.value) is not None and parse_device_string(b.value) is not None
-
-
-def parse_device_string(text: str) -> Optional[Device]:
-    text = text.strip()
-    kind, _, index = text.partition(":")
-    if kind == "cuda":
-        return cuda(int(index)) if index.isdigit() else cuda(None)
-    if kind in ("cpu", "mps", "xpu", "meta", "hpu", "npu", "xla"):
-        return Device(kind)
-    return None
 
 
 def const_device(value: Value) -> Optional[Device]:
