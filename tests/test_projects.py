@@ -526,3 +526,32 @@ def test_a_checkout_without_markers_is_the_run_s_project(tmp_path: Path):
         == tmp_path.resolve()
     assert layout_for(str(script)).root == script.parent.resolve()
     assert run_root(["/etc/hosts", "/usr/bin/env"]) is None  # unrelated places: no project
+
+
+SAVES_EMBEDDING = """\
+    import torch
+
+
+    def save_embedding(model, weights):
+        torch.save({saved}, "embedding.pt")
+"""
+
+LOADS_EMBEDDING = """\
+    import torch
+
+
+    def features(x):
+        return torch.cat([x, torch.load("embedding.pt")], dim=-1)
+"""
+
+
+def test_a_file_that_a_script_beside_saves_is_loaded_without_map_location(tmp_path):
+    """ogb's `linkproppred/ppa/gnn.py` loads the `embedding.pt` that `node2vec.py` beside it saves from the
+    cpu (survey 5); a state dict saved beside is a checkpoint, on the model's device, and stays reported."""
+    write(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="weights.data.cpu()"), "gnn.py": LOADS_EMBEDDING})
+    used: dict = {}
+    assert codes(tmp_path / "gnn.py", used=used) == set()
+    assert str((tmp_path / "embed.py").resolve()) in used  # editing the saving script re-checks the loader
+    assert codes(tmp_path / "gnn.py", isolated=True) == {(5, "DEV202")}
+    write(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="model.state_dict()")})
+    assert codes(tmp_path / "gnn.py") == {(5, "DEV202")}

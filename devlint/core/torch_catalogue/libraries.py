@@ -50,7 +50,10 @@ GPU_QUANTIZATION_KEYWORDS = frozenset({"load_in_4bit", "load_in_8bit"})
 # Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
 LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
                     "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
-DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.")
+DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.",
+                    "torch_geometric.data.Dataset", "torch_geometric.data.InMemoryDataset", "dgl.data.DGLDataset")
+# A class that implements these is a map-style dataset, whatever its base (`class Graphs(object)` with both)
+DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 
 # The names every PyTorch file gives these modules: where a file's only source of an unbound name is
 # `from common import *` (a project module that imports them for everyone), the name is that module.

@@ -369,3 +369,21 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
     cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
     cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
 }
+
+
+def save_templates(tree: cst.Module) -> set[str]:
+    """The path templates a module `torch.save`s to, of what is not a state dict (a module's tensors are
+    on its device; other saved values are the data a pipeline's next step loads)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [tree]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[0] in ("torch", "th") \
+                and (dotted(node.func) or "").endswith(".save"):
+            positional = [a.value for a in node.args if a.keyword is None]
+            if len(positional) >= 2 and "state_dict" not in _source(positional[0]):
+                template = path_template(positional[1])
+                if template:
+                    found.add(template)
+        stack.extend(children(node))
+    return found

@@ -10,12 +10,27 @@ from typing import Optional, cast
 
 import libcst as cst
 
+from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
+from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
 _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
+
+
+_MOST_SIBLINGS = 200  # scripts of a folder read for a load's file (a folder of thousands is no pipeline)
+
+
+def _mentions(path: Path, literal: bytes) -> bool:
+    """Does the file hold that text and a save? (Read, not parsed: most siblings do not.)"""
+    try:
+        with open(path, "rb") as stream:
+            data = stream.read(DEFAULT_MAX_FILE_SIZE)
+    except OSError:
+        return False
+    return literal in data and b"save(" in data
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -64,6 +79,24 @@ class ProjectImports:
                     found[path] = source.tree
             self._trees = (len(self.used), found)
         return self._trees[1]
+
+    def saved_beside(self, template: str) -> bool:
+        """Does a script beside the checked file `torch.save` to a path with these string parts? A pipeline's
+        steps hand each other files: one script saves the `embedding.pt` (or the shards) the next one loads.
+        A model's state dict is not such a file: its tensors are on the model's device."""
+        literal = max(template.split("|"), key=len).encode()
+        if len(literal) < 4:
+            return False
+        for path in sorted(self.importer.parent.glob("*.py"))[:_MOST_SIBLINGS]:
+            if path == self.importer or not _mentions(path, literal):
+                continue
+            source = read_module(path)
+            if source is None or source.tree is None:
+                continue
+            self.used[str(path)] = source.digest  # the cache entry depends on it
+            if template in save_templates(source.tree):
+                return True
+        return False
 
     def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
         if not level and module.split(".")[0] in _LIBRARY_TOPS:

@@ -454,7 +454,8 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     is_module = any(is_module_base(b) for b in bases) or any(
         type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
-                     or isinstance(b, Class) and b.is_dataset for b in bases)
+                     or isinstance(b, Class) and b.is_dataset for b in bases) or (
+        not is_module and _dataset_by_shape(node))
     cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset,
                 bases=tuple(bases))
     if interp.frames.importing is None or name not in interp.tables.classes:  # the checked file's own class wins
@@ -466,6 +467,15 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
         if type(stmt) is cst.FunctionDef:
             exec_function_def(interp, stmt, state, owner=name)
     return state
+
+
+def _dataset_by_shape(node: cst.ClassDef) -> bool:
+    """A dataset by what it is, not by its base: named one (`class WikiKG90MDataset(object)`), or
+    implementing the map-style protocol. Its files are data the package downloads or preprocesses."""
+    if node.name.value.endswith("Dataset"):
+        return True
+    methods = {s.name.value for s in class_body(node) if type(s) is cst.FunctionDef}
+    return api.DATASET_PROTOCOL <= methods
 
 
 def class_body(node: cst.ClassDef) -> list[cst.BaseStatement]:

@@ -197,6 +197,12 @@ class FileQuestions:
         template = path_template(path)
         return bool(template) and template in tables.prepass.saved_templates
 
+    def saved_beside(self, path: cst.CSTNode) -> bool:
+        """Does a script beside this one `torch.save` (no state dict) to a path with the same string parts?"""
+        project = self._tables.project
+        template = path_template(path)
+        return project is not None and bool(template) and project.saved_beside(template)
+
     def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The subtraction or assignment a call feeds."""
         return self._tables.prepass.consumers.get(id(node))

@@ -16,8 +16,12 @@ class LoadWithoutMapLocation(Rule):
     Flags `torch.load(path)` calls that give no `map_location`, outside code
     guarded by a CUDA availability check. Not flagged: loading what the file
     itself writes with `torch.save` (the same path expression or buffer, or a
-    path with the same string parts), what a test loads (a test function loads
-    what the code it tests just wrote, on the same machine), and files that
+    path with the same string parts) or what a script beside it saves there
+    (other than a state dict: a pipeline's steps hand each other data), what a test loads (a test function loads
+    what the code it tests just wrote, on the same machine), what a dataset
+    loads (its split indices and metadata come with the download or from its
+    own preprocessing: a class deriving from a dataset base, named `...Dataset`,
+    or with `__getitem__` and `__len__`), files that
     are GPU-only throughout (DEV204), and TPU programs that name no GPU (they
     import `torch_xla`, whose checkpoint writers move tensors to the cpu).
 
@@ -54,6 +58,28 @@ state = torch.load("checkpoint.pt", map_location="cpu")
 import torch
 device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 state = torch.load("checkpoint.pt", map_location=device)
+""",
+        # a dataset's own files (split indices, metadata), whatever its base: named one, or map-style
+        """\
+import os.path as osp
+import torch
+
+class KnowledgeGraphDataset(object):
+    def __init__(self, root):
+        self.meta = torch.load(osp.join(root, "meta.pt"))
+
+class Graphs:
+    def __init__(self, root):
+        self.root = root
+
+    def split(self):
+        return torch.load(osp.join(self.root, "split", "split_dict.pt"))
+
+    def __getitem__(self, i):
+        return i
+
+    def __len__(self):
+        return 1
 """,
     )
 

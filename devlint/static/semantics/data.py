@@ -109,7 +109,7 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
-    return source is not None and site.file.saved_here(source)
+    return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source))
 
 
 def loader_next(site: CallSite) -> Value:
