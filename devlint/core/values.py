@@ -480,7 +480,10 @@ class Dataset(Value):
 
 @record
 class DeviceCount(Value):
-    """What torch.cuda.device_count() returns: comparing it is a guard."""
+    """What torch.cuda.device_count() returns: comparing it is a guard. `world`: the number of processes of
+    an NCCL group (`dist.get_world_size()`), each with its GPU: more than one means GPUs."""
+
+    world: bool = False
 
 
 DEVICE_COUNT = DeviceCount()
@@ -508,6 +511,9 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
         if type(index) is Integer and isinstance(element, Tensor) and element.scalar:
             # `t = timesteps[i] if ... else timestep` (an int): one element either way, an index
             return INTEGER
+    for one, world in ((a, b), (b, a)):
+        if isinstance(world, DeviceCount) and world.world and isinstance(one, Const) and one.value == 1:
+            return world  # `dist.get_world_size() if dist.is_initialized() else 1`: one process is a world too
     if isinstance(a, Const) and a.value is None:
         return b  # `if x is None: x = ...` keeps what x is when it is given
     if isinstance(b, Const) and b.value is None:

@@ -10,7 +10,81 @@ import pytest
 from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
+# DETR-style helpers (GroundingDINO's and DeiT's misc/utils, survey 5): past a "not distributed" return, a
+# program that sets up NCCL has a GPU in every process
+_GROUP_HELPERS = """
+import os
+import torch
+import torch.distributed as dist
+
+def group_ready():
+    if not dist.is_available():
+        return False
+    if not dist.is_initialized():
+        return False
+    return True
+
+def n_procs():
+    return dist.get_world_size() if group_ready() else 1
+
+def gather_sizes(payload):
+    if n_procs() == 1:
+        return [payload]
+    return [torch.tensor([len(payload)], device="cuda")]{gather_expect}
+
+def reduce_pair(a, b):
+    if not group_ready():
+        return a, b
+    return torch.tensor([a, b], dtype=torch.float64, device="cuda").tolist(){reduce_expect}
+
+def init_mode(args):
+    if "RANK" not in os.environ:
+        args.distributed = False
+        return
+    torch.cuda.set_device(int(os.environ["LOCAL_RANK"])){init_expect}
+    dist.init_process_group(backend=args.backend, init_method="env://")
+"""
+
+# and the file's single-process side selects its device: the file is no GPU-only script (DEV204)
+_SINGLE_PROCESS = """
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def batch_on_device(images, labels):
+    return images.to(DEVICE), labels.to(DEVICE), torch.ones(len(labels), device=DEVICE)
+"""
+
 CASES = {
+    "guard_nccl_group_paths_have_a_gpu": _GROUP_HELPERS.format(gather_expect="", reduce_expect="", init_expect="")
+    + 'BACKEND = "nccl"\n' + _SINGLE_PROCESS,
+    # the same helpers with gloo: a process group runs on the cpu too, so those lines assume a GPU
+    "guard_gloo_group_paths_assume_a_gpu": _GROUP_HELPERS.format(
+        gather_expect="  # expect: DEV201", reduce_expect="  # expect: DEV201", init_expect="  # expect: DEV203")
+    + 'BACKEND = "gloo"\n' + _SINGLE_PROCESS,
+    # a predicate helper is a check; its single-process side is no GPU path
+    "guard_helper_predicate_and_the_single_process_side": """
+import torch
+import torch.distributed as dist
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def use_gpu():
+    if not torch.cuda.is_available():
+        return False
+    return True
+
+def world():
+    if not dist.is_initialized():
+        return 1
+    return dist.get_world_size()
+
+def place(x):
+    if use_gpu():
+        x = x.cuda()
+    if world() == 1:
+        x = x.to("cuda")  # expect: DEV201
+    return x
+
+dist.init_process_group("nccl")
+""",
     # OpenNMT's `opt.gpu > -1`, an optimizer's `gpu_id >= 0`, a count `n_gpu > 0` (survey 5): the user's GPU option
     "guard_gpu_option_compared_with_a_number": """
 import torch

@@ -89,6 +89,8 @@ ACCELERATOR_RECORDS: List[Api] = [
 DISTRIBUTED_RECORDS: List[Api] = [
     # `init_process_group(backend="nccl")`: NCCL runs on CUDA only: what follows has a GPU
     fn("torch.distributed.init_process_group", roles=Role.MULTI_GPU | Role.INIT_PROCESS_GROUP),
+    fn("torch.distributed.is_initialized", roles=Role.GROUP_INITIALIZED),
+    fn("torch.distributed.get_world_size", roles=Role.WORLD_SIZE),
     fn("torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.run", "torch.multiprocessing.spawn",
        roles=Role.MULTI_GPU),
 ]

@@ -147,6 +147,9 @@ class Role(enum.Flag):
     BACKEND_SYNCHRONIZE = enum.auto()  # waits on whichever accelerator runs, with no GPU assumed
     MULTI_GPU = enum.auto()  # multi-GPU programs: GPU-first by design
     INIT_PROCESS_GROUP = enum.auto()
+    # in a program whose process group is NCCL's, a group is up only with GPUs: these answer a GPU question
+    GROUP_INITIALIZED = enum.auto()
+    WORLD_SIZE = enum.auto()
     # the runtime checker's dispatch, by bare function name
     RT_CROSS_DEVICE = enum.auto()  # may take tensors on several devices: no device check
     RT_QUERY = enum.auto()  # a question about one tensor answered with a Python value: nothing to check

@@ -152,6 +152,12 @@ DEVICE_CHECKS = paths(role(Role.DEVICE_CHECK))
 DEVICE_CONSTRUCTORS = paths(role(Role.DEVICE_CONSTRUCTOR))
 MULTI_GPU = paths(role(Role.MULTI_GPU))
 INIT_PROCESS_GROUP = paths(role(Role.INIT_PROCESS_GROUP))
+GROUP_INITIALIZED = paths(role(Role.GROUP_INITIALIZED))
+WORLD_SIZE_CALLS = paths(role(Role.WORLD_SIZE))
+NCCL_BACKEND = "nccl"
+# set by torchrun (and torch.distributed.launch) in each process it starts
+LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK"})
+ENVIRON = "os.environ"
 
 # --- the runtime checker and its simulated GPU: bare names (the checker sees function objects)
 

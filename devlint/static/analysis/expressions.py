@@ -11,6 +11,7 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
     as_condition, boolean, comparison_guard, decided_type, learns, negate, not_a_tensor, polarity, type_test,
+    world_size_guard,
 )
 from devlint.static.analysis.state import Returned
 from devlint.core.torch_catalogue import views as api
@@ -244,8 +245,11 @@ def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value
         op = target.operator
         guard = comparison_guard(left, op, right)
         folded = _fold(left, op, right)
+        world = world_size_guard(left, op, right, interp.file.nccl_backend)
         if folded is not None and len(node.comparisons) == 1:
             result = folded  # `"cpu" not in ["cpu"]`: a parameter's known value decides the branch
+        elif world is not None:
+            result = world
         elif guard is not None:
             result = Availability(positive=guard)
         elif isinstance(left, (Tensor, Located)) or isinstance(right, (Tensor, Located)):

@@ -365,12 +365,31 @@ def _result(interp: Walker, fdef: cst.FunctionDef, returned: list[Returned]) -> 
     values = [r.value for r in returned if not r.yielded]
     if not values:
         return UNKNOWN
+    answer = _gpu_answer([r for r in returned if not r.yielded])
+    if answer is not None:
+        return answer
     if len(values) > 1 and all(isinstance(v, Const) and v.value is None for v in values[1:]) \
             and not isinstance(values[0], Const):
         return values[0]
     # `if torch.cuda.is_available(): return x.cuda()` / `return x`: the selected-device idiom
     split = len({r.guarded for r in returned}) > 1
     return join_all(values, availability_split=split)
+
+
+def _gpu_answer(returned: list[Returned]) -> Optional[Value]:
+    """A helper that answers a GPU question by its paths: `True` only where a GPU is known (`if not
+    dist.is_initialized(): return False` ... `return True`) is a check that its caller's `if` learns from."""
+    known = [r.value for r in returned if r.guarded]
+    other = [r.value for r in returned if not r.guarded]
+    if not known or not other:
+        return None
+    if all(_is_const(v, True) for v in known) and all(_is_const(v, False) for v in other):
+        return Availability(positive=True, branch="then", choice=False)
+    return None
+
+
+def _is_const(value: Value, wanted: object) -> bool:
+    return isinstance(value, Const) and type(value.value) is type(wanted) and value.value == wanted
 
 
 def _final_self(returned: list[Returned]) -> Optional[Value]:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def as_condition(value: Value) -> Value:
     """A value tested for truth: `if torch.cuda.device_count():` is an availability check."""
-    return Availability(positive=True) if isinstance(value, DeviceCount) else value
+    return Availability(positive=True) if isinstance(value, DeviceCount) and not value.world else value
 
 
 def polarity(value: Value) -> Optional[bool]:
@@ -97,8 +97,29 @@ def _option_guard(op: cst.BaseCompOp, number: int, positive: bool) -> Optional[b
     return None
 
 
+def world_size_guard(left: Value, op: cst.BaseCompOp, right: Value, nccl: bool) -> Optional[Availability]:
+    """`world_size > 1` of an NCCL group: several processes, each with a GPU. `world_size == 1` says nothing
+    when true (one process, GPU or not) and, when false, that there are several. In a program that sets up
+    NCCL, `"RANK" in os.environ` asks whether a launcher started it as one of such processes."""
+    if nccl and type(op) in (cst.In, cst.NotIn) and isinstance(left, Const) and left.value in api.LAUNCHER_ENV \
+            and isinstance(right, Ref) and right.path == api.ENVIRON:
+        launched = type(op) is cst.In
+        return Availability(positive=launched, branch="then" if launched else "else", choice=False)
+    if not (isinstance(left, DeviceCount) and left.world and isinstance(right, Const) and type(right.value) is int):
+        return None
+    several = {cst.GreaterThan: 1, cst.GreaterThanEqual: 2, cst.NotEqual: 1}
+    single = {cst.Equal: 1, cst.LessThan: 2, cst.LessThanEqual: 1}
+    if several.get(type(op)) == right.value:
+        return Availability(positive=True, branch="then", choice=False)
+    if single.get(type(op)) == right.value:
+        return Availability(positive=False, branch="else", choice=False)
+    return None
+
+
 def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
+    if isinstance(left, DeviceCount) and left.world:
+        return None  # world_size_guard's
     if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
         return _device_count_guard(op, right.value)
     if isinstance(left, DeviceCount) and type(op) in (cst.GreaterThan, cst.GreaterThanEqual):

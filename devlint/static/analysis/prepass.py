@@ -58,6 +58,7 @@ class PrePass:
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         # (nodes, their scope): a function's body has its own
@@ -112,6 +113,8 @@ class PrePass:
         return self.strong_evidence or switched or (self.weak_evidence and not self.multi_gpu)
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
+        if not self.nccl_backend and any(_is_nccl(a.value) for a in node.args):
+            self.nccl_backend = True  # `init_process_group("nccl")`, `add_argument(..., default="nccl")`
         func = node.func
         kind = type(func)
         callee: Optional[str] = None
@@ -214,7 +217,9 @@ class PrePass:
                 self.consumers[id(node.left)] = node
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
-        if type(node.value) is cst.Call:
+        if _is_nccl(node.value):
+            self.nccl_backend = True  # `args.dist_backend = "nccl"`
+        elif type(node.value) is cst.Call:
             self.consumers[id(node.value)] = node
             call = node.value
             while type(call.func) is cst.Attribute and type(call.func.value) is cst.Call:
@@ -271,6 +276,10 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
+
+
+def _is_nccl(node: cst.BaseExpression) -> bool:
+    return type(node) is cst.SimpleString and node.value[1:-1] == api.NCCL_BACKEND
 
 
 def path_template(node: cst.CSTNode) -> str:

@@ -197,6 +197,11 @@ class FileQuestions:
         template = path_template(path)
         return bool(template) and template in tables.prepass.saved_templates
 
+    @property
+    def nccl_backend(self) -> bool:
+        """Does the file set up its process group with NCCL (`backend="nccl"`, `args.dist_backend = "nccl"`)?"""
+        return self._tables.prepass.nccl_backend
+
     def saved_beside(self, path: cst.CSTNode) -> bool:
         """Does a script beside this one `torch.save` (no state dict) to a path with the same string parts?"""
         project = self._tables.project

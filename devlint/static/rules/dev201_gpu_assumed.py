@@ -29,7 +29,11 @@ class GpuAssumed(Rule):
     `'cuda' if torch.cuda.is_available() else 'cpu'` idiom, `assert`, an early
     exit when CUDA is missing, pytest/unittest skip decorators, and a user's
     explicit choice (`--device`, `--cuda` flags, a GPU option compared with a
-    number: `if opt.gpu > -1:`, `if gpu_id >= 0:`).
+    number: `if opt.gpu > -1:`, `if gpu_id >= 0:`). In a program that sets up
+    NCCL (`backend="nccl"`), a process group is up only with GPUs: code past
+    `if not dist.is_initialized(): return`, `if world_size == 1: return` or
+    `if "RANK" not in os.environ: return` (directly or through a helper such
+    as `get_world_size()`) has one.
 
     Only files that show they mean to run without a GPU too are checked line
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/

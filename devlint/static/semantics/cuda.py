@@ -11,8 +11,8 @@ from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device
 from devlint.core.values import (
-    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceValue, Seq, SkipMarker,
-    Value, replace,
+    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue, Seq,
+    SkipMarker, Value, replace,
 )
 
 
@@ -27,6 +27,17 @@ def current_accelerator(site: CallSite) -> Value:
 
 def device_count(site: CallSite) -> Value:
     return DEVICE_COUNT
+
+
+def group_initialized(site: CallSite) -> Value:
+    """`dist.is_initialized()` in a program that sets up NCCL: true only where every process has a GPU."""
+    if site.file.nccl_backend:
+        return Availability(positive=True, branch="then", choice=False)
+    return UNKNOWN
+
+
+def world_size(site: CallSite) -> Value:
+    return DeviceCount(world=True) if site.file.nccl_backend else UNKNOWN
 
 
 def skip_marker(site: CallSite) -> Value:
@@ -136,6 +147,8 @@ FUNCTIONS = {
     **{path: device_count for path in api.DEVICE_COUNT_CALLS},
     **{path: skip_marker for path in api.SKIP_DECORATORS | api.SKIP_UNLESS_DECORATORS},
     **{path: init_process_group for path in api.INIT_PROCESS_GROUP},
+    **{path: group_initialized for path in api.GROUP_INITIALIZED},
+    **{path: world_size for path in api.WORLD_SIZE_CALLS},
     **{path: backend_synchronize for path in api.BACKEND_SYNCHRONIZE},
 }
 EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}
