@@ -472,7 +472,7 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
 def _dataset_by_shape(node: cst.ClassDef) -> bool:
     """A dataset by what it is, not by its base: named one (`class WikiKG90MDataset(object)`), or
     implementing the map-style protocol. Its files are data the package downloads or preprocesses."""
-    if node.name.value.endswith("Dataset"):
+    if node.name.value.endswith(api.DATASET_CLASS_SUFFIX):
         return True
     methods = {s.name.value for s in class_body(node) if type(s) is cst.FunctionDef}
     return api.DATASET_PROTOCOL <= methods
