@@ -167,6 +167,8 @@ class Module(Value):
     attrs: Attributes = ()  # ((name, Value), ...) from __init__
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
+    # inputs its forward takes on any device: ((position, keyword), ...) (`nn.CTCLoss`'s targets and lengths)
+    any_device_inputs: tuple[tuple[int, str], ...] = ()
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
     registered: bool = False  # held by a module's attribute (or a module container): it moves with it
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)

@@ -11,6 +11,23 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # coqui TTS's ForwardSumLoss (survey 5): CTC takes cpu targets and lengths beside cuda log-probs, as a
+    # module and as a function; its log-probs must still be where the other operands of a loss are
+    "ctc_targets_and_lengths_on_the_cpu": """
+import torch
+import torch.nn.functional as F
+from torch import nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+ctc = nn.CTCLoss(zero_infinity=True)
+log_probs = torch.randn(50, 2, 20).log_softmax(2).to(device)
+targets = torch.arange(1, 31).unsqueeze(0).repeat(2, 1)
+lengths = torch.full((2,), 50, dtype=torch.long)
+a = ctc(log_probs, targets, lengths, torch.full((2,), 30, dtype=torch.long))
+b = F.ctc_loss(log_probs, targets, input_lengths=lengths, target_lengths=torch.full((2,), 30))
+scores = torch.randn(4, 20).to(device)
+c = F.nll_loss(scores, torch.randint(0, 20, (4,)))  # expect: DEV101
+d = ctc(torch.randn(50, 2, 20), targets, lengths, lengths) + scores.sum()  # expect: DEV101
+""",
     "discarded_move_vs_module": """
 import torch
 from torch import nn

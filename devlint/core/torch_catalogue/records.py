@@ -176,6 +176,9 @@ class Api:
     roles: Role = Role.NONE
     accelerator: Optional[str] = None  # the device type an availability check is about, when not CUDA
     cpu_only_arg: Optional[Tuple[Optional[int], str]] = None  # an argument that must be on cpu: (position, keyword)
+    # inputs that may be on any device, the kernel moving them itself: ((position, keyword), ...); for a
+    # module class, positions of its forward's inputs
+    any_device_args: Tuple[Tuple[int, str], ...] = ()
     trace: Optional[Tuple[int, int]] = None  # calls a module on an example input: (module position, input position)
     simulated: Optional[Simulated] = None  # what the simulated GPU answers instead
     member: Optional[Member] = None  # an nn.Module method's members

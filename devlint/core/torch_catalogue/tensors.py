@@ -39,6 +39,8 @@ FACTORY_RECORDS: List[Api] = [
     method("new_tensor", device=NEW, roles=Role.TENSOR_ONLY | Role.RT_CROSS_DEVICE),
 ]
 
+_CTC_TARGETS = ((1, "targets"), (2, "input_lengths"), (3, "target_lengths"))
+
 FUNCTION_RECORDS: List[Api] = [
     *(fn(f"torch.{name}", roles=Role.TAKES_SEQUENCE) for name in (
         "cat concat concatenate stack hstack vstack dstack column_stack row_stack block_diag cartesian_prod "
@@ -67,6 +69,9 @@ FUNCTION_RECORDS: List[Api] = [
     method("add_graph", trace=(0, 1)),  # SummaryWriter.add_graph
     fn("torch.nn.utils.rnn.pack_padded_sequence", cpu_only_arg=(1, "lengths")),
     fn("torch.nn.utils.rnn.pack_sequence", cpu_only_arg=(None, "lengths")),
+    # CTC takes its targets and lengths on the cpu beside cuda log-probs (cuDNN's path even wants them
+    # there); checked on an H200, torch 2.11
+    fn("torch.nn.functional.ctc_loss", "torch.nn.CTCLoss", any_device_args=_CTC_TARGETS),
 ]
 
 _META = Role.METADATA

@@ -42,7 +42,8 @@ def torch_module(site: CallSite) -> Value:
     if path not in api.MODULES_WITH_PARAMETERS:
         # A loss, an activation, pooling: no parameters, it runs wherever its input is.
         weight = args.get("weight")
-        return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node))
+        return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node),
+                      any_device_inputs=api.ANY_DEVICE_ARGS.get(path, ()))
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
         given: list[Value] = []
@@ -129,6 +130,9 @@ def call_module(site: CallSite, module: Value) -> Value:
                                 site.state, None)
     forward = _forward(site, module)
     host_inputs = site.file.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
+    if isinstance(module, Module) and module.any_device_inputs:
+        found = [args.find(position, keyword) for position, keyword in module.any_device_inputs]
+        host_inputs |= {id(f[0]) for f in found if f is not None}
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
     if any(v is CRASHED for _, v in inputs):

@@ -160,7 +160,10 @@ def torch_function(site: CallSite) -> Value:
 def _function_operands(site: CallSite) -> list[Operand]:
     operands: list[Operand] = []
     args = site.args
+    elsewhere = _any_device_nodes(site)
     for position, (arg_node, value) in enumerate(args.positional + list(args.keywords.values())):
+        if id(arg_node) in elsewhere:
+            continue
         if isinstance(value, Located) and position == 0 and args.positional:
             value = Tensor(why=value.why, where=value.where)  # a torch function's input is a tensor
         if isinstance(value, Tensor):
@@ -176,6 +179,13 @@ def _function_operands(site: CallSite) -> list[Operand]:
                     member_node = nodes[i] if len(nodes) == len(items) else arg_node
                     operands.append(site.operand(member_node, member))
     return operands
+
+
+def _any_device_nodes(site: CallSite) -> set[int]:
+    """id() of the argument nodes the function takes on any device (CTC's targets and lengths)."""
+    spec = api.ANY_DEVICE_ARGS.get(site.path, ())
+    found = [site.args.find(position, keyword) for position, keyword in spec]
+    return {id(f[0]) for f in found if f is not None}
 
 
 def is_torch_op(path: str) -> bool:
