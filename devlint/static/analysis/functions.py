@@ -93,7 +93,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
         result, final_self, end = analyse_body(interp, fn, params, state, node)
         cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
                           guards=end.guarded and not state.guarded, ranks=(end.ranks, state.ranks),
-                          chose=end.device_chosen and not state.device_chosen)
+                          chose=end.device_chosen and not state.device_chosen,
+                          default=(end.default_device,) if end.default_device != state.default_device else None)
         if key is not None:
             interp.tables.memo[key] = cached
     return cached
@@ -164,13 +165,13 @@ def call_lambda(interp: Walker, fn: LambdaFunction, site: CallSite) -> Value:
 
 def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = (),
              guards: bool = False, ranks: tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]] = (None, None),
-             chose: bool = False) -> Summary:
+             chose: bool = False, default: Optional[tuple[Optional[Device]]] = None) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
     end, start = ranks  # an NCCL group the callee set up, or a `set_device` it ran
     return Summary(result, final_self, clock, synced, work, moved, guards,
-                   end if end is not None and start is None else None, chose)
+                   end if end is not None and start is None else None, chose, default)
 
 
 def _moves(caller: State, end: State) -> Moves:
@@ -405,8 +406,33 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
         else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
     scope = interp.tables.scope_of(fdef)
     is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
+    caller: Optional[State] = None
+    if cls is not None and bound is not None and fdef.name.value.startswith("test"):
+        bound, caller = _after_set_up(interp, cls, bound)
     params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
-    analyse_body(interp, fn, params, None, None)
+    analyse_body(interp, fn, params, caller, None)
+
+
+def _after_set_up(interp: Walker, cls: Class, me: Value) -> tuple[Value, Optional[State]]:
+    """A test method runs after its class's `setUp`: the object it built and the path it left (the default
+    tensor type it set, the GPU it checked for), or (me, None) where the class has none."""
+    tables = interp.tables
+    set_up = find_method(cls, "setUp", tables.classes)
+    if set_up is None or id(set_up) not in tables.functions or id(set_up) in interp.frames.stack:
+        return me, None
+    scope = tables.scope_of(set_up)
+    params = bind_arguments(interp, set_up, me, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+    before = State()
+    before.default_device = tables.module_default_device
+    before.moved = dict(tables.moved_at_end)
+    interp.facts.muted += 1  # reported where setUp itself is analysed
+    try:
+        summary = summarise(interp, replace(tables.functions[id(set_up)], bound=me), params, before, set_up)
+    finally:
+        interp.facts.muted -= 1
+    summary.apply_moves(before)
+    after = summary.final_self if isinstance(summary.final_self, (Module, Instance)) else me
+    return after, before
 
 
 def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:

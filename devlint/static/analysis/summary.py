@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 if TYPE_CHECKING:
     import libcst as cst
 
-    from devlint.core.values import Module, Step, Value
+    from devlint.core.values import Device, Module, Step, Value
     from devlint.static.analysis.state import State
 
     # ((Module.ident, the module after the move), ...)
@@ -30,6 +30,9 @@ class Summary:
     guards: bool = False
     ranks: Optional[cst.CSTNode] = None  # it set up an NCCL group and no `set_device` (the call)
     device_chosen: bool = False  # it ran `torch.cuda.set_device` (on every path to its end)
+    # the process's default device it left (`torch.set_default_tensor_type(torch.cuda.FloatTensor)` in a
+    # helper changes it for the caller too), in a 1-tuple; None: unchanged
+    default_device: Optional[tuple[Optional[Device]]] = None
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -45,7 +48,7 @@ class Summary:
         step = (call, "")
         return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
                        step if self.work is not None else None, self.moved, self.guards, self.ranks,
-                       self.device_chosen)
+                       self.device_chosen, self.default_device)
 
     def apply_moves(self, state: State) -> None:
         """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`), and what it
@@ -58,3 +61,5 @@ class Summary:
             state.ranks, state.device_chosen = None, True
         if self.ranks is not None:
             state.ranks = self.ranks
+        if self.default_device is not None:
+            state.default_device = self.default_device[0]
