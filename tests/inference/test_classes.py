@@ -11,6 +11,64 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # apex's FusedLayerNorm (survey 5, seen once tests ran after setUp): a legacy autograd function has a
+    # `forward` and is built before each call, but it is no module: it computes where its input is
+    "an_autograd_function_is_no_module": """
+import torch
+from torch import nn
+
+class ScaleFunction(torch.autograd.Function):
+    def __init__(self, factor):
+        self.factor = factor
+
+    def forward(self, input):
+        return input * self.factor
+
+class Scale(nn.Module):
+    def forward(self, input):
+        return ScaleFunction(2.0)(input)
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+Scale()(torch.randn(3).to(device))
+""",
+    # apex's L0 amp tests (vendored by jukebox, survey 5): a test method runs after its class's setUp, here a
+    # helper that makes cuda the default tensor type, so the RNN it builds is on cuda like its input
+    "a_test_runs_after_set_up_and_its_helpers": """
+import unittest
+import torch
+from torch import nn
+
+def prepare(case):
+    case.width = 8
+    torch.set_default_tensor_type(torch.cuda.FloatTensor)  # expect: DEV204
+
+class RnnCase(unittest.TestCase):
+    def setUp(self):
+        prepare(self)
+
+    def test_rnn(self):
+        rnn = nn.RNN(input_size=self.width, hidden_size=self.width)
+        torch.set_default_tensor_type(torch.cuda.FloatTensor)
+        hidden = torch.zeros((1, 4, self.width))
+        rnn(torch.randn((5, 4, self.width)), hidden)
+""",
+    # and what setUp moved is on that device in each test: a cpu input to it is a crash (unseen before)
+    "a_test_sees_the_model_set_up_moved": """
+import unittest
+import torch
+from torch import nn
+
+class ModelCase(unittest.TestCase):
+    def setUp(self):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = nn.Linear(4, 2).to(self.device)
+
+    def test_forward(self):
+        self.model(torch.randn(3, 4))  # expect: DEV102
+
+    def test_forward_moved(self):
+        self.model(torch.randn(3, 4).to(self.device))
+""",
     "class_attributes_across_methods": """
 import torch
 from torch import nn

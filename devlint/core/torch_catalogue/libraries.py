@@ -54,7 +54,10 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
                     "torch_geometric.data.Dataset", "torch_geometric.data.InMemoryDataset", "dgl.data.DGLDataset")
 # A class that implements these is a map-style dataset, whatever its base (`class Graphs(object)` with both)
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
-DATASET_CLASS_SUFFIX = "Dataset"  # `class WikiKG90MDataset(object)`: a dataset by its name
+DATASET_CLASS_SUFFIX = "Dataset"
+# Classes with a `forward` that are no module: an autograd function computes on its inputs where they are
+AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function",
+                                     "torch.autograd.function.InplaceFunction"})  # `class WikiKG90MDataset(object)`: a dataset by its name
 
 # The names every PyTorch file gives these modules: where a file's only source of an unbound name is
 # `from common import *` (a project module that imports them for everyone), the name is that module.
