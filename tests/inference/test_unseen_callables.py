@@ -16,6 +16,30 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found, lint, REALWORLD
 
 CASES = {
+    # MPRNet's training loop (realworld 109, whose loss objects the excerpt leaves out): a loss object of an
+    # unseen class, named as torch names its losses, computes where its inputs are and needs them together;
+    # a batch item moved with `.cuda()` (a module could be moved too) is a tensor once it is asked `.numpy()`,
+    # and given beside a GPU tensor to an unseen function, it is on that GPU as they are
+    "an_unseen_loss_class_and_a_moved_batch_item": """
+import numpy as np
+import torch
+import losses
+from mprnet import MPRNet, edge_map
+model = MPRNet()
+model.cuda()  # expect: DEV204
+criterion = losses.CharbonnierLoss()
+labels = torch.from_numpy(np.load("labels.npy"))
+for data in loader:
+    target = data[0].cuda()
+    restored = model(data[1].cuda())
+    stages = np.sum([criterion(restored[j], target) for j in range(3)])  # expect: DEV401
+    mixed = criterion(restored[0], labels)  # expect: DEV101
+    target.numpy()  # expect: DEV401
+    edge_map(restored[0], target).numpy()  # expect: DEV401
+    fine = criterion(restored[0].cpu(), labels)
+    host = data[0].cuda().cpu().numpy()
+    model.train()
+""",
     "imported_function_follows_its_gpu_input": """
 import torch
 from geometry import box_iou

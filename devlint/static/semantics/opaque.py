@@ -28,7 +28,17 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     if _constructs_a_module(site, by_name):
         where = state.default_device or CPU
         return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
+    if not by_name and _builds_a_loss(site):
+        # `criterion = losses.CharbonnierLoss()`: a loss, as torch's own are: it computes where its inputs are,
+        # and they must share a device
+        return Module(why=((site.node, ""),), where=None, stateless=True, ident=id(site.node))
     return UNKNOWN if by_name else follows_inputs(site)
+
+
+def _builds_a_loss(site: CallSite) -> bool:
+    name = site.path.rsplit(".", 1)[-1]
+    return name.endswith(api.LOSS_CLASS_SUFFIX) and _class_like(site.path) and "device" not in site.args.keywords \
+        and not site.path.startswith(api.LIBRARY_PREFIXES)
 
 
 def follows_inputs(site: CallSite) -> Value:
@@ -41,8 +51,11 @@ def follows_inputs(site: CallSite) -> Value:
         return UNKNOWN  # a module or a device handed over: the function may well move things
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
-    if not devices or len(devices) < len(tensors) or any(isinstance(v, Located) for v in inputs):
+    if not devices or len(devices) < len(tensors):
         return UNKNOWN
+    if any(type(v) is Located and v.where != devices[0] for v in inputs):
+        return UNKNOWN  # something of unknown kind elsewhere (a module?): the function may move things
+
     if len(set(devices)) > 1 and not all(d.kind == "param" for d in devices):
         return UNKNOWN  # given tensors on two devices: which one wins is the function's business
     # a forward's inputs each have a device of their own, all following the module: take the first
