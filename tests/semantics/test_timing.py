@@ -22,3 +22,19 @@ def test_a_synchronized_measurement():
 def test_a_clock_read_that_ends_nothing_is_no_measurement():
     _, facts = infer(GPU + "t0 = time.time()\nprint(time.time())\n")
     assert not [f for f in facts if isinstance(f, ClockRead)]
+
+
+def _measured_work(body: str):
+    _, facts = infer(GPU + "import numpy as np\nt0 = time.time()\n" + body + "elapsed = time.time() - t0\n")
+    [read] = [f for f in facts if isinstance(f, ClockRead)]
+    return read.gpu_work
+
+
+def test_a_blocking_copy_from_the_host_leaves_no_work_queued():
+    """ogb's mag240m `mlp.py` times reading features and their `.to(device)` (survey 5): a copy from host
+    memory without non_blocking returns once it is done, so that span is measured right. An asynchronous
+    copy, or work on what was copied, is still queued when the clock is read."""
+    assert _measured_work("h = torch.from_numpy(np.ones(3)).to(torch.float).to(device)\n") is None
+    assert _measured_work("h = torch.ones(3).cuda(non_blocking=False)\n") is None
+    assert _measured_work("h = torch.ones(3).to(device, non_blocking=True)\n") is not None
+    assert _measured_work("h = torch.ones(3).to(device) * 2\n") is not None

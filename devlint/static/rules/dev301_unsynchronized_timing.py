@@ -34,7 +34,9 @@ class UnsynchronizedTiming(Rule):
     timing (`now - last` read again at each iteration of a loop), whose
     queue is full and steady after the first laps, and a measurement that
     spans a whole training loop, which synchronizes many times on its way and
-    whose last queued step is a negligible part of the total.
+    whose last queued step is a negligible part of the total. A copy from the
+    host (`x.to(device)` of a cpu tensor, without `non_blocking=True`) is no
+    queued work: it returns once the data is there.
 
     ## Why is this bad?
     CUDA kernels run asynchronously: the Python call returns as soon as the

@@ -199,7 +199,7 @@ def tensor_to(site: CallSite) -> Value:
     if receiver.fresh and where is not None and where.is_gpu:
         site.emit(FreshMove(node, site.file.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
                             site.context))
-    if where is not None and where.is_gpu:
+    if where is not None and where.is_gpu and not _blocking_upload(site, receiver):
         # (a blocking copy from the host also waits for the work queued before it, but a measurement
         # that starts with one still leaves the work after it unfinished: it is no sync here)
         state.timing.note_work((node, ""))
@@ -207,6 +207,15 @@ def tensor_to(site: CallSite) -> Value:
         site.facts.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
                   where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
+
+
+def _blocking_upload(site: CallSite, receiver: Tensor) -> bool:
+    """A copy from host memory without `non_blocking=True` returns once the data is on its way from a staging
+    buffer (pageable) or there (pinned): it leaves no GPU work queued behind the host's clock."""
+    if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
+        return False
+    flag = site.args.keywords.get("non_blocking")
+    return flag is None or (isinstance(flag[1], Const) and flag[1].value is False)
 
 
 def tensor_cpu(site: CallSite) -> Value:
