@@ -38,3 +38,16 @@ def test_a_blocking_copy_from_the_host_leaves_no_work_queued():
     assert _measured_work("h = torch.ones(3).cuda(non_blocking=False)\n") is None
     assert _measured_work("h = torch.ones(3).to(device, non_blocking=True)\n") is not None
     assert _measured_work("h = torch.ones(3).to(device) * 2\n") is not None
+
+
+def test_saving_and_loading_checkpoints_wait_for_the_gpu():
+    """litgpt's "Time to load the model weights" around `load_checkpoint(fabric, model, path)` and Swin's total
+    training time ending with `save_checkpoint(...)` (unseen set): checkpoint I/O copies tensors to or from
+    the host, after the queued work. Work queued after it is still measured unfinished."""
+    model = "from utils import load_checkpoint, save_checkpoint\nmodel = torch.nn.Linear(3, 3).to(device)\n"
+    assert _measured_work(model + "y = model(x)\nload_checkpoint(None, model, 'ckpt.pth')\n") is None
+    assert _measured_work(model + "y = model(x)\nsave_checkpoint(model, 'ckpt.pth')\n") is None
+    assert _measured_work(model + "y = model(x)\ntorch.save(model.state_dict(), 'm.pt')\n") is None
+    assert _measured_work(model + "y = model(x)\ntrainer.save_state()\n") is None
+    assert _measured_work(model + "save_checkpoint(model, 'ckpt.pth')\ny = model(x)\n") is not None
+    assert _measured_work(model + "y = model(x)\nlog_metrics(model)\n") is not None

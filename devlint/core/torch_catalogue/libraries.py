@@ -55,7 +55,11 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
 # A class that implements these is a map-style dataset, whatever its base (`class Graphs(object)` with both)
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 DATASET_CLASS_SUFFIX = "Dataset"
-LOSS_CLASS_SUFFIX = "Loss"  # `losses.CharbonnierLoss()`: named as torch names its loss modules
+LOSS_CLASS_SUFFIX = "Loss"
+# A project's checkpoint helpers, by name (`save_checkpoint`, `load_model`, `restore_weights`): they copy
+# tensors to or from the host, which waits for the GPU
+CHECKPOINT_VERBS = ("save", "load", "restore")
+CHECKPOINT_NOUNS = ("checkpoint", "ckpt", "model", "weights", "state")  # `losses.CharbonnierLoss()`: named as torch names its loss modules
 # Classes with a `forward` that are no module: an autograd function computes on its inputs where they are
 AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.function.Function",
                                      "torch.autograd.function.InplaceFunction"})  # `class WikiKG90MDataset(object)`: a dataset by its name

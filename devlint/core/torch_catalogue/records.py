@@ -110,6 +110,7 @@ class Role(enum.Flag):
     RETURNS_TUPLE = enum.auto()  # returns a tuple of tensors on its input's device
     NOT_OP = enum.auto()  # computes on no tensor: no device check, no tensor result
     LOAD = enum.auto()  # reads a checkpoint (map_location=)
+    SAVE = enum.auto()  # copies what it writes to the host: waits for the GPU
     # methods
     METADATA = enum.auto()  # returns host metadata, not a tensor
     CROSS_DEVICE = enum.auto()  # may cross devices by design, or reads only its argument's shape

@@ -53,7 +53,7 @@ FUNCTION_RECORDS: List[Api] = [
         "var_mean aminmax histogram").split()),
     # compute on no tensor
     *(fn(f"torch.{name}", roles=Role.NOT_OP) for name in (
-        "save is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
+        "is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
         "set_printoptions get_default_dtype set_default_dtype is_floating_point is_complex typename "
         "dtype Size finfo iinfo set_num_threads get_num_threads use_deterministic_algorithms "
         "set_float32_matmul_precision equal allclose isclose testing.assert_close").split()),
@@ -63,6 +63,7 @@ FUNCTION_RECORDS: List[Api] = [
       for name in "handle_torch_function has_torch_function has_torch_function_unary "
                   "has_torch_function_variadic".split()),
     fn("torch.load", roles=Role.NOT_OP | Role.LOAD),
+    fn("torch.save", roles=Role.NOT_OP | Role.SAVE),
     fn("torch.device", roles=Role.NOT_OP | Role.DEVICE_CONSTRUCTOR),
     fn("torch.compile", "torch.jit.script", roles=Role.NOT_OP | Role.MODULE_WRAPPER),
     fn("torch.jit.trace", "torch.onnx.export", roles=Role.NOT_OP, trace=(0, 1)),

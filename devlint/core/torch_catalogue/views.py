@@ -112,6 +112,7 @@ SEQUENCE_OPS = paths(role(Role.TAKES_SEQUENCE))
 TUPLE_OPS = paths(role(Role.RETURNS_TUPLE))
 NOT_OPS = paths(role(Role.NOT_OP))
 LOAD = paths(role(Role.LOAD))
+SAVE = paths(role(Role.SAVE))
 TRACE_CALLS: Dict[str, Tuple[int, int]] = {
     name: record.trace for record in RECORDS if record.trace is not None
     for name in (*record.names, *record.methods)}

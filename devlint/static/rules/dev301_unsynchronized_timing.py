@@ -36,7 +36,10 @@ class UnsynchronizedTiming(Rule):
     spans a whole training loop, which synchronizes many times on its way and
     whose last queued step is a negligible part of the total. A copy from the
     host (`x.to(device)` of a cpu tensor, without `non_blocking=True`) is no
-    queued work: it returns once the data is there.
+    queued work: it returns once the data is there. Writing or reading a
+    checkpoint (`torch.save`, a project's `save_checkpoint`/`load_model`
+    helpers) copies tensors to or from the host after the queued work: it
+    synchronizes.
 
     ## Why is this bad?
     CUDA kernels run asynchronously: the Python call returns as soon as the

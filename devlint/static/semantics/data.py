@@ -112,12 +112,19 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
     return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source))
 
 
+def save(site: CallSite) -> Value:
+    """`torch.save(state, path)`: its tensors are copied to the host, after the work queued on them."""
+    site.facts.note_sync(site.state)
+    return UNKNOWN
+
+
 def loader_next(site: CallSite) -> Value:
     return site.walk.iterate(site.receiver, site.node)
 
 
 FUNCTIONS = {
     **{path: load for path in api.LOAD},
+    **{path: save for path in api.SAVE},
     **{path: data_loader for path in api.LOADERS},
     **{path: tensor_dataset for path in api.TENSOR_DATASETS},
 }

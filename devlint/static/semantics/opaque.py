@@ -25,6 +25,8 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    if checkpoint_io(site.path):
+        site.facts.note_sync(state)
     if _constructs_a_module(site, by_name):
         where = state.default_device or CPU
         return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
@@ -33,6 +35,14 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
         # and they must share a device
         return Module(why=((site.node, ""),), where=None, stateless=True, ident=id(site.node))
     return UNKNOWN if by_name else follows_inputs(site)
+
+
+def checkpoint_io(name: str) -> bool:
+    """`save_checkpoint(model, ...)`, `load_checkpoint(fabric, model, path)`, `trainer.save_model()`: writing
+    a checkpoint copies the tensors to the host, loading one copies them from it (after the queued work, and
+    returning once the data is there): either way the GPU has nothing queued after the call."""
+    words = name.rsplit(".", 1)[-1].lower()
+    return any(verb in words for verb in api.CHECKPOINT_VERBS) and any(noun in words for noun in api.CHECKPOINT_NOUNS)
 
 
 def _builds_a_loss(site: CallSite) -> bool:
@@ -100,6 +110,13 @@ def unknown_callee(site: CallSite) -> Value:
 
 def unknown_method(site: CallSite) -> Value:
     """`obj.method(...)` on a value of unknown kind (or only known to live on a device)."""
+    result = _unknown_method(site)
+    if checkpoint_io(site.name):
+        site.facts.note_sync(site.state)  # after the work it queued: the copies wait for it
+    return result
+
+
+def _unknown_method(site: CallSite) -> Value:
     name, receiver, state, facts = site.name, site.receiver, site.state, site.facts
     args = site.args
     site.walk.escape(args, state)
