@@ -83,7 +83,9 @@ def place(x):
         x = x.to("cuda")  # expect: DEV201
     return x
 
-dist.init_process_group("nccl")
+def start(launched):
+    if launched:
+        dist.init_process_group("nccl")
 """,
     # OpenNMT's `opt.gpu > -1`, an optimizer's `gpu_id >= 0`, a count `n_gpu > 0` (survey 5): the user's GPU option
     "guard_gpu_option_compared_with_a_number": """
@@ -220,3 +222,22 @@ def test_string_comparisons_of_constants_are_decided(comparison: str, expected: 
 
     folded = _fold(constant(node.left), target.operator, constant(target.comparator))
     assert isinstance(folded, Const) and folded.value is expected
+
+
+def test_a_body_that_sets_up_nccl_runs_with_gpus():
+    """apex's synced-batchnorm tests (and DETR-style setups): `torch.cuda.set_device(rank)` before the
+    `init_process_group("nccl")` of the same body runs with a GPU, as what follows it does; the same
+    under a condition, or with gloo, says nothing of the lines before it."""
+    source = """
+import os
+import torch
+import torch.distributed as dist
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def setup(rank):
+    torch.cuda.set_device(rank){first}
+    dist.init_process_group({backend}, rank=rank, world_size=2)
+    return torch.ones(1).cuda()
+"""
+    assert found(source.format(first="", backend='"nccl"')) == set()
+    assert found(source.format(first="  # expect: DEV203", backend='"gloo"')) == {(8, "DEV203"), (10, "DEV201")}

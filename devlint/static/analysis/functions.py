@@ -311,6 +311,8 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
         state.timing.depth, state.timing.lap = 0, False
     elif tables.moved_at_end:  # analysed on its own (a callback): the module level's moves have happened
         state.moved = dict(tables.moved_at_end)
+    if tables.scope_of(fdef).nccl_setup:
+        state.guarded = True  # it sets up an NCCL group: it runs with GPUs
     if fn.owner in tables.guarded_classes or isinstance(names.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is

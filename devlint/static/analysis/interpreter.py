@@ -64,6 +64,7 @@ class Interpreter:
     def run(self) -> None:
         tables, frames = self.tables, self.frames
         state = State()
+        state.guarded = tables.prepass.scopes[0].nccl_setup  # a script that sets up an NCCL group has GPUs
         frames.globals = state.env
         end = exec_block(self, tables.module.body, state)
         frames.globals = end.env

@@ -22,7 +22,7 @@ class Scope:
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
-                 "numpy_receivers")
+                 "numpy_receivers", "nccl_setup")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -39,6 +39,9 @@ class Scope:
         # (callee `m` of `m(k=x)` or `m.forward(k=x)`, the dotted names given by keyword), resolved after the walk
         self.keyword_inputs: list[tuple[str, list[str]]] = []
         self.saved_to: set[str] = set()  # the source text of where `torch.save` writes (`path`, `buf`, `"m.pt"`)
+        # its body sets up an NCCL group, whatever the path (`init_process_group("nccl")` at its top level): it
+        # runs with GPUs, before that call too (DETR's `set_device(gpu)` comes first)
+        self.nccl_setup = False
 
 
 class PrePass:
@@ -62,6 +65,7 @@ class PrePass:
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         # (nodes, their scope): a function's body has its own
+        self.scopes[0].nccl_setup = _sets_up_nccl(module.body)
         pending: list[tuple[list[cst.CSTNode], Scope]] = [([module], self.scopes[0])]
         while pending:
             roots, scope = pending.pop()
@@ -84,6 +88,7 @@ class PrePass:
             if kind is cst.FunctionDef:
                 fdef = cast(cst.FunctionDef, node)
                 inner = self.scopes[id(node)] = Scope()
+                inner.nccl_setup = _sets_up_nccl(fdef.body.body)
                 pending.append((children(fdef.body), inner))
                 extend(fdef.decorators)
                 push(fdef.params)
@@ -276,6 +281,19 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
+
+
+def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
+    """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself."""
+    for statement in body:
+        if type(statement) is not cst.SimpleStatementLine:
+            continue
+        for small in statement.body:
+            call = getattr(small, "value", None)
+            if type(call) is cst.Call and (dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME) \
+                    and any(_is_nccl(a.value) for a in call.args):
+                return True
+    return False
 
 
 def _is_nccl(node: cst.BaseExpression) -> bool:
