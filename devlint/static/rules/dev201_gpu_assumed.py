@@ -33,7 +33,9 @@ class GpuAssumed(Rule):
     NCCL (`backend="nccl"`), a process group is up only with GPUs: code past
     `if not dist.is_initialized(): return`, `if world_size == 1: return` or
     `if "RANK" not in os.environ: return` (directly or through a helper such
-    as `get_world_size()`) has one.
+    as `get_world_size()`) has one, and so does a body that sets up an NCCL
+    group itself (`init_process_group("nccl")` as one of its statements),
+    before that call too.
 
     Only files that show they mean to run without a GPU too are checked line
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/
