@@ -14,11 +14,10 @@ from typing import Callable, Optional, Sequence, Union
 
 from devlint.cli.cache import Cache, cache_key
 from devlint.core.deep_stack import DEEP_STACK
-from devlint.static.engine import check_source, file_too_big, merge_findings
-from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error
+from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
 from devlint.static.relevance import may_hold_device_bug
-from devlint.static.rules import RULES_BY_CODE
+from devlint.static.rule_index import merge_findings
 from devlint.cli.workers import chunks_biggest_first, run_jobs
 
 _PARALLEL_FROM = 24  # below this many files, starting processes costs more than it saves
@@ -81,7 +80,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
         jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1
     if jobs > 1 and len(todo) > 1:
         _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size, isolated, checked), store)
-    else:
+    elif todo:  # every file a cache hit: the analysis (and libcst) is not even imported
         check = _file_checker(list(codes), salt, max_file_size, isolated, checked)
         for path in todo:
             store(path, *check(path))
@@ -132,6 +131,9 @@ def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int, iso
                   checked: Optional[dict] = None):
     """path -> (cache key of what was read, findings, the project's modules it read and their digests):
     the same in a worker and in this process."""
+    from devlint.static.engine import check_source  # libcst and the analysis: only when a file is analysed
+    from devlint.static.rules import RULES_BY_CODE
+
     rules = [RULES_BY_CODE[code]() for code in codes]
 
     def check(path: str) -> tuple[Optional[str], list[Finding], dict]:

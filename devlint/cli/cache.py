@@ -26,8 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
-from devlint.static.project.sources import file_digest
 from devlint import __version__
+from devlint.core.digests import file_digest
 from devlint.core.findings import Finding
 
 _FORMAT = 2  # 2: an entry names the project modules its file imported (their digests), and is stale when one changed

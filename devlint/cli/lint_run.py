@@ -18,7 +18,7 @@ import click
 from devlint.cli.discovery import discover
 from devlint.cli.settings import (FileOptions, SelectOptions, Settings, SettingsResolver, UsageError, describe,
                                   fail_threshold, fails, without_fix)
-from devlint.static.engine import merge_findings
+from devlint.static.rule_index import merge_findings
 from devlint.core.findings import FILE_ERRORS, NOTICE, Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -141,12 +141,13 @@ def run_lint(options: LintOptions) -> int:
         warn(f"{notice.location()}: {notice.message}")
     keep = _keeper(resolver, files[0] if stdin else None)
     findings = keep(findings)
-    from devlint.cli.fix_command import add_noqa, apply_fixes_to_files
-
     if fixes.add_noqa:
+        from devlint.cli.fix_command import add_noqa  # the fixes (and libcst): only when asked for
         return add_noqa(findings, overrides)
     fixed = 0
     if fixes.fix or fixes.diff:
+        from devlint.cli.fix_command import apply_fixes_to_files
+
         def codes_of(path: str) -> list[str]:
             return resolver.for_path(files[0] if stdin else path).codes
 
