@@ -1,6 +1,6 @@
 """A warm run reads what has not changed from the cache without reading the files: the cache trusts a file's
 stat (size, mtime, inode as recorded: not read again), any change of them reads and hashes it (a touched file
-with the same bytes is still a hit)."""
+with the same bytes is still a hit), and the run's real paths are found a folder at a time."""
 
 from __future__ import annotations
 
@@ -149,3 +149,16 @@ def test_a_cache_written_by_an_older_format_is_a_miss_and_replaced(project):
     assert again == first and stats.analysed == 1
     assert json.loads(file.read_text())["format"] == 3 and lint(project)[1].analysed == 0
 
+
+def test_real_paths_are_realpath(tmp_path, monkeypatch):
+    from devlint.cli.discovery import real_paths
+
+    (tmp_path / "real" / "sub").mkdir(parents=True)
+    for name in ("a.py", "sub/b.py"):
+        (tmp_path / "real" / name).write_text("")
+    (tmp_path / "linked").symlink_to(tmp_path / "real", target_is_directory=True)
+    (tmp_path / "real" / "c.py").symlink_to(tmp_path / "real" / "sub" / "b.py")
+    monkeypatch.chdir(tmp_path)
+    paths = ["real/a.py", "linked/a.py", "linked/sub/b.py", "real/c.py", "linked/sub/../a.py", "./real/sub/b.py",
+             str(tmp_path / "linked" / "c.py"), "real/missing.py"]
+    assert real_paths(paths) == {os.path.realpath(path): path for path in paths}

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from devlint.cli.cache import Cache, cache_key, file_stat
+from devlint.cli.discovery import real_paths
 from devlint.core.digests import digest_of
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big
@@ -47,7 +48,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
     """
     progress = progress or (lambda done: None)
     if checked is None:
-        checked = {} if isolated else {os.path.realpath(path): path for path in files}
+        checked = {} if isolated else real_paths(files)
     stats = stats if stats is not None else RunStats()
     cache = Cache(cache_root or Path.cwd(), codes, folder=cache_dir) if use_cache else None
     results: dict[str, list[Finding]] = {}

@@ -15,7 +15,7 @@ from typing import Optional, Sequence
 
 import click
 
-from devlint.cli.discovery import discover
+from devlint.cli.discovery import discover, real_paths
 from devlint.cli.settings import (FileOptions, SelectOptions, Settings, SettingsResolver, UsageError, describe,
                                   fail_threshold, fails, without_fix)
 from devlint.static.rule_index import merge_findings
@@ -241,7 +241,7 @@ def _check(files: list[str], resolver: SettingsResolver, options: LintOptions) -
     from devlint.cli.progress import Progress, wanted
 
     groups: dict[int, tuple[Settings, list[str]]] = {}
-    checked = {os.path.realpath(path): path for path in files}  # a helper's line may be reported in any of them
+    checked = real_paths(files)  # a helper's line may be reported in any of them
     for path in files:
         settings = resolver.for_path(path)
         groups.setdefault(id(settings), (settings, []))[1].append(path)

@@ -95,6 +95,7 @@ class SettingsResolver:
             self.warnings.append("--select is empty: no rule is enabled")
         self._by_source: dict[Optional[str], Settings] = {}
         self._by_folder: dict[Path, Settings] = {}
+        self._by_text: dict[str, Settings] = {}
         if selection.isolated and selection.config_path:
             raise UsageError("--isolated reads no config file: drop --config or --isolated")
         self.forced = self._load(selection.config_path, self.start) if selection.config_path else None
@@ -137,7 +138,11 @@ class SettingsResolver:
         """The settings of the closest config file above `path` (`--config`: that file's, for all)."""
         if self.forced is not None:
             return self.forced
-        folder = Path(os.path.abspath(path)).parent
+        text = os.path.dirname(os.path.abspath(path))
+        found = self._by_text.get(text)  # a run asks for every file: its folder as a string first
+        if found is not None:
+            return found
+        folder = Path(text)
         found = self._by_folder.get(folder)
         if found is None:
             trail = []
@@ -153,6 +158,7 @@ class SettingsResolver:
                 found = self._by_folder[current] if current is not None else self.project
             for seen in trail:
                 self._by_folder[seen] = found
+        self._by_text[text] = found
         return found
 
 
