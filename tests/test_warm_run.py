@@ -162,3 +162,16 @@ def test_real_paths_are_realpath(tmp_path, monkeypatch):
     paths = ["real/a.py", "linked/a.py", "linked/sub/b.py", "real/c.py", "linked/sub/../a.py", "./real/sub/b.py",
              str(tmp_path / "linked" / "c.py"), "real/missing.py"]
     assert real_paths(paths) == {os.path.realpath(path): path for path in paths}
+
+
+def test_the_report_reads_a_cell_as_the_notebook_does():
+    from devlint.static.notebooks import Notebook, code_cell_text
+
+    cells = [{"cell_type": "markdown", "source": "# x"}, {"cell_type": "code", "source": ["import torch\n", "x = 1"]},
+             {"cell_type": "code", "source": ""}, {"cell_type": "code", "source": "%%bash\nls"},
+             {"cell_type": "code", "source": "!pip install torch\ny = torch.ones(2).cuda()"}]
+    source = json.dumps({"cells": cells}).encode()
+    notebook = Notebook.parse(source)
+    for number in range(0, 7):
+        expected = next((c.text for c in notebook.cells if c.number == number), "")
+        assert code_cell_text(source, number) == expected, number

@@ -138,11 +138,11 @@ class SettingsResolver:
         """The settings of the closest config file above `path` (`--config`: that file's, for all)."""
         if self.forced is not None:
             return self.forced
-        text = os.path.dirname(os.path.abspath(path))
-        found = self._by_text.get(text)  # a run asks for every file: its folder as a string first
+        text = os.path.dirname(path)
+        found = self._by_text.get(text)  # a run asks for every file, often: its folder as written first
         if found is not None:
             return found
-        folder = Path(text)
+        folder = Path(os.path.abspath(path)).parent
         found = self._by_folder.get(folder)
         if found is None:
             trail = []

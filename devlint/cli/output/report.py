@@ -50,12 +50,11 @@ class SourceLines:
         except OSError:
             return []
         if cell is not None:
-            from devlint.static.notebooks import Notebook, NotebookError
+            from devlint.static.notebooks import NotebookError, code_cell_text
 
             try:
-                notebook = Notebook.parse(data)
-                return notebook.cell(cell).text.splitlines()
-            except (NotebookError, UnicodeError, StopIteration, json.JSONDecodeError):
+                return code_cell_text(data, cell).splitlines()
+            except (NotebookError, UnicodeError, json.JSONDecodeError):
                 return []
         from devlint.static.encoding import decode
 
