@@ -95,6 +95,10 @@ class FileFilter:
     def excluded(self, path: Union[str, Path], is_dir: bool) -> bool:
         return self._matches(path, is_dir)
 
+    def excluded_absolute(self, absolute: str, is_dir: bool) -> bool:
+        """`excluded` for a path already absolute and normal (a walk's: no abspath, no getcwd per entry)."""
+        return self._matches_absolute(absolute, is_dir)
+
     def under(self, folder: Union[str, Path]) -> "FileFilter":
         """The filter for walking a folder named on the command line. Inside excluded ground
         (`devlint .venv/lib/site-packages/torch`) only the name patterns and the .gitignore files
@@ -107,7 +111,9 @@ class FileFilter:
         return inner
 
     def _matches(self, path: Union[str, Path], is_dir: bool) -> bool:
-        absolute = os.path.abspath(path)
+        return self._matches_absolute(os.path.abspath(path), is_dir)
+
+    def _matches_absolute(self, absolute: str, is_dir: bool) -> bool:
         rel = self._relative(absolute)
         if rel in ("", "."):
             return False
@@ -210,9 +216,9 @@ def discover(paths: Iterable[str], excludes: Union[Sequence[str], FileFilter] = 
 
 def _walk(root: str, file_filter: FileFilter) -> list[str]:
     out: list[str] = []
-    stack = [root]
+    stack = [(root, os.path.abspath(root))]  # each folder as it is reported, and absolute (for the filter)
     while stack:
-        current = stack.pop()
+        current, absolute = stack.pop()
         try:
             entries = sorted(os.scandir(current), key=lambda e: e.name)
         except OSError:
@@ -221,11 +227,12 @@ def _walk(root: str, file_filter: FileFilter) -> list[str]:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
+                    inside = os.path.join(absolute, entry.name)
                     if not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")) \
-                            and not file_filter.excluded(entry.path, True):  # a virtualenv under any name
-                        dirs.append(entry.path)
+                            and not file_filter.excluded_absolute(inside, True):  # a virtualenv under any name
+                        dirs.append((entry.path, inside))
                 elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file() \
-                        and not file_filter.excluded(entry.path, False):
+                        and not file_filter.excluded_absolute(os.path.join(absolute, entry.name), False):
                     out.append(entry.path)
             except OSError:
                 continue
