@@ -112,9 +112,6 @@ class Cache:
         self.seen: set[str] = set()  # the paths whose stat this run looked at
         self._digests: dict[str, Optional[str]] = {}
 
-    def key(self, path: str, source: bytes) -> str:
-        return cache_key(self.salt, path, source)
-
     def key_of(self, path: str, digest: str) -> str:
         return key_of(self.salt, path, digest)
 
