@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Optional, Sequence
 
 from devlint.core.findings import SAFE, Edit, Finding
-from devlint.static.fixes.run import decode
+from devlint.static.encoding import decode
 from devlint.static.suppressions import parse
 
 

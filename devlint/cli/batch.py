@@ -10,15 +10,16 @@ import gc
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
-from devlint.cli.cache import Cache, cache_key
+from devlint.cli.cache import Cache, cache_key, file_stat
+from devlint.cli.discovery import real_paths
+from devlint.core.digests import digest_of
 from devlint.core.deep_stack import DEEP_STACK
-from devlint.static.engine import check_source, file_too_big, merge_findings
-from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error
+from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
 from devlint.static.relevance import may_hold_device_bug
-from devlint.static.rules import RULES_BY_CODE
+from devlint.static.rule_index import merge_findings
 from devlint.cli.workers import chunks_biggest_first, run_jobs
 
 _PARALLEL_FROM = 24  # below this many files, starting processes costs more than it saves
@@ -47,7 +48,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
     """
     progress = progress or (lambda done: None)
     if checked is None:
-        checked = {} if isolated else {os.path.realpath(path): path for path in files}
+        checked = {} if isolated else real_paths(files)
     stats = stats if stats is not None else RunStats()
     cache = Cache(cache_root or Path.cwd(), codes, folder=cache_dir) if use_cache else None
     results: dict[str, list[Finding]] = {}
@@ -55,18 +56,15 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
     todo: list[str] = []
     sizes: list[int] = []
     for path in files:
-        source = _read(path, max_file_size)
-        if isinstance(source, Finding):
-            results[path] = [source]
-        elif source is None:
+        kind, found = _look_up(path, cache, max_file_size, live_keys, checked)
+        if kind == _SKIPPED:
             stats.skipped += 1
-        elif cache is not None and (hit := cache.get(_remember(live_keys, cache.key(path, source)), path,
-                                                     checked)) is not None:
-            results[path] = hit
-            stats.cached += 1
-        else:
+        elif kind == _TO_CHECK:
             todo.append(path)
-            sizes.append(len(source))
+            sizes.append(found)
+        else:
+            results[path] = found
+            stats.cached += kind == _CACHED
     stats.analysed = len(todo)
     progress(len(files) - len(todo))
     salt = cache.salt if cache is not None else None
@@ -81,13 +79,51 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
         jobs = min(_usable_cpus(), 8) if len(todo) >= _PARALLEL_FROM else 1
     if jobs > 1 and len(todo) > 1:
         _check_in_workers(todo, sizes, jobs, (list(codes), salt, max_file_size, isolated, checked), store)
-    else:
+    elif todo:  # every file a cache hit: the analysis (and libcst) is not even imported
         check = _file_checker(list(codes), salt, max_file_size, isolated, checked)
         for path in todo:
             store(path, *check(path))
     if cache is not None:
         cache.save(live_keys)
     return merge_findings([f for path in files if path in results for f in results[path]])
+
+
+_SKIPPED, _TO_CHECK, _CACHED, _UNREADABLE = "skipped", "to check", "cached", "unreadable"
+
+
+def _look_up(path: str, cache: Optional[Cache], max_file_size: int, live_keys: set[str],
+             checked: dict) -> tuple[str, Any]:
+    """What the run does with a file: (_SKIPPED, None), (_TO_CHECK, its size), (_CACHED, its findings) or
+    (_UNREADABLE, [the finding that says so]). A file whose stat the cache recorded is not read."""
+    if cache is not None:
+        digest = cache.stored_digest(path)
+        if digest is not None:
+            known = _known(cache, _remember(live_keys, cache.key_of(path, digest)), path, checked)
+            if known is not None:
+                return known
+    info = file_stat(path) if cache is not None else None  # taken before the read: a change after it is seen
+    read = _read_bytes(path, max_file_size)
+    if isinstance(read, Finding):
+        return _UNREADABLE, [read]
+    if read is None:
+        return _SKIPPED, None
+    source, relevant = read
+    if cache is None:
+        return (_TO_CHECK, len(source)) if relevant else (_SKIPPED, None)
+    digest = digest_of(source)
+    cache.saw(path, info, digest)
+    key = _remember(live_keys, cache.key_of(path, digest))
+    if not relevant:
+        cache.put_skipped(key)
+        return _SKIPPED, None
+    return _known(cache, key, path, checked) or (_TO_CHECK, len(source))
+
+
+def _known(cache: Cache, key: str, path: str, checked: dict) -> Optional[tuple[str, Any]]:
+    if cache.skipped(key):
+        return _SKIPPED, None
+    hit = cache.get(key, path, checked)
+    return (_CACHED, hit) if hit is not None else None
 
 
 def _usable_cpus() -> int:
@@ -132,6 +168,9 @@ def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int, iso
                   checked: Optional[dict] = None):
     """path -> (cache key of what was read, findings, the project's modules it read and their digests):
     the same in a worker and in this process."""
+    from devlint.static.engine import check_source  # libcst and the analysis: only when a file is analysed
+    from devlint.static.rules import RULES_BY_CODE
+
     rules = [RULES_BY_CODE[code]() for code in codes]
 
     def check(path: str) -> tuple[Optional[str], list[Finding], dict]:
@@ -158,12 +197,21 @@ def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int, iso
 
 def _read(path: str, max_file_size: int) -> Union[bytes, Finding, None]:
     """The file's bytes; a finding if it cannot be read or is too big to parse; None if it cannot hold a device bug."""
+    read = _read_bytes(path, max_file_size)
+    if isinstance(read, tuple):
+        return read[0] if read[1] else None
+    return read
+
+
+def _read_bytes(path: str, max_file_size: int) -> Union[tuple[bytes, bool], Finding, None]:
+    """(the file's bytes, whether they may hold a device bug); a finding if it cannot be read or is too big to
+    parse; None if it is too big and names no device."""
     limit = max_file_size * (NOTEBOOK_SIZE_FACTOR if path.endswith(".ipynb") else 1)
     try:
         with open(path, "rb") as stream:
             source = stream.read(limit + 1)
             if len(source) <= limit:
-                return source if may_hold_device_bug(source) else None
+                return source, may_hold_device_bug(source)
             size = len(source)
             relevant = may_hold_device_bug(source)
             while block := stream.read(_SCAN_BLOCK):  # bounded memory: look for a device mention block by block

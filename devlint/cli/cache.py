@@ -14,6 +14,14 @@ private temporary file in the checked folder, then renamed over the old one
 (atomic: a concurrent run or a crash never leaves half a file; the last writer
 wins, after merging what the other wrote). Anything unexpected inside (not JSON,
 not an object, entries of the wrong shape) is a miss, never an error.
+
+What: an entry per file content, path and rule set (its findings, or that the file names no device and
+is skipped), and beside the entries each file's stat (size, mtime, inode) with the digest of its bytes.
+A file whose stat is as recorded is not read again (as mypy and Ruff trust a stat): a warm run of an
+unchanged tree reads no source file. A stat is recorded only when the file has not changed for a
+while (a write within the same timestamp tick as the recording could go unseen otherwise); any other
+change of size, time or inode reads the file and hashes it, and a touched file whose bytes are the same
+is still a hit.
 """
 
 from __future__ import annotations
@@ -23,14 +31,18 @@ import json
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Optional, Sequence
 
-from devlint.static.project.sources import file_digest
 from devlint import __version__
+from devlint.core.digests import digest_of, file_digest
 from devlint.core.findings import Finding
 
-_FORMAT = 2  # 2: an entry names the project modules its file imported (their digests), and is stale when one changed
+# 2: an entry names the project modules its file imported (their digests), and is stale when one changed;
+# 3: keyed by the digest of the file's bytes, skipped files have an entry, and files' stats are kept
+_FORMAT = 3
+_SETTLED_NS = 2_000_000_000  # a file changed less than this long ago may change again unseen in the same tick
 _MAX_CACHE_BYTES = 256 * 1024 * 1024
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
 
@@ -67,10 +79,22 @@ def code_fingerprint() -> str:
 
 
 def cache_key(salt: str, path: str, source: bytes) -> str:
-    digest = hashlib.blake2b(source, digest_size=16)
-    digest.update(salt.encode())
-    digest.update(path.encode("utf-8", "surrogateescape"))
-    return digest.hexdigest()
+    return key_of(salt, path, digest_of(source))
+
+
+def key_of(salt: str, path: str, digest: str) -> str:
+    """The entry of the file at `path` whose bytes have `digest`, for the rules and devlint in `salt`."""
+    key = hashlib.blake2b(digest.encode(), digest_size=16)
+    key.update(salt.encode())
+    key.update(path.encode("utf-8", "surrogateescape"))
+    return key.hexdigest()
+
+
+def file_stat(path: str) -> Optional[os.stat_result]:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):  # ValueError: a NUL in the path
+        return None
 
 
 class Cache:
@@ -82,12 +106,43 @@ class Cache:
         self.folder = (folder or user_cache_dir()) / f"{root.name or 'root'}-{tag}"
         self.file = self.folder / f"v{__version__}.json"
         self.salt = ",".join(codes) + "|" + code_fingerprint()
-        self.entries: dict[str, list] = _read_entries(self.file)
-        self.new: dict[str, list] = {}
+        self.entries, self.stats = _read_entries(self.file)
+        self.new: dict[str, dict] = {}
+        self.new_stats: dict[str, list] = {}
+        self.seen: set[str] = set()  # the paths whose stat this run looked at
         self._digests: dict[str, Optional[str]] = {}
 
-    def key(self, path: str, source: bytes) -> str:
-        return cache_key(self.salt, path, source)
+    def key_of(self, path: str, digest: str) -> str:
+        return key_of(self.salt, path, digest)
+
+    def stored_digest(self, path: str) -> Optional[str]:
+        """The digest of the file's bytes as recorded, if its stat is still the one recorded; else None."""
+        self.seen.add(path)
+        record = self.stats.get(path)
+        if not isinstance(record, list) or len(record) != 4 or not isinstance(record[3], str):
+            return None
+        info = file_stat(path)
+        if info is None or [info.st_size, info.st_mtime_ns, info.st_ino] != record[:3]:
+            return None
+        return record[3]
+
+    def saw(self, path: str, info: Optional[os.stat_result], digest: str) -> None:
+        """The file had this stat (taken before its bytes were read) and its bytes this digest."""
+        self.seen.add(path)
+        if info is None or info.st_mtime_ns > time.time_ns() - _SETTLED_NS:
+            return  # unknown, or changed so recently that a change in the same tick would keep this stat
+        record = [info.st_size, info.st_mtime_ns, info.st_ino, digest]
+        if self.stats.get(path) != record:
+            self.new_stats[path] = self.stats[path] = record
+
+    def skipped(self, key: str) -> bool:
+        """The file with this key names no device: the run skips it without reading it."""
+        entry = self.entries.get(key)
+        return isinstance(entry, dict) and entry.get("skipped") is True
+
+    def put_skipped(self, key: str) -> None:
+        if not self.skipped(key):
+            self.new[key] = self.entries[key] = {"skipped": True}
 
     def get(self, key: str, path: str, checked: Optional[dict] = None) -> Optional[list[Finding]]:
         """The findings stored for `key`, or None: a miss for anything not exactly as this version writes it.
@@ -109,9 +164,16 @@ class Cache:
         return findings
 
     def _digest(self, path: str) -> Optional[str]:
-        """The digest of an imported module now, read once per run (many files import the same modules)."""
+        """The digest of an imported module now, found once per run (many files import the same modules):
+        as recorded when its stat is, else read."""
         if path not in self._digests:
-            self._digests[path] = file_digest(path)
+            digest = self.stored_digest(path)
+            if digest is None:
+                info = file_stat(path)
+                digest = file_digest(path)
+                if digest is not None:
+                    self.saw(path, info, digest)
+            self._digests[path] = digest
         return self._digests[path]
 
     def put(self, key: str, findings: list[Finding], used: Optional[dict] = None,
@@ -121,14 +183,18 @@ class Cache:
                          "reported": sorted(path for path in used if path in (checked or {}))}
 
     def save(self, live_keys: set[str]) -> None:
-        if not self.new:
+        if not self.new and not self.new_stats:
             return
         if not _private_folder(self.folder):
             return  # no safe place to write: no cache, no complaint
-        entries = {**_read_entries(self.file), **self.entries, **self.new}  # a concurrent run's entries survive
+        on_disk, stats_on_disk = _read_entries(self.file)
+        entries = {**on_disk, **self.entries, **self.new}  # a concurrent run's entries survive
         if len(entries) > 4 * len(live_keys) + 1000:
             entries = {k: v for k, v in entries.items() if k in live_keys}
-        data = json.dumps({"format": _FORMAT, "entries": entries}).encode("utf-8")
+        stats = {**stats_on_disk, **self.stats, **self.new_stats}
+        if len(stats) > 4 * len(self.seen) + 1000:
+            stats = {k: v for k, v in stats.items() if k in self.seen}
+        data = json.dumps({"format": _FORMAT, "entries": entries, "stats": stats}).encode("utf-8")
         try:
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
         except OSError:
@@ -157,30 +223,31 @@ def _well_formed(finding: Finding, path: str) -> bool:
                     and (place[2] is None or type(place[2]) is int) for entry in finding.places for place in entry))
 
 
-def _read_entries(file: Path) -> dict[str, list]:
-    """The cache's entries, or {} for a missing, foreign, oversized or malformed file."""
+def _read_entries(file: Path) -> tuple[dict[str, dict], dict[str, list]]:
+    """The cache's entries and files' stats, or empty for a missing, foreign, oversized or malformed file."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         if not _private_folder(file.parent, create=False):
-            return {}
+            return {}, {}
         handle = os.open(file, flags)
     except OSError:
-        return {}
+        return {}, {}
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_CACHE_BYTES:
-            return {}
+            return {}, {}
         with os.fdopen(handle, "rb") as stream:
             handle = -1
             data = json.loads(stream.read(_MAX_CACHE_BYTES + 1))
     except (OSError, ValueError, RecursionError, MemoryError):
-        return {}
+        return {}, {}
     finally:
         if handle >= 0:
             os.close(handle)
     if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("entries"), dict):
-        return {}
-    return data["entries"]
+        return {}, {}
+    stats = data.get("stats")
+    return data["entries"], stats if isinstance(stats, dict) else {}
 
 
 def _private_folder(folder: Path, create: bool = True) -> bool:

@@ -25,7 +25,6 @@ import click
 from devlint import __version__
 from devlint.cli.config import OUTPUT_FORMAT_NAMES as OUTPUT_FORMATS
 from devlint.cli.config import SEVERITIES
-from devlint.static.rules import ALL_RULES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -130,6 +129,7 @@ def lint(paths: Sequence[str], no_color: bool, no_progress: bool, watch: bool, *
 def rules_command(show_all: bool) -> None:
     """The rule catalogue."""
     from devlint.cli.docs import FILE_PROBLEMS
+    from devlint.static.rules import ALL_RULES
 
     click.echo(f"{'code':<7} {'name':<28} {'severity':<8} {'default':<7} summary")
     for rule in (list(FILE_PROBLEMS) if show_all else []) + list(ALL_RULES):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from devlint.core.limits import parse_size
-from devlint.static.rules import ALL_RULES, Rule
+from devlint.static.rule_index import RULE_INDEX, RuleInfo
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -93,28 +93,28 @@ def validate_codes(codes: Sequence[str], where: str) -> None:
     for code in codes:
         if code == "ALL":
             continue
-        if not any(rule.code.startswith(code) for rule in ALL_RULES):
+        if not any(rule.code.startswith(code) for rule in RULE_INDEX):
             raise ConfigError(f"{where}: unknown rule code or prefix '{code}' (see `devlint rules`)")
 
 
-def _specificity(rule: type[Rule], codes: Sequence[str]) -> int:
+def _specificity(rule: RuleInfo, codes: Sequence[str]) -> int:
     """How precisely `codes` name the rule: the longest matching code (ALL: 0), -1 if none does."""
     return max((0 if code == "ALL" else len(code) for code in codes
                 if code == "ALL" or rule.code.startswith(code)), default=-1)
 
 
-def select_rules(*layers: Selection) -> list[type[Rule]]:
+def select_rules(*layers: Selection) -> list[RuleInfo]:
     """The rules the layers select. Within the layers since the last `select`, the more precise
     code wins: `ignore = ["DEV101"]` holds against a later `--extend-select DEV1`, not against
-    `--extend-select DEV101`."""
-    chosen = {r for r in ALL_RULES if r.default_enabled}
+    `--extend-select DEV101`. The rules as the index knows them (`RuleInfo.load()`: the class)."""
+    chosen = {r for r in RULE_INDEX if r.default_enabled}
     carried: list[str] = []  # ignores still in force
     for layer in layers:
         picked: dict = {}
         if layer.select is not None:
             chosen, carried = set(), []
-            picked = {r: _specificity(r, layer.select) for r in ALL_RULES if _specificity(r, layer.select) >= 0}
-        for rule in ALL_RULES:
+            picked = {r: _specificity(r, layer.select) for r in RULE_INDEX if _specificity(r, layer.select) >= 0}
+        for rule in RULE_INDEX:
             level = _specificity(rule, layer.extend_select)
             if level >= 0:
                 picked[rule] = max(picked.get(rule, -1), level)

@@ -70,6 +70,8 @@ class FileFilter:
     _gitignores: dict[str, Optional[_Patterns]] = field(init=False, repr=False, default_factory=dict)
     _git_root: Optional[Path] = field(init=False, repr=False, default=None)
 
+    _chains: dict[str, list] = field(init=False, repr=False, default_factory=dict)
+
     def __post_init__(self) -> None:
         self.root = Path(os.path.abspath(self.root))
         self._spec = _Patterns(_spec(list(self.exclude) + list(self.extend_exclude)))
@@ -78,14 +80,24 @@ class FileFilter:
     def relative(self, path: Union[str, Path]) -> str:
         """The path relative to the root, with `/` (as gitignore patterns see it); outside the root,
         its name (a pattern anchored at the root cannot name it)."""
-        absolute = Path(os.path.abspath(path))
-        try:
-            return absolute.relative_to(self.root).as_posix()
-        except ValueError:
-            return absolute.name
+        return self._relative(os.path.abspath(path))
+
+    def _relative(self, absolute: str) -> str:
+        # strings, not pathlib: this runs for every file and folder of a walk
+        root = str(self.root)
+        if os.path.normcase(absolute) == os.path.normcase(root):
+            return "."
+        prefix = root if root.endswith(os.sep) else root + os.sep
+        if not os.path.normcase(absolute).startswith(os.path.normcase(prefix)):
+            return os.path.basename(absolute)
+        return absolute[len(prefix):].replace(os.sep, "/")
 
     def excluded(self, path: Union[str, Path], is_dir: bool) -> bool:
         return self._matches(path, is_dir)
+
+    def excluded_absolute(self, absolute: str, is_dir: bool) -> bool:
+        """`excluded` for a path already absolute and normal (a walk's: no abspath, no getcwd per entry)."""
+        return self._matches_absolute(absolute, is_dir)
 
     def under(self, folder: Union[str, Path]) -> "FileFilter":
         """The filter for walking a folder named on the command line. Inside excluded ground
@@ -99,33 +111,44 @@ class FileFilter:
         return inner
 
     def _matches(self, path: Union[str, Path], is_dir: bool) -> bool:
-        rel = self.relative(path)
+        return self._matches_absolute(os.path.abspath(path), is_dir)
+
+    def _matches_absolute(self, absolute: str, is_dir: bool) -> bool:
+        rel = self._relative(absolute)
         if rel in ("", "."):
             return False
         if self._spec.decides(rel + "/" if is_dir else rel):
             return True
-        return self.respect_gitignore and self._gitignored(Path(os.path.abspath(path)), is_dir)
+        return self.respect_gitignore and self._gitignored(absolute, is_dir)
 
-    def _gitignored(self, path: Path, is_dir: bool) -> bool:
+    def _gitignored(self, absolute: str, is_dir: bool) -> bool:
         """The deepest `.gitignore` with a pattern for the path decides (a `!pattern` re-includes)."""
         top = str(self._git_root or self.root)
-        text = str(path)
-        if not text.startswith(top.rstrip(os.sep) + os.sep):
+        if not absolute.startswith(top.rstrip(os.sep) + os.sep):
             return False  # outside the repository, or the top itself
-        parts = text[len(top):].strip(os.sep).split(os.sep)
+        parts = absolute[len(top):].strip(os.sep).split(os.sep)
         verdict = None
-        folder = top
-        for depth in range(len(parts)):  # the top, then each folder down to the path's own
-            if depth:
-                folder = os.path.join(folder, parts[depth - 1])
-            patterns = self._gitignore(folder)
-            if patterns is None:
-                continue
+        for depth, patterns in self._ignore_files(top, parts[:-1], os.path.dirname(absolute)):
             rel = "/".join(parts[depth:])
             decided = patterns.decides(rel + "/" if is_dir else rel)
             if decided is not None:
                 verdict = decided
         return bool(verdict)
+
+    def _ignore_files(self, top: str, folders: list[str], key: str) -> list:
+        """(depth, patterns) of each ignore file from the top down to the folder `key`, `folders` under the
+        top (found once per folder: every file of a folder asks the same)."""
+        if key not in self._chains:
+            chain = []
+            folder = top
+            for depth in range(len(folders) + 1):  # the top, then each folder down to the path's own
+                if depth:
+                    folder = os.path.join(folder, folders[depth - 1])
+                patterns = self._gitignore(folder)
+                if patterns is not None:
+                    chain.append((depth, patterns))
+            self._chains[key] = chain
+        return self._chains[key]
 
     def _gitignore(self, folder: str) -> Optional[_Patterns]:
         """The folder's .gitignore; at the repository's top, `.git/info/exclude` first (so that
@@ -193,9 +216,9 @@ def discover(paths: Iterable[str], excludes: Union[Sequence[str], FileFilter] = 
 
 def _walk(root: str, file_filter: FileFilter) -> list[str]:
     out: list[str] = []
-    stack = [root]
+    stack = [(root, os.path.abspath(root))]  # each folder as it is reported, and absolute (for the filter)
     while stack:
-        current = stack.pop()
+        current, absolute = stack.pop()
         try:
             entries = sorted(os.scandir(current), key=lambda e: e.name)
         except OSError:
@@ -204,16 +227,34 @@ def _walk(root: str, file_filter: FileFilter) -> list[str]:
         for entry in entries:
             try:
                 if entry.is_dir(follow_symlinks=False):
+                    inside = os.path.join(absolute, entry.name)
                     if not os.path.exists(os.path.join(entry.path, "pyvenv.cfg")) \
-                            and not file_filter.excluded(entry.path, True):  # a virtualenv under any name
-                        dirs.append(entry.path)
+                            and not file_filter.excluded_absolute(inside, True):  # a virtualenv under any name
+                        dirs.append((entry.path, inside))
                 elif entry.name.endswith(SOURCE_SUFFIXES) and entry.is_file() \
-                        and not file_filter.excluded(entry.path, False):
+                        and not file_filter.excluded_absolute(os.path.join(absolute, entry.name), False):
                     out.append(entry.path)
             except OSError:
                 continue
         stack.extend(reversed(dirs))
     return sorted(out)
+
+
+def real_paths(paths: Iterable[str]) -> dict[str, str]:
+    """os.path.realpath(path) -> path, for each: each folder is resolved once (a realpath checks every
+    component of the path for a link, and a run's files share their folders); only the name is checked
+    for each file. A path with `..` in it is resolved whole (`link/..` is not its lexical parent)."""
+    folders: dict[str, str] = {}
+    found: dict[str, str] = {}
+    for path in paths:
+        folder, name = os.path.split(path)
+        if name in ("", ".", "..") or ".." in folder.split(os.sep) or os.path.islink(path):
+            found[os.path.realpath(path)] = path
+            continue
+        if folder not in folders:
+            folders[folder] = os.path.realpath(folder or os.curdir)
+        found[os.path.join(folders[folder], name)] = path
+    return found
 
 
 class PerFileIgnores:

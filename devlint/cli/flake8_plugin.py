@@ -29,7 +29,7 @@ class DevlintChecker:
 
         here = str(Path.cwd())
         if cls._rules is None or cls._rules[0] != here:
-            cls._rules = (here, select_rules(load_config(None).selection()))
+            cls._rules = (here, [info.load() for info in select_rules(load_config(None).selection())])
         return cls._rules[1]
 
     def run(self) -> Iterator[tuple[int, int, str, type]]:

@@ -15,10 +15,10 @@ from typing import Optional, Sequence
 
 import click
 
-from devlint.cli.discovery import discover
+from devlint.cli.discovery import discover, real_paths
 from devlint.cli.settings import (FileOptions, SelectOptions, Settings, SettingsResolver, UsageError, describe,
                                   fail_threshold, fails, without_fix)
-from devlint.static.engine import merge_findings
+from devlint.static.rule_index import merge_findings
 from devlint.core.findings import FILE_ERRORS, NOTICE, Finding
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -141,12 +141,13 @@ def run_lint(options: LintOptions) -> int:
         warn(f"{notice.location()}: {notice.message}")
     keep = _keeper(resolver, files[0] if stdin else None)
     findings = keep(findings)
-    from devlint.cli.fix_command import add_noqa, apply_fixes_to_files
-
     if fixes.add_noqa:
+        from devlint.cli.fix_command import add_noqa  # the fixes (and libcst): only when asked for
         return add_noqa(findings, overrides)
     fixed = 0
     if fixes.fix or fixes.diff:
+        from devlint.cli.fix_command import apply_fixes_to_files
+
         def codes_of(path: str) -> list[str]:
             return resolver.for_path(files[0] if stdin else path).codes
 
@@ -240,7 +241,7 @@ def _check(files: list[str], resolver: SettingsResolver, options: LintOptions) -
     from devlint.cli.progress import Progress, wanted
 
     groups: dict[int, tuple[Settings, list[str]]] = {}
-    checked = {os.path.realpath(path): path for path in files}  # a helper's line may be reported in any of them
+    checked = real_paths(files)  # a helper's line may be reported in any of them
     for path in files:
         settings = resolver.for_path(path)
         groups.setdefault(id(settings), (settings, []))[1].append(path)

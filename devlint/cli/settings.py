@@ -95,6 +95,7 @@ class SettingsResolver:
             self.warnings.append("--select is empty: no rule is enabled")
         self._by_source: dict[Optional[str], Settings] = {}
         self._by_folder: dict[Path, Settings] = {}
+        self._by_text: dict[str, Settings] = {}
         if selection.isolated and selection.config_path:
             raise UsageError("--isolated reads no config file: drop --config or --isolated")
         self.forced = self._load(selection.config_path, self.start) if selection.config_path else None
@@ -137,6 +138,10 @@ class SettingsResolver:
         """The settings of the closest config file above `path` (`--config`: that file's, for all)."""
         if self.forced is not None:
             return self.forced
+        text = os.path.dirname(path)
+        found = self._by_text.get(text)  # a run asks for every file, often: its folder as written first
+        if found is not None:
+            return found
         folder = Path(os.path.abspath(path)).parent
         found = self._by_folder.get(folder)
         if found is None:
@@ -153,6 +158,7 @@ class SettingsResolver:
                 found = self._by_folder[current] if current is not None else self.project
             for seen in trail:
                 self._by_folder[seen] = found
+        self._by_text[text] = found
         return found
 
 

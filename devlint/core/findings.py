@@ -121,6 +121,11 @@ def file_error(code: str, path: str, line: int, column: int, message: str) -> Fi
                    end_line=max(line, 1), end_column=max(column, 1), message=message, name=FILE_ERRORS[code])
 
 
+def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
+    return file_error(TOO_COMPLEX, path, 1, 1, f"not analysed: {size:,} bytes, more than max-file-size "
+                                               f"({max_file_size:,}); raise it in [tool.devlint] to check it")
+
+
 def notice(path: str, line: int, message: str) -> Finding:
     return Finding(code=NOTICE, severity="info", path=path, line=line, column=1, end_line=line, end_column=1,
                    message=message, name="notice")

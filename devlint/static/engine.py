@@ -18,13 +18,13 @@ from devlint.static.analysis import ProjectImports, analyse
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.static.file_context import FileContext
 from devlint.core.findings import (
-    DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error,
+    DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big,
 )
 from devlint.static.fixes import to_edits
+from devlint.static.encoding import declared_encoding
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
 from devlint.static.project.sources import keep_parsed, parsed_before
-from devlint.static.rules import RULES_BY_CODE
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
 from devlint.static.syntax import parse_module
@@ -141,28 +141,6 @@ def _places(file: FileContext, why: tuple, here: str) -> tuple:
     return tuple(tuple((shown or here, line, None) for shown, line in file.places_in(step)) for step in why)
 
 
-def merge_findings(findings: Sequence[Finding]) -> list[Finding]:
-    """The findings of a run, each once: a helper's line reached from several files (or found by its own
-    file's analysis too) is one finding, and the more specific story about one line wins there too."""
-    codes_at: dict[tuple, set] = defaultdict(set)
-    for f in findings:
-        codes_at[(f.path, f.line, f.column)].add(f.code)
-    seen: set = set()
-    merged = []
-    for f in findings:
-        key = (f.path, f.line, f.column, f.code)
-        if key in seen or any(f.code in _superseded_by(other) for other in codes_at[key[:3]]):
-            continue
-        seen.add(key)
-        merged.append(f)
-    return merged
-
-
-def _superseded_by(code: str) -> tuple:
-    rule = RULES_BY_CODE.get(code)
-    return rule.supersedes if rule is not None else ()
-
-
 def _where(file: FileContext, report: Verdict, path: str, others: dict):
     """(path to report, position, how) of a verdict: "here"; "used", at this file's use of another module's
     node (a constant, a base class's attribute); "there", in another checked module whose function this
@@ -213,7 +191,7 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
     try:
         text = source.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        encoding = _declared_encoding(source)
+        encoding = declared_encoding(source)
         try:
             text = source.decode(encoding) if encoding else None
         except (LookupError, UnicodeDecodeError):
@@ -227,11 +205,6 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
     finally:
         if used is not None and project is not None:
             used.update(project.used)
-
-
-def file_too_big(path: str, size: int, max_file_size: int) -> Finding:
-    return file_error(TOO_COMPLEX, path, 1, 1, f"not analysed: {size:,} bytes, more than max-file-size "
-                                               f"({max_file_size:,}); raise it in [tool.devlint] to check it")
 
 
 def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],
@@ -310,12 +283,3 @@ def unparenthesize_annotated_targets(text: str, tree: ast.AST) -> Optional[str]:
         lines[node.lineno - 1] = (raw[:start] + raw[target_start:target_end] + padding + raw[colon:]).decode("utf-8")
         changed = True
     return "".join(lines) if changed else None
-
-
-def _declared_encoding(source: bytes) -> Optional[str]:
-    for line in source.splitlines()[:2]:
-        match = re.match(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", line)
-        if match:
-            return match.group(1).decode("ascii")
-    return None
-

@@ -63,24 +63,7 @@ class Notebook:
 
     @classmethod
     def parse(cls, source: bytes) -> "Notebook":
-        try:
-            text = source.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise UnicodeError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})") \
-                from None
-        try:
-            raw = json.loads(text)
-        except RecursionError:
-            raise NotebookError("its JSON nests too deeply") from None
-        except ValueError as exc:
-            raise NotebookError(f"invalid JSON: {exc}") from None
-        if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
-            raise NotebookError("no list of cells (is it a Jupyter notebook, nbformat 4?)")
-        for cell in raw["cells"]:
-            if isinstance(cell, dict) and cell.get("cell_type") == "code" and not isinstance(
-                    cell.get("source", ""), (str, list)):
-                raise NotebookError("a code cell's source is neither a string nor a list of strings")
-        return cls(raw, text)
+        return cls(*_load(source))
 
     def locate(self, line: int) -> tuple[Optional[Cell], int]:
         """(cell, line in the cell) of a program line; past the end: the last cell's next line."""
@@ -152,6 +135,36 @@ class Notebook:
 
     def cell(self, number: int) -> Cell:
         return next(c for c in self.cells if c.number == number)
+
+
+def _load(source: bytes) -> tuple[dict, str]:
+    """(the notebook's JSON, its text); NotebookError or UnicodeError when it is not a notebook devlint reads."""
+    try:
+        text = source.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UnicodeError(f"cannot decode as UTF-8 (byte 0x{source[exc.start]:02x} at offset {exc.start})") \
+            from None
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        raise NotebookError("its JSON nests too deeply") from None
+    except ValueError as exc:
+        raise NotebookError(f"invalid JSON: {exc}") from None
+    if not isinstance(raw, dict) or not isinstance(raw.get("cells"), list):
+        raise NotebookError("no list of cells (is it a Jupyter notebook, nbformat 4?)")
+    for cell in raw["cells"]:
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and not isinstance(
+                cell.get("source", ""), (str, list)):
+            raise NotebookError("a code cell's source is neither a string nor a list of strings")
+    return raw, text
+
+
+def code_cell_text(source: bytes, number: int) -> str:
+    """The text of the notebook's code cell `number` (1-based; "" past the last), without building the
+    program and checking each cell's syntax as `Notebook` does: what the report shows a finding's line from."""
+    cells = [cell for cell in _load(source)[0]["cells"]
+             if isinstance(cell, dict) and cell.get("cell_type") == "code"]
+    return cell_text(cells[number - 1]) if 0 < number <= len(cells) else ""
 
 
 def cell_text(cell: dict) -> str:

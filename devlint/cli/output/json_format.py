@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from devlint.cli.docs import rule_url
+from devlint.cli.links import rule_url
 from devlint.cli.output.report import Report
 
 

@@ -14,7 +14,7 @@ from devlint.core.findings import SAFE, Finding
 class Report:
     findings: Sequence[Finding]
     files_checked: int = 0
-    rules: Sequence = ()  # the rule classes that ran
+    rules: Sequence = ()  # the rules that ran (their classes, or RuleInfo: what sarif needs of them is their code)
     color: bool = False
     missing: Sequence[str] = ()  # paths given that do not exist
     unsafe_fixes: bool = False  # unsafe fixes count as available
@@ -50,14 +50,13 @@ class SourceLines:
         except OSError:
             return []
         if cell is not None:
-            from devlint.static.notebooks import Notebook, NotebookError
+            from devlint.static.notebooks import NotebookError, code_cell_text
 
             try:
-                notebook = Notebook.parse(data)
-                return notebook.cell(cell).text.splitlines()
-            except (NotebookError, UnicodeError, StopIteration, json.JSONDecodeError):
+                return code_cell_text(data, cell).splitlines()
+            except (NotebookError, UnicodeError, json.JSONDecodeError):
                 return []
-        from devlint.static.fixes.run import decode
+        from devlint.static.encoding import decode
 
         try:
             return decode(data)[1].splitlines()

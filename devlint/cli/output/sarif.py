@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from devlint import __version__
-from devlint.cli.docs import BY_CODE, rule_url
+from devlint.cli.links import rule_url
 from devlint.core.findings import Finding
 from devlint.cli.output.report import Report
 
@@ -93,7 +93,9 @@ def _fixes(finding: Finding, paths: _Paths) -> list[dict]:
 def render(report: Report) -> str:
     root = repository_root()
     paths = _Paths(root)
-    rules = {r.code: r for r in report.rules}
+    from devlint.cli.docs import BY_CODE  # the rules' documentation: their classes
+
+    rules = {r.code: BY_CODE[r.code] for r in report.rules}
     for finding in report.findings:
         if finding.code not in rules and finding.code in BY_CODE:
             rules[finding.code] = BY_CODE[finding.code]

@@ -8,7 +8,7 @@ from typing import Optional
 
 import click
 
-from devlint.cli.docs import rule_url
+from devlint.cli.links import rule_url
 from devlint.core.findings import Finding
 from devlint.cli.output.report import Report
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from devlint.core.findings import Finding
+from devlint.static.encoding import decode
 from devlint.static.fixes.apply import applicable, apply_fixes, apply_to_documents
 
 MAX_ROUNDS = 10
@@ -87,19 +88,6 @@ def _parses(text: str) -> bool:
     except (RecursionError, MemoryError):
         return True  # too deep for CPython's parser here, but the fix did not make it so
     return True
-
-
-def decode(source: bytes) -> tuple[str, str]:
-    """(encoding, text), as the engine decodes files; the BOM is kept as part of the encoding."""
-    from devlint.static.engine import _declared_encoding
-
-    if source.startswith(b"\xef\xbb\xbf"):
-        return "utf-8-sig", source.decode("utf-8-sig")
-    try:
-        return "utf-8", source.decode("utf-8")
-    except UnicodeDecodeError:
-        encoding = _declared_encoding(source) or "utf-8"
-        return encoding, source.decode(encoding)
 
 
 def unified_diff(fix: FileFix) -> str:

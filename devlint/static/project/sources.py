@@ -9,7 +9,6 @@ level gave) it keeps in a `PerSource` of its own type: nothing here names the an
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from weakref import WeakKeyDictionary
 
 import libcst as cst
 
+from devlint.core.digests import digest_of
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.static.prescan import check_parsable
 from devlint.static.syntax import parse_module
@@ -115,19 +115,6 @@ def _read_bytes(path: Path, size: int) -> bytes:
             return stream.read(size + 1)
     except OSError:
         return b""
-
-
-def digest_of(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=12).hexdigest()
-
-
-def file_digest(path: str) -> Optional[str]:
-    """The digest of the file now (None if unreadable): a cache entry is stale when one it used differs."""
-    try:
-        with open(path, "rb") as stream:
-            return digest_of(stream.read())
-    except OSError:
-        return None
 
 
 def _parse(data: bytes) -> Optional[cst.Module]:

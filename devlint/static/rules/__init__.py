@@ -1,5 +1,6 @@
 """The rule catalogue, found by discovery: every `devNNN_*.py` module of this package holds one rule
-class. Adding a rule: write its module (and run `devlint docs rules` for its page), nothing else."""
+class. Adding a rule: write its module (and run `devlint docs rules` for its page) and add its line to
+devlint/static/rule_index.py (tests/test_rule_index.py prints it), nothing else."""
 
 from __future__ import annotations
 
