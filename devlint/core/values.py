@@ -122,6 +122,8 @@ class Tensor(Value):
     # the result of a call devlint cannot see, on the device of the tensors it was given: maybe not a
     # tensor at all (a metric's float), so a host library taking it is not judged
     inferred: bool = False
+    # made with a 0 in its shape (`torch.zeros(0, 0)`): a placeholder that the code replaces before use
+    empty: bool = False
 
     @property
     def device(self) -> Optional[Device]:
@@ -142,6 +144,7 @@ class Tensor(Value):
             # cpu tensor combines with any device: that one may stay there)
             for side, opposite in ((self, other), (other, self)):
                 if side.where is not None and side.where.implicit and side.where.kind == "cpu" and not side.scalar \
+                        and not side.empty \
                         and opposite.where is not None and opposite.where.kind == "param" \
                         and opposite.where.param != "self":
                     maybe = maybe or (side.why[-1] if side.why else None)

@@ -11,6 +11,25 @@ from tests.conftest import expected_findings
 from tests.lint_helpers import found
 
 CASES = {
+    # coqui TTS's WaveGrad positional encoding (survey 5): an empty placeholder (a 0 in its shape) is rebuilt
+    # on the input's device before its first use; a placeholder with data is what the input meets on that path
+    "an_empty_placeholder_rebuilt_before_use": """
+import torch
+from torch import nn
+
+class Rotary(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.zeros(0, 0)
+        self.seeded = torch.ones(1, 1)
+
+    def forward(self, x):
+        if x.shape[-1] > self.table.shape[1]:
+            self.table = torch.randn(x.shape[-2], x.shape[-1]).to(x)
+        if x.shape[-1] > self.seeded.shape[1]:
+            self.seeded = torch.randn(x.shape[-2], x.shape[-1]).to(x)
+        return x + self.table[:, : x.size(-1)] + self.seeded[:, : x.size(-1)]  # expect: DEV104
+""",
     # apex's FusedLayerNorm (survey 5, seen once tests ran after setUp): a legacy autograd function has a
     # `forward` and is built before each call, but it is no module: it computes where its input is
     "an_autograd_function_is_no_module": """

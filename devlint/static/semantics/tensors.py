@@ -68,7 +68,18 @@ def factory(site: CallSite) -> Value:
         return replace(first, why=first.why + ((node, ""),), fresh=False)
     if state.default_device is not None:
         return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
-    return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True)
+    return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True,
+                  empty=_empty_shape(site))
+
+
+def _empty_shape(site: CallSite) -> bool:
+    """`torch.zeros(0, 0)`, `torch.empty((0,))`: a literal 0 among the sizes of a shaped factory."""
+    if site.path not in api.SHAPED_FACTORIES:
+        return False
+    sizes = [v for _, v in site.args.positional]
+    if len(sizes) == 1 and isinstance(sizes[0], Seq) and sizes[0].items is not None:
+        sizes = list(sizes[0].items)
+    return any(isinstance(v, Const) and type(v.value) is int and v.value == 0 for v in sizes)
 
 
 def _with_generator(site: CallSite, made: Tensor) -> Value:
