@@ -56,6 +56,8 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 DATASET_CLASS_SUFFIX = "Dataset"
 LOSS_CLASS_SUFFIX = "Loss"
+# Factories whose result is always 1-D: iterating one gives 0-dim tensors
+ONE_DIM_FACTORIES = frozenset({"arange", "linspace", "logspace", "randperm"})
 # Factories whose positional arguments are all sizes: a literal 0 among them makes an empty placeholder
 SHAPED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"})
 # A project's checkpoint helpers, by name (`save_checkpoint`, `load_model`, `restore_weights`): they copy

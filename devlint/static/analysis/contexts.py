@@ -17,9 +17,12 @@ from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.definitions import find_method, is_static
 from devlint.static.analysis.state import State
+from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.syntax import dotted
-from devlint.core.values import UNKNOWN, DeviceContext, DeviceValue, Function, Instance, Value, replace
+from devlint.core.values import (
+    UNKNOWN, Device, DeviceContext, DeviceValue, Function, Instance, Module, Value, const_device, replace,
+)
 
 if TYPE_CHECKING:
     from devlint.static.analysis.state import Timing
@@ -33,6 +36,7 @@ Exit = Callable[[State], object]  # what it returns is ignored
 def exec_with(interp: Walker, node: cst.With, state: State) -> State:
     saved_index, saved_default = state.cuda_index, state.default_device
     exits: list[Exit] = []
+    placing = False  # a context given a device: what the block builds or touches may be placed there
     for with_item in node.items:
         value, on_exit = _enter(interp, with_item.item, state)
         if on_exit is not None:
@@ -42,15 +46,44 @@ def exec_with(interp: Walker, node: cst.With, state: State) -> State:
                 state.cuda_index = value.index
         elif isinstance(value, DeviceValue) and type(with_item.item) is cst.Call:
             state.default_device = value.where  # `with torch.device('cuda'):`
+        elif type(with_item.item) is cst.Call:
+            given = _device_given(interp, with_item.item, state)
+            if given is not None:
+                state.default_device = given  # `with init_on_device(device):` builds its modules there
+                placing = True
         if with_item.asname is not None:
             assign(interp, with_item.asname.name, UNKNOWN if isinstance(value, DeviceContext) else value, state,
                    node)
     state = interp.exec_suite(node.body, state)
+    if placing:
+        _placed_by_context(state)
     for on_exit in reversed(exits):
         if not state.dead:
             on_exit(state)
     state.cuda_index, state.default_device = saved_index, saved_default
     return state
+
+
+def _placed_by_context(state: State) -> None:
+    """After a block under such a context, the modules around it are where the context put what they built
+    in it (nanotron's pipeline blocks build their layers lazily, inside it): not known to be on the cpu."""
+    for value in list(state.env.values()):
+        if isinstance(value, Module) and value.ident and value.where is not None and value.where.kind == CPU_TYPE:
+            state.moved[value.ident] = replace(value, where=None)
+
+
+def _device_given(interp: Walker, call: cst.Call, state: State) -> Optional[Device]:
+    """The device a context manager is given (`init_on_device(device)`, `params_on(device=d)`): accelerate's
+    and nanotron's contexts create the block's parameters there."""
+    for arg in call.args:
+        keyword = arg.keyword.value if arg.keyword is not None else None
+        if type(arg.value) in (cst.Name, cst.Attribute) or keyword == "device":
+            value = interp.eval(arg.value, state)
+            where = value.where if isinstance(value, DeviceValue) else const_device(value) if keyword == "device" \
+                else None
+            if where is not None:
+                return where
+    return None
 
 
 def _enter(interp: Walker, item: cst.BaseExpression, state: State) -> tuple[Value, Optional[Exit]]:

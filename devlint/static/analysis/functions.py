@@ -23,6 +23,7 @@ from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
+from devlint.static.semantics.modules import torch_base_device
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
@@ -123,6 +124,11 @@ def call_super(interp: Walker, site: CallSite) -> Value:
     method = next((found for base in owner.bases if isinstance(base, Class) and base.node is not owner.node
                    for found in [find_method(base, site.name, tables.classes)] if found is not None), None)
     fn = tables.functions.get(id(method)) if method is not None else None
+    if method is None and site.name == "__init__" and isinstance(me, Module):
+        where = torch_base_device(site, owner.bases)  # `super().__init__(n, n, device=device)` of an nn.Linear
+        if where is not None:
+            site.state.env["self"] = replace(me, where=where, why=((site.node, ""),))
+        return UNKNOWN
     if fn is None or method is None or id(method) in frames.stack:  # (fn is None wherever method is)
         return UNKNOWN
     params = bind_arguments(interp, method, me, site.state, args=site.args)
@@ -509,7 +515,8 @@ def instantiate(interp: Walker, cls: Class, site: CallSite) -> Value:
     if init is None or id(init) not in tables.functions:
         if isinstance(obj, Module) and init is None and not has_state(interp, cls, obj):
             return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
-        return obj
+        where = torch_base_device(site, cls.bases) if isinstance(obj, Module) and init is None else None
+        return replace(obj, where=where, why=((node, ""),)) if where is not None else obj  # torch's __init__
     if id(init) in stack or len(stack) >= MAX_CALL_DEPTH:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     fn = replace(tables.functions[id(init)], bound=obj)

@@ -232,7 +232,9 @@ class Interpreter:
                 return join_all(list(iterable.items))
             return iterable.elem
         if isinstance(iterable, Tensor):
-            return replace(iterable, scalar=False, fresh=False, derived=True)
+            # the steps of a cpu `torch.linspace(...)` are 0-dim: they combine with a tensor on any device
+            steps = iterable.where is not None and iterable.where.kind == CPU.kind and _one_dim_made(iterable)
+            return replace(iterable, scalar=steps, fresh=False, derived=True)
         if isinstance(iterable, Module):
             return iterable  # iterating a ModuleList
         if isinstance(iterable, Located):
@@ -310,3 +312,13 @@ def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
         attr_node=best.attr_node if len(tensors) == 1 else None,
         attr_name=best.attr_name if len(tensors) == 1 else None,
     )
+
+
+def _one_dim_made(tensor: Tensor) -> bool:
+    """Made by a factory whose result is always 1-D (`torch.linspace`, `torch.arange`), as is?"""
+    steps = [node for node, note in tensor.why  # past `tqdm(steps)` and the assignments that named it
+             if "follows its inputs" not in note and type(node) is not cst.SimpleStatementLine]
+    if not steps:
+        return False
+    made = steps[-1]
+    return type(made) is cst.Call and (dotted(made.func) or "").rsplit(".", 1)[-1] in api.ONE_DIM_FACTORIES

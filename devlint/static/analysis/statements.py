@@ -272,6 +272,9 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
 def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: State, else_state: State) -> None:
     """`if torch.is_tensor(x)`, `isinstance(x, torch.Tensor)`: x is a tensor in the branch, and none in the
     other; `isinstance(x, np.ndarray)` (or a flag set to it: `is_numpy = isinstance(...)`): x is host data."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        narrow(interp, test.expression, state, else_state, then_state)  # `if not isinstance(x, torch.Tensor):`
+        return
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
     if tested is None and type(test) is cst.Name:
@@ -344,6 +347,9 @@ def exec_match(interp: Walker, node: cst.Match, state: State) -> State:
 def exec_for(interp: Walker, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
     element = interp.iterate(iterable, node)
+    if isinstance(iterable, Seq) and iterable.items and len(iterable.items) <= _MOST_UNROLLED and all(
+            isinstance(v, Module) and v.ident for v in iterable.items):
+        _move_each(interp, node, state, iterable.items)
     training = isinstance(iterable, Loader) or loader_like(iterable) or interp.tables.prepass.trains(node.body)
 
     def bind(s: State) -> None:
@@ -355,6 +361,23 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
     return out
+
+
+_MOST_UNROLLED = 8
+
+
+def _move_each(interp: Walker, node: cst.For, state: State, modules: tuple[Value, ...]) -> None:
+    """`for m in [generator, discriminator]: m.to(device)`: the body runs on each module in turn, and what it
+    moves in place is moved (the loop itself is then walked as any other, on their join)."""
+    interp.facts.muted += 1
+    try:
+        for module in modules:
+            each = state.copy()
+            assign(interp, node.target, module, each, node)
+            each = interp.exec_suite(node.body, each)
+            state.moved.update(each.moved)
+    finally:
+        interp.facts.muted -= 1
 
 
 def exec_while(interp: Walker, node: cst.While, state: State) -> State:

@@ -16,8 +16,8 @@ from devlint.static.semantics.containers import dict_entry, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Device, Located, Module, Ref, Seq, Tensor, Unknown, Value, join_device,
-    replace,
+    CPU, CRASHED, UNKNOWN, Class, Const, Device, DeviceValue, Located, Module, Ref, Seq, Tensor, Unknown, Value,
+    join_device, replace,
 )
 
 
@@ -33,6 +33,26 @@ def is_module_base(base: Value) -> bool:
         return base.path in api.MODULE_BASES or is_torch_module_class(base.path)
     if isinstance(base, Class):
         return base.is_module
+    return False
+
+
+def torch_base_device(site: CallSite, bases: tuple[Value, ...]) -> Optional[Device]:
+    """`ScaledNorm(16, device=dev)` of `class ScaledNorm(nn.LayerNorm)`, or its `super().__init__(..., device=d)`:
+    torch's own `__init__` makes the parameters on `device=`. None: no torch base with parameters, or no device."""
+    given = site.args.keywords.get("device") or next(
+        ((n, v) for n, v in site.args.positional  # `super().__init__(n_in, n_out, bias, device)`
+         if isinstance(v, DeviceValue) or (dotted(n) or "").rsplit(".", 1)[-1] == "device"), None)
+    if given is None or not _torch_base(bases):
+        return None
+    return device_argument(site.facts, given[1], site.state, given[0])
+
+
+def _torch_base(bases: tuple[Value, ...], depth: int = 0) -> bool:
+    for base in bases:
+        if isinstance(base, Ref) and base.path in api.MODULES_WITH_PARAMETERS:
+            return True
+        if isinstance(base, Class) and depth < 8 and _torch_base(base.bases, depth + 1):
+            return True
     return False
 
 
@@ -158,8 +178,10 @@ def call_module(site: CallSite, module: Value) -> Value:
         # (operands are tensors: tensors_in)
         known = [o.value.where for o in operands if o.value.where is not None]  # type: ignore[attr-defined]
         device = next((d for d in known if d.concrete), known[0] if known else device)
-    # A module's output lives where it computes: on its device (or its inputs', for a stateless one).
-    return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True)
+    # A module's output lives where it computes: on its device (or its inputs', for a stateless one). A value
+    # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself)
+    return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
+                  maybe_object=not isinstance(module, Module))
 
 
 def _method_of_class(site: CallSite, module: Value, name: str) -> Optional[cst.FunctionDef]:
