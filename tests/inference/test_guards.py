@@ -54,6 +54,26 @@ def batch_on_device(images, labels):
 """
 
 CASES = {
+    # nnU-Net's GPU benchmark trainers (survey 6): an `__init__` that asserts CUDA makes every method run with
+    # a GPU; a class that only checks in one method guards that method alone
+    "guard_an_init_that_asserts_cuda": """
+import torch
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+class Bench:
+    def __init__(self):
+        assert torch.cuda.is_available(), "GPU only"
+
+    def report(self):
+        print(torch.cuda.get_device_name())
+
+class Reporter:
+    def __init__(self):
+        self.ready = True
+
+    def report(self):
+        print(torch.cuda.get_device_name())  # expect: DEV203
+""",
     "guard_nccl_group_paths_have_a_gpu": _GROUP_HELPERS.format(gather_expect="", reduce_expect="", init_expect="")
     + 'BACKEND = "nccl"\n' + _SINGLE_PROCESS,
     # the same helpers with gloo: a process group runs on the cpu too, so those lines assume a GPU

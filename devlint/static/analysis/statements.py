@@ -484,13 +484,30 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
                 bases=tuple(bases))
     if interp.frames.importing is None or name not in interp.tables.classes:  # the checked file's own class wins
         interp.tables.classes[name] = cls
-    if any(is_skip_marker(interp, d, state) for d in node.decorators):
+    if any(is_skip_marker(interp, d, state) for d in node.decorators) or _init_requires_cuda(node):
         interp.tables.guarded_classes.add(name)
     state.env[name] = cls
     for stmt in class_body(node):
         if type(stmt) is cst.FunctionDef:
             exec_function_def(interp, stmt, state, owner=name)
     return state
+
+
+def _init_requires_cuda(node: cst.ClassDef) -> bool:
+    """`assert torch.cuda.is_available()` among its `__init__`'s statements: no instance exists without a GPU,
+    so its methods run with one (nnU-Net's GPU benchmark trainers)."""
+    init = next((s for s in class_body(node) if type(s) is cst.FunctionDef and s.name.value == "__init__"), None)
+    if init is None:
+        return False
+    for statement in init.body.body if type(init.body) is cst.IndentedBlock else ():
+        for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
+            test = small.test if type(small) is cst.Assert else None
+            if type(test) is cst.Call and (dotted(test.func) or "").endswith(_CUDA_CHECKS):
+                return True
+    return False
+
+
+_CUDA_CHECKS = tuple(path[path.index("."):] for path in api.AVAILABILITY if path.startswith(api.TORCH_CUDA_PREFIX))
 
 
 def _dataset_by_shape(node: cst.ClassDef) -> bool:
