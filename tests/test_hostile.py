@@ -409,3 +409,13 @@ def test_nothing_is_written_in_the_linted_tree(tmp_path, cache_home):
     before = sorted(p.name for p in project.rglob("*"))
     run_cached(project)
     assert sorted(p.name for p in project.rglob("*")) == before
+
+
+def test_a_fifo_beside_a_load_does_not_block_the_search_for_its_writer(tmp_path):
+    """The files beside a `torch.load` are read to find the script that saves its file: one that is a FIFO
+    named `*.py` is skipped, never opened (reading it would block forever)."""
+    (tmp_path / "train.py").write_text("import torch\nstate = torch.load('weights_here.pt')\n")
+    os.mkfifo(tmp_path / "writer.py")
+    done = subprocess.run([sys.executable, "-m", "devlint", "--no-cache", "train.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "DEV202" in done.stdout

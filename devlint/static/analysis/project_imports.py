@@ -5,6 +5,8 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
 from typing import Optional, cast
 
@@ -21,13 +23,17 @@ _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
 
 
 _MOST_SIBLINGS = 200  # scripts of a folder read for a load's file (a folder of thousands is no pipeline)
+_LARGEST_SIBLING = min(DEFAULT_MAX_FILE_SIZE, 512 * 1024)  # a pipeline step is a script, not generated code
 
 
 def _mentions(path: Path, literal: bytes) -> bool:
     """Does the file hold that text and a save? (Read, not parsed: most siblings do not.)"""
     try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > _LARGEST_SIBLING:
+            return False  # (a FIFO named `x.py` would block the read)
         with open(path, "rb") as stream:
-            data = stream.read(DEFAULT_MAX_FILE_SIZE)
+            data = stream.read(_LARGEST_SIBLING)
     except OSError:
         return False
     return literal in data and b"save(" in data
