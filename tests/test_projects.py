@@ -555,3 +555,44 @@ def test_a_file_that_a_script_beside_saves_is_loaded_without_map_location(tmp_pa
     assert codes(tmp_path / "gnn.py", isolated=True) == {(5, "DEV202")}
     write(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="model.state_dict()")})
     assert codes(tmp_path / "gnn.py") == {(5, "DEV202")}
+
+
+TRAINER = """\
+    import torch
+    import torch.distributed as dist
+
+
+    class Trainer:
+        def __init__(self, device, rank=0):
+            self.is_ddp = dist.is_available() and dist.is_initialized()
+            if self.is_ddp:
+                self.device = torch.device("cuda", rank)
+            else:
+                self.device = device
+            self.model = torch.nn.Linear(4, 4).to(self.device)
+"""
+
+LAUNCHER = """\
+    import torch
+    import torch.distributed as dist
+    from trainer import Trainer
+
+
+    def main(rank, world_size):
+        if world_size > 1:
+            dist.init_process_group({backend}, rank=rank, world_size=world_size)
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        Trainer(device, rank)
+"""
+
+
+def test_a_launcher_that_sets_up_nccl_makes_the_projects_group_paths_gpu_paths(tmp_path):
+    """nnU-Net's trainer (survey 6) picks 'cuda' only when `dist.is_initialized()`, and the project's launcher
+    sets the group up with NCCL: that path has a GPU. With a gloo launcher, a group runs on the cpu too."""
+    write(tmp_path, {"trainer.py": TRAINER, "run.py": LAUNCHER.format(backend='"nccl"')})
+    run = {str((tmp_path / name).resolve()): name for name in ("trainer.py", "run.py")}
+    used: dict = {}
+    assert codes(tmp_path / "trainer.py", checked=run, used=used) == set()
+    assert str((tmp_path / "run.py").resolve()) in used  # editing the launcher re-checks the trainer
+    write(tmp_path, {"run.py": LAUNCHER.format(backend='"gloo"')})
+    assert codes(tmp_path / "trainer.py", checked=dict(run)) == {(9, "DEV201")}

@@ -245,7 +245,7 @@ def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value
         op = target.operator
         guard = comparison_guard(left, op, right)
         folded = _fold(left, op, right)
-        world = world_size_guard(left, op, right, interp.file.nccl_backend)
+        world = world_size_guard(left, op, right, interp.file)
         if folded is not None and len(node.comparisons) == 1:
             result = folded  # `"cpu" not in ["cpu"]`: a parameter's known value decides the branch
         elif world is not None:

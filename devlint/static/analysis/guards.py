@@ -22,6 +22,7 @@ from devlint.core.values import (
 if TYPE_CHECKING:
     from devlint.static.analysis.state import State
     from devlint.static.analysis.walker import Walker
+    from devlint.static.semantics.callsite import FileView
 
 
 def as_condition(value: Value) -> Value:
@@ -97,12 +98,12 @@ def _option_guard(op: cst.BaseCompOp, number: int, positive: bool) -> Optional[b
     return None
 
 
-def world_size_guard(left: Value, op: cst.BaseCompOp, right: Value, nccl: bool) -> Optional[Availability]:
+def world_size_guard(left: Value, op: cst.BaseCompOp, right: Value, file: FileView) -> Optional[Availability]:
     """`world_size > 1` of an NCCL group: several processes, each with a GPU. `world_size == 1` says nothing
     when true (one process, GPU or not) and, when false, that there are several. In a program that sets up
     NCCL, `"RANK" in os.environ` asks whether a launcher started it as one of such processes."""
-    if nccl and type(op) in (cst.In, cst.NotIn) and isinstance(left, Const) and left.value in api.LAUNCHER_ENV \
-            and isinstance(right, Ref) and right.path == api.ENVIRON:
+    if type(op) in (cst.In, cst.NotIn) and isinstance(left, Const) and left.value in api.LAUNCHER_ENV \
+            and isinstance(right, Ref) and right.path == api.ENVIRON and file.nccl_backend:
         launched = type(op) is cst.In
         return Availability(positive=launched, branch="then" if launched else "else", choice=False)
     if not (isinstance(left, DeviceCount) and left.world and isinstance(right, Const) and type(right.value) is int):

@@ -12,6 +12,7 @@ from typing import Optional, cast
 
 import libcst as cst
 
+from devlint.core.digests import digest_of
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
@@ -26,17 +27,44 @@ _MOST_SIBLINGS = 200  # scripts of a folder read for a load's file (a folder of 
 _LARGEST_SIBLING = min(DEFAULT_MAX_FILE_SIZE, 512 * 1024)  # a pipeline step is a script, not generated code
 
 
-def _mentions(path: Path, literal: bytes) -> bool:
-    """Does the file hold that text and a save? (Read, not parsed: most siblings do not.)"""
+def _script_bytes(path: Path) -> bytes:
+    """A script's bytes, read without parsing; nothing for what is no regular file (a FIFO named `x.py` would
+    block the read) or is too big to be a script."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > _LARGEST_SIBLING:
-            return False  # (a FIFO named `x.py` would block the read)
+            return b""
         with open(path, "rb") as stream:
-            data = stream.read(_LARGEST_SIBLING)
+            return stream.read(_LARGEST_SIBLING)
     except OSError:
-        return False
+        return b""
+
+
+def _mentions(path: Path, literal: bytes) -> bool:
+    """Does the file hold that text and a save? (Read, not parsed: most siblings do not.)"""
+    data = _script_bytes(path)
     return literal in data and b"save(" in data
+
+
+_NCCL: list[Optional[object]] = [None, None]  # [the run's `checked` table, (path, digest) of its NCCL setup or None]
+
+
+def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
+    """A file of the run that sets up an NCCL group, naming no other backend (asked once per run), and its
+    digest: the entries that took it as known depend on it. (A file that starts to do so later does not make
+    the others checked again: they only said less than they may.)"""
+    if _NCCL[0] is not checked:
+        found = None
+        for path in sorted(checked):
+            data = _script_bytes(Path(path))
+            if b"init_process_group" in data and any(text in data for text in _NCCL_TEXTS) and b"gloo" not in data:
+                found = (path, digest_of(data))
+                break
+        _NCCL[:] = [checked, found]
+    return cast(Optional[tuple[str, str]], _NCCL[1])
+
+
+_NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -85,6 +113,15 @@ class ProjectImports:
                     found[path] = source.tree
             self._trees = (len(self.used), found)
         return self._trees[1]
+
+    def nccl_project(self) -> bool:
+        """Does the run's project set up an NCCL group (`dist.init_process_group("nccl")` in its launcher)? Then
+        in every module a process group is up only with GPUs (nnU-Net's trainer asks `dist.is_initialized()`)."""
+        found = _nccl_setup(self.checked)
+        if found is None:
+            return False
+        self.used[found[0]] = found[1]
+        return True
 
     def saved_beside(self, template: str) -> bool:
         """Does a script beside the checked file `torch.save` to a path with these string parts? A pipeline's

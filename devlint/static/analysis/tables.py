@@ -199,8 +199,10 @@ class FileQuestions:
 
     @property
     def nccl_backend(self) -> bool:
-        """Does the file set up its process group with NCCL (`backend="nccl"`, `args.dist_backend = "nccl"`)?"""
-        return self._tables.prepass.nccl_backend
+        """Does the file, or its project's launcher, set up its process group with NCCL (`backend="nccl"`,
+        `args.dist_backend = "nccl"`)?"""
+        project = self._tables.project
+        return self._tables.prepass.nccl_backend or (project is not None and project.nccl_project())
 
     def saved_beside(self, path: cst.CSTNode) -> bool:
         """Does a script beside this one `torch.save` (no state dict) to a path with the same string parts?"""
