@@ -6,7 +6,7 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, cast
+from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
@@ -16,6 +16,9 @@ from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.walked import Seen
 
 _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
 
@@ -64,7 +67,9 @@ class ProjectImports:
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
         self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
-        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
+        self.tainted = False  # the walk in progress met a cycle or a bound: kept only with what it met
+        self.seen: list[Seen] = []  # per module walk in progress: what it met of its context (walked.py)
+        self.verified: set[int] = set()  # id() of the earlier walks found current for this file (walked.py)
         # (how many modules were read, their trees) for trees()
         self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
 
