@@ -5,8 +5,9 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, cast
+from typing import Optional, cast
 
 import libcst as cst
 
@@ -16,9 +17,6 @@ from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
-
-if TYPE_CHECKING:
-    from devlint.static.analysis.walked import Seen
 
 _LIBRARY_TOPS = frozenset(prefix.rstrip(".") for prefix in api.LIBRARY_PREFIXES)
 
@@ -46,6 +44,18 @@ def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
     if _RUN[0] is not checked:
         _RUN[:] = [checked, run_root(checked)]
     return cast(Optional[str], _RUN[1])
+
+
+@dataclass
+class Seen:
+    """What a module's walk met of the walk around it: its result holds only where that is met again."""
+
+    depth: int  # len(project.loading) when it began: its module's index there
+    count: int  # len(project.envs) when it began, its own module included
+    assumed: set[str] = field(default_factory=set)  # Target.key of modules loading around it, seen as unknown
+    cut: bool = False  # the nesting bound left an import unknown: the same only at the same depth
+    counted: bool = False  # the module bound left an import unknown: the same only from the same count
+    opaque: bool = False  # the checked file or a module left unknown: this file's alone
 
 
 class ProjectImports:

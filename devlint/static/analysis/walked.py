@@ -11,11 +11,12 @@ loading, so what they meet is met again. One that met the module bound or the ch
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, cast
 
+from devlint.static.analysis.project_imports import Seen
 from devlint.static.project.sources import PerSource, read_module
 
 if TYPE_CHECKING:
@@ -30,18 +31,6 @@ _DICTS = (("tables", "functions"), ("tables", "classes"), ("tables", "closures")
           ("prepass", "scopes"), ("prepass", "consumers"), ("project", "module_file"), ("project", "targets"))
 _SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"),
          ("project", "gpu_only"))
-
-
-@dataclass
-class Seen:
-    """What a module's walk met of the walk around it: its result holds only where that is met again."""
-
-    depth: int  # len(project.loading) when it began: its module's index there
-    count: int  # len(project.envs) when it began, its own module included
-    assumed: set[str] = field(default_factory=set)  # Target.key of modules loading around it, seen as unknown
-    cut: bool = False  # the nesting bound left an import unknown: the same only at the same depth
-    counted: bool = False  # the module bound left an import unknown: the same only from the same count
-    opaque: bool = False  # the checked file or a module left unknown: this file's alone
 
 
 @dataclass
