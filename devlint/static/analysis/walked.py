@@ -50,7 +50,7 @@ class Walked:
 _WALKED: PerSource[Walked] = PerSource()
 # per project module read: walks of it that met their context (`Seen`), the latest last
 _SEEN: PerSource[list[Walked]] = PerSource()
-_MOST_SEEN = 8  # such walks kept per module
+_MOST_SEEN = 4  # such walks kept per module
 
 
 def met_cycle(project: ProjectImports, key: str) -> None:
