@@ -80,6 +80,7 @@ class ProjectImports:
         self.tainted = False  # the walk in progress met a cycle or a bound: kept only with what it met
         self.seen: list[Seen] = []  # per module walk in progress: what it met of its context (walked.py)
         self.verified: set[int] = set()  # id() of the earlier walks found current for this file (walked.py)
+        self.digests: dict[str, Optional[str]] = {}  # path -> digest of the module there now, as looked up
         # (how many modules were read, their trees) for trees()
         self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
 

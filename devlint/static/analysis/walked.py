@@ -147,13 +147,17 @@ def replay(interp: Walker, project: ProjectImports, target: Target, walked: Walk
 
 
 def _unchanged(walked: Walked, project: ProjectImports) -> bool:
-    """Are the modules `walked` read as they were? Asked once per checked file: a replay looks up its deps,
-    whose walks read most of the same modules again (a stat each, a parse where the tree was dropped)."""
+    """Are the modules `walked` read as they were? Each module's digest is looked up once per checked file:
+    a replay looks up its deps, whose walks read most of the same modules (a stat each, a parse where the
+    tree was dropped)."""
     if id(walked) in project.verified:  # a later object may take a dropped one's id: made since, so current
         return True
+    digests = project.digests
     for path, digest in walked.used.items():
-        source = read_module(Path(path))
-        if source is None or source.digest != digest:
+        if path not in digests:
+            source = read_module(Path(path))
+            digests[path] = source.digest if source is not None else None
+        if digests[path] != digest:
             return False
     project.verified.add(id(walked))
     return True
