@@ -19,7 +19,7 @@ import libcst as cst
 from devlint.core.limits import AnalysisBudgetExceeded
 from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
-from devlint.static.analysis.walked import record, replay, trusted
+from devlint.static.analysis.walked import met, met_cycle, record, replay, trusted
 from devlint.static.project.sources import PerSource, read_module
 from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import attr_path
@@ -27,6 +27,7 @@ from devlint.core.values import Ref, Value
 
 if TYPE_CHECKING:
     from devlint.static.analysis.project_imports import ProjectImports
+    from devlint.static.analysis.walked import Walked
     from devlint.static.analysis.walker import Walker
     from devlint.static.project.layout import Target
 
@@ -45,22 +46,25 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     if key in project.envs:
         if project.envs[key] is None and project.loading:
             project.tainted = True  # a cycle: what the modules being walked see of it depends on the order
+            met_cycle(project, key)
         return project.envs[key]
     if target.file is None:  # a namespace package: only submodules
         project.envs[key] = {}
         return project.envs[key]
     if len(project.envs) >= MAX_MODULES or len(project.loading) >= MAX_NESTING or target.file == project.importer:
         project.tainted = project.tainted or bool(project.loading)
+        counted = len(project.envs) >= MAX_MODULES
+        met(project, counted=counted, cut=not counted and target.file != project.importer,
+            opaque=not counted and target.file == project.importer)
         return None
     source = read_module(target.file)
     if source is None:
         return None
-    walked = trusted(source)
+    walked = trusted(source, project)
     if walked is not None and str(project.importer) in walked.used:
         walked = None  # that walk read the file being checked, which this file's walk does not read as a module
     if walked is not None:  # an earlier walk of it: the modules it imported first, then what it added
-        for dep in walked.deps:
-            names_of(interp, project, dep)
+        _look_up_deps(interp, project, target, walked)
         replay(interp, project, target, walked)
         return project.envs[key]
     project.used[str(target.file)] = source.digest
@@ -80,6 +84,22 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     except Exception:  # noqa: BLE001 - a module the walk cannot take is unknown; the checked file goes on
         project.envs[key] = None
     return project.envs[key]
+
+
+def _look_up_deps(interp: Walker, project: ProjectImports, target: Target, walked: Walked) -> None:
+    """The modules an earlier walk of `target` imported; for one that met the walk around it, as its walk
+    looked them up (one level deeper, `target` loading), so that this walk meets what it met."""
+    if walked.seen is None:
+        for dep in walked.deps:
+            names_of(interp, project, dep)
+        return
+    project.envs[target.key] = None
+    project.loading.append(target.key)
+    try:
+        for dep in walked.deps:
+            names_of(interp, project, dep)
+    finally:
+        project.loading.pop()
 
 
 def _walk_module(interp: Walker, project: ProjectImports, target: Target, tree: cst.Module,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, cast
 
@@ -79,6 +80,18 @@ def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
     return cast(Optional[str], _RUN[1])
 
 
+@dataclass
+class Seen:
+    """What a module's walk met of the walk around it: its result holds only where that is met again."""
+
+    depth: int  # len(project.loading) when it began: its module's index there
+    count: int  # len(project.envs) when it began, its own module included
+    assumed: set[str] = field(default_factory=set)  # Target.key of modules loading around it, seen as unknown
+    cut: bool = False  # the nesting bound left an import unknown: the same only at the same depth
+    counted: bool = False  # the module bound left an import unknown: the same only from the same count
+    opaque: bool = False  # the checked file or a module left unknown: this file's alone
+
+
 class ProjectImports:
     """The project modules one checked file sees: their names, and what was read (for the cache)."""
 
@@ -98,7 +111,10 @@ class ProjectImports:
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
         self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
-        self.tainted = False  # the walk in progress met a cycle or a bound: its result is this file's alone
+        self.tainted = False  # the walk in progress met a cycle or a bound: kept only with what it met
+        self.seen: list[Seen] = []  # per module walk in progress: what it met of its context (walked.py)
+        self.verified: set[int] = set()  # id() of the earlier walks found current for this file (walked.py)
+        self.digests: dict[str, Optional[str]] = {}  # path -> digest of the module there now, as looked up
         # (how many modules were read, their trees) for trees()
         self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
 

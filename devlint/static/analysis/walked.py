@@ -3,7 +3,10 @@
 Walking an imported module adds to the walk's tables (its functions, classes, their scopes and the
 names each function sees); what one walk added is kept with the parsed module (a `PerSource` of devlint.
 static.project.sources) and replayed into the next checked file's walk, after the modules it imported.
-A walk that met an import cycle or a bound depended on the file being checked, and is not kept.
+A walk that met an import cycle or the nesting bound depended on the walk around it: it is kept with what
+it met (`Seen`: the modules loading around it that it saw as unknown, the depth it began at if the bound
+cut an import) and replayed only where that holds again, its deps looked up at its depth, its own module
+loading, so what they meet is met again. One that met the module bound or the checked file is not kept.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional, cast
 
+from devlint.static.analysis.project_imports import Seen
 from devlint.static.project.sources import PerSource, read_module
 
 if TYPE_CHECKING:
@@ -39,10 +43,33 @@ class Walked:
     # holds its own kinds, read back into it only: object)
     dicts: tuple[list[tuple[object, object]], ...]
     sets: tuple[set[object], ...]
+    seen: Optional[Seen] = None  # None: it met nothing of the walk around it, and holds anywhere
 
 
 # per project module read: what walking its top level gave, replayed for the next importer
 _WALKED: PerSource[Walked] = PerSource()
+# per project module read: walks of it that met their context (`Seen`), the latest last
+_SEEN: PerSource[list[Walked]] = PerSource()
+_MOST_SEEN = 4  # such walks kept per module
+
+
+def met_cycle(project: ProjectImports, key: str) -> None:
+    """A walk saw module `key` as unknown: loading (a cycle), or left unknown by its walk."""
+    if key not in project.loading:
+        met(project, opaque=True)
+        return
+    index = project.loading.index(key)
+    for seen in project.seen:
+        if seen.depth > index:  # walks inside `key`'s own walk saw it from outside
+            seen.assumed.add(key)
+
+
+def met(project: ProjectImports, cut: bool = False, counted: bool = False, opaque: bool = False) -> None:
+    """A bound (or the checked file) left an import unknown, in every walk in progress."""
+    for seen in project.seen:
+        seen.cut = seen.cut or cut
+        seen.counted = seen.counted or counted
+        seen.opaque = seen.opaque or opaque
 
 
 def _tables(interp: Walker, project: ProjectImports) -> dict[str, object]:
@@ -57,27 +84,50 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
     before = [set(getattr(owners[o], a)) for o, a in _SETS]
     envs_before, used_before, tainted = len(project.envs), dict(project.used), project.tainted
     project.deps.append([])
+    project.seen.append(Seen(depth=len(project.loading), count=envs_before))
     project.tainted = False
     try:
         env = walk()
     finally:
         deps = project.deps.pop()
+        seen = project.seen.pop()
         kept = not project.tainted
         project.tainted = project.tainted or tainted
-    if kept:
-        _WALKED.keep(source, Walked(
+    if kept or not seen.opaque:
+        walked = Walked(
             env=env, deps=tuple(deps),
             used={p: d for p, d in project.used.items() if p not in used_before or p == str(target.file)},
             envs=dict(islice(project.envs.items(), envs_before, None)),
             dicts=tuple(list(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
-            sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before))))
+            sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before)),
+            seen=None if kept else seen)
+        if kept:
+            _WALKED.keep(source, walked)
+        else:
+            _SEEN.keep(source, ((_SEEN.get(source) or [])[-_MOST_SEEN + 1:]) + [walked])
     return env
 
 
-def trusted(source: Source) -> Optional[Walked]:
-    """What an earlier walk of the module at `source` added, if every module it read is unchanged."""
+def trusted(source: Source, project: ProjectImports) -> Optional[Walked]:
+    """What an earlier walk of the module at `source` added, if every module it read is unchanged and,
+    for one that met the walk around it, this walk meets the same."""
     walked = _WALKED.get(source)
-    return walked if walked is not None and _unchanged(walked) else None
+    if walked is not None and _unchanged(walked, project):
+        return walked
+    loading = set(project.loading)
+    for walked in reversed(_SEEN.get(source) or ()):
+        seen = cast(Seen, walked.seen)  # kept in _SEEN: it met something
+        if seen.assumed <= loading and (not seen.cut or seen.depth == len(project.loading)) \
+                and loading.isdisjoint(walked.envs) and (not seen.counted or _counts_alike(project, walked)) \
+                and _unchanged(walked, project):
+            return walked
+    return None
+
+
+def _counts_alike(project: ProjectImports, walked: Walked) -> bool:
+    """Would the module bound cut this walk where it cut that one? From as many modules, none walked yet
+    of those it walked, it walks them again one by one."""
+    return len(project.envs) + 1 == cast(Seen, walked.seen).count and project.envs.keys().isdisjoint(walked.envs)
 
 
 def replay(interp: Walker, project: ProjectImports, target: Target, walked: Walked) -> None:
@@ -96,9 +146,18 @@ def replay(interp: Walker, project: ProjectImports, target: Target, walked: Walk
     project.used.update(walked.used)
 
 
-def _unchanged(walked: Walked) -> bool:
+def _unchanged(walked: Walked, project: ProjectImports) -> bool:
+    """Are the modules `walked` read as they were? Each module's digest is looked up once per checked file:
+    a replay looks up its deps, whose walks read most of the same modules (a stat each, a parse where the
+    tree was dropped)."""
+    if id(walked) in project.verified:  # a later object may take a dropped one's id: made since, so current
+        return True
+    digests = project.digests
     for path, digest in walked.used.items():
-        source = read_module(Path(path))
-        if source is None or source.digest != digest:
+        if path not in digests:
+            source = read_module(Path(path))
+            digests[path] = source.digest if source is not None else None
+        if digests[path] != digest:
             return False
+    project.verified.add(id(walked))
     return True
