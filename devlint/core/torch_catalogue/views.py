@@ -158,7 +158,6 @@ INIT_PROCESS_GROUP = paths(role(Role.INIT_PROCESS_GROUP))
 GROUP_INITIALIZED = paths(role(Role.GROUP_INITIALIZED))
 WORLD_SIZE_CALLS = paths(role(Role.WORLD_SIZE))
 NCCL_BACKEND = "nccl"
-TORCH_CUDA_PREFIX = "torch.cuda."
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 # set by torchrun (and torch.distributed.launch) in each process it starts
 LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK"})

@@ -32,6 +32,7 @@ from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
 from devlint.static.semantics.containers import join_all
 from devlint.static.semantics.devices import selected_is_cpu
+from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
@@ -317,7 +318,7 @@ def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
 def _one_dim_made(tensor: Tensor) -> bool:
     """Made by a factory whose result is always 1-D (`torch.linspace`, `torch.arange`), as is?"""
     steps = [node for node, note in tensor.why  # past `tqdm(steps)` and the assignments that named it
-             if "follows its inputs" not in note and type(node) is not cst.SimpleStatementLine]
+             if FOLLOWS_INPUTS not in note and type(node) is not cst.SimpleStatementLine]
     if not steps:
         return False
     made = steps[-1]

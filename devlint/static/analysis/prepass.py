@@ -118,8 +118,6 @@ class PrePass:
         return self.strong_evidence or switched or (self.weak_evidence and not self.multi_gpu)
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
-        if not self.nccl_backend and any(_is_nccl(a.value) for a in node.args):
-            self.nccl_backend = True  # `init_process_group("nccl")`, `add_argument(..., default="nccl")`
         func = node.func
         kind = type(func)
         callee: Optional[str] = None
@@ -151,6 +149,8 @@ class PrePass:
             value_kind = type(value)
             if value_kind is cst.Name:
                 self.passed_names.add(cast(cst.Name, value).value)
+            elif value_kind is cst.SimpleString and _is_nccl(value):
+                self.nccl_backend = True  # `init_process_group("nccl")`, `add_argument(..., default="nccl")`
             if callee is None or arg.star:
                 continue
             if arg.keyword is not None:
@@ -176,12 +176,11 @@ class PrePass:
                 self._note_save(node, scope)
 
     def _note_save(self, node: cst.Call, scope: Scope) -> None:
-        target = [a.value for a in node.args if a.keyword is None][1:2] or \
-            [a.value for a in node.args if a.keyword is not None and a.keyword.value == "f"]
-        if target:
-            scope.saved_to.add(_source(target[0]))
-            self.saved_anywhere.add(_source(target[0]))
-            template = path_template(target[0])
+        target = _save_target(node)
+        if target is not None:
+            scope.saved_to.add(_source(target))
+            self.saved_anywhere.add(_source(target))
+            template = path_template(target)
             if template:
                 self.saved_templates.add(template)
 
@@ -296,6 +295,13 @@ def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement
     return False
 
 
+def _save_target(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """Where `torch.save(obj, f)` writes: its second positional argument or `f=`."""
+    target = [a.value for a in call.args if a.keyword is None][1:2] or \
+        [a.value for a in call.args if a.keyword is not None and a.keyword.value == "f"]
+    return target[0] if target else None
+
+
 def _is_nccl(node: cst.BaseExpression) -> bool:
     return type(node) is cst.SimpleString and node.value[1:-1] == api.NCCL_BACKEND
 
@@ -407,9 +413,9 @@ def save_templates(tree: cst.Module) -> set[str]:
         node = stack.pop()
         if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[0] in ("torch", "th") \
                 and (dotted(node.func) or "").endswith(".save"):
-            positional = [a.value for a in node.args if a.keyword is None]
-            if len(positional) >= 2 and "state_dict" not in _source(positional[0]):
-                template = path_template(positional[1])
+            target, saved = _save_target(node), node.args[0].value if node.args else None
+            if target is not None and saved is not None and "state_dict" not in _source(saved):
+                template = path_template(target)
                 if template:
                     found.add(template)
         stack.extend(children(node))

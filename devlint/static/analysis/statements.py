@@ -484,7 +484,7 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
                 bases=tuple(bases))
     if interp.frames.importing is None or name not in interp.tables.classes:  # the checked file's own class wins
         interp.tables.classes[name] = cls
-    if any(is_skip_marker(interp, d, state) for d in node.decorators) or _init_requires_cuda(node):
+    if any(is_skip_marker(interp, d, state) for d in node.decorators) or _init_requires_cuda(interp, node, state):
         interp.tables.guarded_classes.add(name)
     state.env[name] = cls
     for stmt in class_body(node):
@@ -493,21 +493,18 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     return state
 
 
-def _init_requires_cuda(node: cst.ClassDef) -> bool:
-    """`assert torch.cuda.is_available()` among its `__init__`'s statements: no instance exists without a GPU,
-    so its methods run with one (nnU-Net's GPU benchmark trainers)."""
+def _init_requires_cuda(interp: Walker, node: cst.ClassDef, state: State) -> bool:
+    """An `assert` among its `__init__`'s statements that CUDA is there (`assert torch.cuda.is_available()`, as
+    the walk reads availability checks): no instance exists without a GPU, so its methods run with one
+    (nnU-Net's GPU benchmark trainers)."""
     init = next((s for s in class_body(node) if type(s) is cst.FunctionDef and s.name.value == "__init__"), None)
-    if init is None:
+    if init is None or type(init.body) is not cst.IndentedBlock:
         return False
-    for statement in init.body.body if type(init.body) is cst.IndentedBlock else ():
-        for small in statement.body if type(statement) is cst.SimpleStatementLine else ():
-            test = small.test if type(small) is cst.Assert else None
-            if type(test) is cst.Call and (dotted(test.func) or "").endswith(_CUDA_CHECKS):
-                return True
-    return False
-
-
-_CUDA_CHECKS = tuple(path[path.index("."):] for path in api.AVAILABILITY if path.startswith(api.TORCH_CUDA_PREFIX))
+    tests = [small.test for statement in init.body.body if type(statement) is cst.SimpleStatementLine
+             for small in statement.body if type(small) is cst.Assert]
+    # only a library's check is asked here: evaluating a call of the project's own would analyse it out of place
+    checks = [t for t in tests if type(t) is cst.Call and isinstance(interp.eval(t.func, state), Ref)]
+    return any(learns(as_condition(interp.eval(check, state)), True) is True for check in checks)
 
 
 def _dataset_by_shape(node: cst.ClassDef) -> bool:

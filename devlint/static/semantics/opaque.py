@@ -19,6 +19,9 @@ from devlint.static.syntax import dotted
 from devlint.core.values import CPU, UNKNOWN, DeviceValue, Located, Module, Seq, Tensor, Value
 
 
+FOLLOWS_INPUTS = "follows its inputs"  # the why-step of an unseen call's result (a pass-through: `tqdm(steps)`)
+
+
 def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     """An imported function: `utils.train_epoch(model, loader)`; `by_name`: a member of an imported module
     taken by name (`models.__dict__[arch](...)`, the model zoo idiom: its entries are constructors)."""
@@ -72,7 +75,7 @@ def follows_inputs(site: CallSite) -> Value:
     source = tensors[0]
     where = replace(devices[0], implicit=False)  # computed there, not made there without device=
     params = {v.from_param for v in tensors}
-    step = (site.node, f"`{site.file.code(site.node.func)}(...)` follows its inputs (inferred)")
+    step = (site.node, f"`{site.file.code(site.node.func)}(...)` {FOLLOWS_INPUTS} (inferred)")
     return Tensor(why=source.why + (step,), where=where, derived=True, inferred=True,
                   from_param=params.pop() if len(params) == 1 else None)
 
