@@ -261,3 +261,22 @@ def setup(rank):
 """
     assert found(source.format(first="", backend='"nccl"')) == set()
     assert found(source.format(first="  # expect: DEV203", backend='"gloo"')) == {(8, "DEV203"), (10, "DEV201")}
+
+
+def test_an_nccl_backend_named_before_the_set_up_counts_as_nccl():
+    """DeiT's and GroundingDINO's `init_distributed_mode` (facebookresearch/deit utils.py): `args.dist_backend =
+    'nccl'`, then `init_process_group(backend=args.dist_backend)`: the body sets up an NCCL group, so its
+    `torch.cuda.set_device` has a GPU. A backend name the body set to gloo, or never set, says nothing."""
+    source = """
+import torch
+import torch.distributed as dist
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def init_distributed_mode(args):
+    torch.cuda.set_device(args.gpu){mark}
+    args.dist_backend = {backend}
+    dist.init_process_group(backend=args.dist_backend, rank=args.rank)
+"""
+    assert found(source.format(mark="", backend='"nccl"')) == set()
+    assert found(source.format(mark="  # expect: DEV203", backend='"gloo"')) == {(7, "DEV203")}
+    assert found(source.format(mark="  # expect: DEV203", backend="args.backend")) == {(7, "DEV203")}

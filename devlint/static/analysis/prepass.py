@@ -283,14 +283,19 @@ _EMPTY = cst.Module(body=[])
 
 
 def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
-    """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself."""
+    """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself; the
+    backend may be a name the body set to "nccl" before (`args.dist_backend = "nccl"`, DeiT's and DETR's set-up)."""
+    nccl_names: set[str] = set()
     for statement in body:
         if type(statement) is not cst.SimpleStatementLine:
             continue
         for small in statement.body:
+            if type(small) is cst.Assign and _is_nccl(small.value):
+                nccl_names.update(filter(None, (dotted(t.target) for t in small.targets)))
+                continue
             call = getattr(small, "value", None)
             if type(call) is cst.Call and (dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME) \
-                    and any(_is_nccl(a.value) for a in call.args):
+                    and any(_is_nccl(a.value) or dotted(a.value) in nccl_names for a in call.args):
                 return True
     return False
 
