@@ -298,6 +298,17 @@ def test_the_root_is_the_nearest_marker(tmp_path):
     assert layout_for(str(tmp_path / "outer/inner/deep/x.py")).root == (tmp_path / "outer/inner").resolve()
 
 
+def test_a_setup_module_inside_a_package_is_no_project_root(tmp_path):
+    """mit-han-lab/efficientvit's `efficientvit/apps/setup.py` sets up experiments: a module of the package
+    `apps`, not a build script. Its files import `efficientvit.apps.utils.dist` from the checkout's root, so
+    the root is above it; a `setup.py` beside no `__init__.py` still marks a root."""
+    write(tmp_path, {"pyproject.toml": "", "lib/apps/__init__.py": "", "lib/apps/setup.py": "",
+                     "lib/apps/utils/dist.py": "", "tools/setup.py": "", "tools/x.py": ""})
+    assert layout_for(str(tmp_path / "lib/apps/utils/dist.py")).root == tmp_path.resolve()
+    assert layout_for(str(tmp_path / "lib/apps/probe.py")).root == tmp_path.resolve()
+    assert layout_for(str(tmp_path / "tools/x.py")).root == (tmp_path / "tools").resolve()
+
+
 NUMPY_HELPER = """\
     import torch
 

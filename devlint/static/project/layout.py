@@ -23,6 +23,9 @@ else:  # Python < 3.11
     import tomli as tomllib
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# In a package (a folder with `__init__.py`), `setup.py` is one of its modules (efficientvit's `apps/setup.py`
+# sets up experiments), not the project's build script: the root is further up.
+PACKAGE_MODULE_MARKER = "setup.py"
 MAX_MODULE_DEPTH = 12  # dotted names deeper than this are not looked for (a hostile `import a.a.a...`)
 
 
@@ -198,7 +201,8 @@ def run_root(paths: Iterable[str]) -> Optional[str]:
 @functools.lru_cache(maxsize=256)
 def _root_above(folder: Path) -> Optional[Path]:
     for candidate in (folder, *folder.parents):
-        if any((candidate / marker).exists() for marker in ROOT_MARKERS):
+        if any((candidate / marker).exists() for marker in ROOT_MARKERS if marker != PACKAGE_MODULE_MARKER) or (
+                (candidate / PACKAGE_MODULE_MARKER).exists() and not (candidate / "__init__.py").exists()):
             return candidate
     return None
 
