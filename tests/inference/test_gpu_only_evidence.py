@@ -129,6 +129,15 @@ try:
 except KeyError as e:
     SKIP_TEST = e
 """ + TEST_CLASS.format(decorator='skipIf(SKIP_TEST, f"{SKIP_TEST}")', mark=EXPECT_201),
+    # huggingface/nanotron tests/fp8/test_tensor.py: Transformer Engine's FP8 layers are CUDA only
+    "a_test_file_that_imports_transformer_engine_runs_with_a_gpu": """
+import torch
+import transformer_engine as te
+""" + STREAMS.format(mark=""),
+    "twin_a_library_that_runs_anywhere": """
+import torch
+import transformers as te
+""" + STREAMS.format(mark=EXPECT_203),
     "a_model_quantized_to_4_bits_runs_on_a_gpu": QUANTIZED.format(flag="True", mark=""),
     "twin_a_model_not_quantized": QUANTIZED.format(flag="False", mark=EXPECT_203),
     "a_model_loaded_in_8_bits_runs_on_a_gpu": QUANTIZED.replace("quantization_config=config", "load_in_8bit=True")

@@ -280,3 +280,24 @@ def init_distributed_mode(args):
     assert found(source.format(mark="", backend='"nccl"')) == set()
     assert found(source.format(mark="  # expect: DEV203", backend='"gloo"')) == {(7, "DEV203")}
     assert found(source.format(mark="  # expect: DEV203", backend="args.backend")) == {(7, "DEV203")}
+
+
+def test_a_worker_spawned_once_per_gpu_runs_with_one():
+    """rasbt/LLMs-from-scratch appendix-A DDP-script.py: `mp.spawn(main, args=(world_size, epochs),
+    nprocs=torch.cuda.device_count())` starts one process per GPU, each `main(rank, world_size, epochs)`:
+    without a GPU, none. Its `torch.cuda.set_device(rank)` has a GPU; spawned a fixed number of times, not."""
+    source = """
+import torch
+import torch.multiprocessing as mp
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def main(rank, world_size, epochs):
+    torch.cuda.set_device(rank){mark}
+    model = torch.nn.Linear(2, 2).to(rank)
+
+if __name__ == "__main__":
+    world_size = {count}
+    mp.spawn(main, args=(world_size, 3), nprocs=world_size)
+"""
+    assert found(source.format(mark="", count="torch.cuda.device_count()")) == set()
+    assert found(source.format(mark="  # expect: DEV203", count="2")) >= {(7, "DEV203")}

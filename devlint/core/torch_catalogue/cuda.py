@@ -91,6 +91,6 @@ DISTRIBUTED_RECORDS: List[Api] = [
     fn("torch.distributed.init_process_group", roles=Role.MULTI_GPU | Role.INIT_PROCESS_GROUP),
     fn("torch.distributed.is_initialized", roles=Role.GROUP_INITIALIZED),
     fn("torch.distributed.get_world_size", roles=Role.WORLD_SIZE),
-    fn("torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.run", "torch.multiprocessing.spawn",
-       roles=Role.MULTI_GPU),
+    fn("torch.distributed.fsdp.FullyShardedDataParallel", "torch.distributed.run", roles=Role.MULTI_GPU),
+    fn("torch.multiprocessing.spawn", roles=Role.MULTI_GPU | Role.SPAWNS_WORKERS),
 ]

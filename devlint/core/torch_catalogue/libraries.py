@@ -24,8 +24,10 @@ SETTING_ANNOTATIONS = frozenset({"int", "float", "str", "bool"})
 BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
 
 # Libraries that need a GPU to import or to do anything: code after their import runs with one (Triton's
-# kernels run on NVIDIA or AMD GPUs, both "cuda" to torch).
-CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton", "cutlass"})
+# kernels run on NVIDIA or AMD GPUs, both "cuda" to torch; Transformer Engine's FP8 layers and FlashAttention's
+# kernels are CUDA only).
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton", "cutlass",
+                                 "transformer_engine", "flash_attn"})
 # A compiled extension the project builds with CUDA (`import fused_adam_cuda`, apex's `amp_C`): its
 # module name says so. Only an import that is no Python module of the project counts (a `.so` is not
 # read); `torch._C` or a package's own `_C` (detectron2's has cpu kernels) and helpers such as

@@ -138,6 +138,7 @@ class Role(enum.Flag):
     AVAILABILITY = enum.auto()  # asks whether CUDA (or any accelerator) is there
     CURRENT_ACCELERATOR = enum.auto()
     DEVICE_COUNT = enum.auto()
+    SPAWNS_WORKERS = enum.auto()  # `spawn(fn, args, nprocs)`: nprocs processes, each running `fn(rank, *args)`
     DEVICE_CHECK = enum.auto()  # a file calling it means to run without a GPU too
     DEVICE_CONSTRUCTOR = enum.auto()  # `torch.device("cuda", 1)`
     DEVICE_CONTEXT = enum.auto()  # `with torch.cuda.device(i)`

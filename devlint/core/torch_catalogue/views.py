@@ -157,6 +157,7 @@ MULTI_GPU = paths(role(Role.MULTI_GPU))
 INIT_PROCESS_GROUP = paths(role(Role.INIT_PROCESS_GROUP))
 GROUP_INITIALIZED = paths(role(Role.GROUP_INITIALIZED))
 WORLD_SIZE_CALLS = paths(role(Role.WORLD_SIZE))
+SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 # set by torchrun (and torch.distributed.launch) in each process it starts

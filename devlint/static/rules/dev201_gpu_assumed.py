@@ -35,7 +35,8 @@ class GpuAssumed(Rule):
     `if "RANK" not in os.environ: return` (directly or through a helper such
     as `get_world_size()`) has one, and so does a body that sets up an NCCL
     group itself (`init_process_group("nccl")` as one of its statements),
-    before that call too.
+    before that call too. A worker that `mp.spawn` starts once per GPU
+    (`nprocs=torch.cuda.device_count()`) runs with one.
 
     Only files that show they mean to run without a GPU too are checked line
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/

@@ -7,12 +7,12 @@ from __future__ import annotations
 from devlint.core.facts import EventElapsed, GpuAssumption
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CUDA_TYPE
-from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device
 from devlint.core.values import (
-    DEVICE_COUNT, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue, Seq,
-    SkipMarker, Value, replace,
+    DEVICE_COUNT, INTEGER, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue,
+    Function, Seq, SkipMarker, Value, replace,
 )
 
 
@@ -58,6 +58,28 @@ def init_process_group(site: CallSite) -> Value:
         site.state.guarded = True
         if not site.state.device_chosen:  # no `set_device` yet: plain 'cuda' is GPU 0 in every process
             site.state.ranks = site.node
+    return UNKNOWN
+
+
+def spawn_workers(site: CallSite) -> Value:
+    """`mp.spawn(worker, args=(...), nprocs=torch.cuda.device_count())`: one process per GPU, each running
+    `worker(rank, *args)`; without a GPU there is none. So the worker is analysed as called there, with a GPU
+    (LLMs-from-scratch's DDP-script.py, pytorch/examples' imagenet `main_worker`). Another count says nothing."""
+    args = site.args
+    worker, nprocs = args.first("fn"), args.find(2, "nprocs")
+    if not isinstance(worker, Function) or nprocs is None or not isinstance(nprocs[1], DeviceCount) \
+            or nprocs[1].world:
+        return UNKNOWN
+    call = Args()
+    call.positional.append((site.node, INTEGER))  # the process's rank: its GPU's index
+    given = args.find(1, "args")
+    if given is not None and isinstance(given[1], Seq) and given[1].items is not None:
+        call.positional.extend((given[0], item) for item in given[1].items)
+    elif given is not None:
+        return UNKNOWN  # arguments we cannot spread: the worker is left to its own analysis
+    state = site.state.copy()
+    state.guarded = True
+    site.walk.invoke(worker, call, site.node, state, None)
     return UNKNOWN
 
 
@@ -149,6 +171,7 @@ FUNCTIONS = {
     **{path: init_process_group for path in api.INIT_PROCESS_GROUP},
     **{path: group_initialized for path in api.GROUP_INITIALIZED},
     **{path: world_size for path in api.WORLD_SIZE_CALLS},
+    **{path: spawn_workers for path in api.SPAWNS_WORKERS},
     **{path: backend_synchronize for path in api.BACKEND_SYNCHRONIZE},
 }
 EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}
