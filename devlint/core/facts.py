@@ -23,6 +23,8 @@ class FileIntent:
     portable_uses: int = 0  # tensors and modules placed on a device chosen at run time
     multi_gpu: bool = False  # DataParallel, DDP, NCCL: a program for several GPUs
     xla: bool = False  # imports torch_xla: a TPU program, whose checkpoints XLA writes from the cpu
+    # cpu_capable only by device variables that always hold a cuda constant (no check, no option, no other device)
+    cuda_variables_only: bool = False
 
 
 @record

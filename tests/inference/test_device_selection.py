@@ -71,7 +71,7 @@ import torch
 import torch.distributed as dist
 local_rank = int(os.environ["LOCAL_RANK"])
 device = torch.device(f"cuda:{local_rank}")
-torch.cuda.set_device(device)  # expect: DEV203
+torch.cuda.set_device(device)  # expect: DEV204
 x = torch.zeros(2, device=device)
 """,
     "set_default_device": """

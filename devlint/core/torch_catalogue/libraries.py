@@ -84,6 +84,9 @@ HOST_LIBRARY_SAFE = frozenset(
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
 )
 
+# numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
+# back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
+NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
 # numpy functions that build an array (on the host): `torch.tensor(np.stack(rows))` is a cpu tensor with dimensions.
 HOST_ARRAY_FUNCTIONS = frozenset(
     {"numpy." + name for name in (
@@ -141,6 +144,9 @@ DEVICE_OPTIONS = frozenset(
      "cpu_only", "force_cpu", "local_rank"}
 )
 
+# Options and variables that count GPUs (`-g/--gpus N`, "number of gpus per node"): a switch for several GPUs
+# more often than for the cpu, so weak evidence that a file means to run without one (a device variable's weight).
+GPU_COUNT_NAMES = frozenset({"gpus", "ngpu", "n_gpu", "num_gpus", "n_gpus"})
 # Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU",

@@ -85,7 +85,7 @@ class Interpreter:
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
-                                   xla))
+                                   xla, prepass.only_cuda_variables))
 
     # ------------------------------------------------------------ the two dispatchers
 

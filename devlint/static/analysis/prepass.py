@@ -22,7 +22,7 @@ class Scope:
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
-                 "numpy_receivers", "nccl_setup")
+                 "numpy_receivers", "nccl_setup", "converted_names", "_conversions")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -42,6 +42,10 @@ class Scope:
         # its body sets up an NCCL group, whatever the path (`init_process_group("nccl")` at its top level): it
         # runs with GPUs, before that call too (DETR's `set_device(gpu)` comes first)
         self.nccl_setup = False
+        # rebound to a tensor made of themselves (`bounds = torch.tensor(bounds)`): as a parameter, data to
+        # convert; what the body does with the name afterwards tells nothing of what the caller gives
+        self.converted_names: set[str] = set()
+        self._conversions: list[tuple[str, str]] = []  # (name, callee) of each `name = callee(name, ...)`
 
 
 class PrePass:
@@ -57,6 +61,11 @@ class PrePass:
         # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
         # too); a multi-GPU program (DataParallel, DDP, NCCL) needs strong evidence.
         self.strong_evidence = self.weak_evidence = self.multi_gpu = False
+        # the device variables weak evidence rests on (`.to(device)`), and per device-named target whether every
+        # assignment to it is a cuda constant (`device = torch.device("cuda")`); evidence of another kind
+        self._device_variables: set[str] = set()
+        self._cuda_constant: dict[str, bool] = {}
+        self._other_weak_evidence = False
         self._placement_tests: list[tuple[str, Scope]] = []  # (x, its scope) of each `if x.is_cuda:`
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
@@ -74,7 +83,7 @@ class PrePass:
             self._resolve_library_calls(scope)
         # only attributes of a dotted name are kept
         if any(cast(str, dotted(node.value)).split(".")[0] not in self.imports for node in self._device_attributes):
-            self.weak_evidence = True
+            self.weak_evidence = self._other_weak_evidence = True
 
     def _walk(self, roots: list[cst.CSTNode], scope: Scope, pending: list[tuple[list[cst.CSTNode], Scope]]) -> None:
         notes, getters, pruned = _NOTES, GETTERS, _PRUNED  # by exact type: isinstance goes through ABCMeta
@@ -114,8 +123,18 @@ class PrePass:
     @property
     def cpu_evidence(self) -> bool:
         """Does the file show it means to run without a GPU too?"""
-        switched = any(base not in scope.tensor_names for base, scope in self._placement_tests)
-        return self.strong_evidence or switched or (self.weak_evidence and not self.multi_gpu)
+        return self.strong_evidence or self._switched() or (self.weak_evidence and not self.multi_gpu)
+
+    @property
+    def only_cuda_variables(self) -> bool:
+        """Are device variables that only ever hold cuda constants (`device = torch.device("cuda")`, `cuda:{rank}`)
+        all the file shows of running without a GPU? Such a variable is a hardcoded GPU under a name."""
+        return self.cpu_evidence and not self.strong_evidence and not self._switched() \
+            and not self._other_weak_evidence and bool(self._device_variables) \
+            and all(self._cuda_constant.get(name) is True for name in self._device_variables)
+
+    def _switched(self) -> bool:
+        return any(base not in scope.tensor_names for base, scope in self._placement_tests)
 
     def _note_call(self, node: cst.Call, scope: Scope) -> None:
         func = node.func
@@ -165,8 +184,11 @@ class PrePass:
         choice = _device_choice(node)
         if choice == "option":
             self.strong_evidence = True
-        elif choice == "variable":
+        elif choice == "count":
+            self.weak_evidence = self._other_weak_evidence = True
+        elif choice is not None:
             self.weak_evidence = True
+            self._device_variables.add(choice)
         if callee:
             scope.library_calls.append((callee, [n for n in names if n]))
             if keywords:
@@ -191,6 +213,8 @@ class PrePass:
             # `if not x.is_cuda: x = x.cuda()` asks where a tensor is (GPU-first code), `if args.is_cuda:` is a
             # switch: which one is told by what x is, known once the whole file is read
             self._placement_tests.append(((test or "").rsplit(".", 1)[0], scope))
+        elif last in api.GPU_COUNT_NAMES:
+            self.weak_evidence = True  # `if args.gpus > 1:` how many GPUs, often a switch for DDP only
         elif last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
             self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
 
@@ -221,6 +245,10 @@ class PrePass:
                 self.consumers[id(node.left)] = node
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
+        for assigned in node.targets:
+            name = dotted(assigned.target)
+            if name and api.looks_like_device_name(name):
+                self._cuda_constant[name] = self._cuda_constant.get(name, True) and _is_cuda_constant(node.value)
         if _is_nccl(node.value):
             self.nccl_backend = True  # `args.dist_backend = "nccl"`
         elif type(node.value) is cst.Call:
@@ -231,6 +259,9 @@ class PrePass:
             target, built = dotted(node.targets[0].target), dotted(call.func)
             if len(node.targets) == 1 and target and built:
                 self.built_by[target] = built  # `criterion = nn.CrossEntropyLoss()`
+                if call is node.value and call.args and call.args[0].keyword is None \
+                        and dotted(call.args[0].value) == target:
+                    scope._conversions.append((target, built))
 
     def _note_yield(self, node: cst.Yield, scope: Scope) -> None:
         scope.generator = True
@@ -262,6 +293,11 @@ class PrePass:
             elif is_tensor_operation(path) or self._torch_module(callee):
                 scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
         scope.library_calls = []
+        for name, callee in scope._conversions:
+            head, _, rest = callee.partition(".")
+            if self.imports.get(head, head) + ("." + rest if rest else "") in api.DATA_FOLLOWING_FACTORIES:
+                scope.converted_names.add(name)
+        scope._conversions = []
         for callee, names in scope.keyword_inputs:
             if callee in scope.module_names:
                 # `model(input_ids=ids)`, `model.forward(x=batch)`: a module's named inputs are tensors (an object
@@ -357,21 +393,30 @@ def _device_move(call: cst.Call) -> bool:
 
 
 def _device_choice(call: cst.Call) -> Optional[str]:
-    """"option" for `parser.add_argument("--no-cuda")`; "variable" for `.to(device)`,
-    `zeros(..., device=args.device)`; None for anything else."""
+    """"option" for `parser.add_argument("--no-cuda")`, "count" for `--gpus N`; the variable's name for
+    `.to(device)`, `zeros(..., device=args.device)`; None for anything else."""
     func = call.func
     if type(func) is cst.Attribute and func.attr.value == "add_argument":
-        for arg in call.args:
-            if type(arg.value) is cst.SimpleString:
-                flag = arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
-                if flag in api.DEVICE_OPTIONS:
-                    return "option"
-        return None
+        flags = {arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
+                 for arg in call.args if type(arg.value) is cst.SimpleString}
+        return "option" if flags & (api.DEVICE_OPTIONS - api.GPU_COUNT_NAMES) else \
+            "count" if flags & api.GPU_COUNT_NAMES else None
     candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
     if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
-    return "variable" if any(dotted(c) and api.looks_like_device_name(cast(str, dotted(c))) for c in candidates) \
-        else None
+    return next((name for name in map(dotted, candidates) if name and api.looks_like_device_name(name)), None)
+
+
+def _is_cuda_constant(node: cst.BaseExpression) -> bool:
+    """`"cuda"`, `f"cuda:{rank}"`, `torch.device("cuda", rank)`: a GPU named in the code, whatever its index."""
+    if type(node) is cst.Call and node.args:
+        return (dotted(node.func) or "").rsplit(".", 1)[-1] == "device" and _is_cuda_constant(node.args[0].value)
+    if type(node) is cst.SimpleString:
+        return node.value.strip("'\"rbRBuU").startswith(api.CUDA_TYPE)
+    if type(node) is cst.FormattedString:
+        first = node.parts[0] if node.parts else None
+        return type(first) is cst.FormattedStringText and first.value.startswith(api.CUDA_TYPE)
+    return False
 
 
 def is_tensor_operation(path: str) -> bool:

@@ -1,8 +1,9 @@
 """Does a file mean to run without a GPU? Shared by the GPU-assumption rules (DEV201-DEV204).
 
 A file that never shows it (no device choice, no availability check that branches, no device
-option), or whose GPU uses are mostly hardcoded (at least three, more than its portable ones),
-is GPU-only by design: it gets one DEV204, not a warning per line.
+option), whose only sign is a device variable never chosen at run time beside a call that needs a GPU,
+or whose GPU uses are mostly hardcoded (at least three, more than its portable ones), is GPU-only by
+design: it gets one DEV204, not a warning per line.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class GpuIntent:
             # a multi-GPU program that never shows a cpu path needs no `.cuda()` to be GPU-only
             return self.intent is not None and self.intent.multi_gpu and not self.intent.cpu_capable
         if self.intent is None or not self.intent.cpu_capable:
+            return True
+        if self.intent.cuda_variables_only and any(
+                a.kind == "cuda-api" and not a.guarded and not a.switched for a in self.assumptions):
+            # a device variable that only ever holds 'cuda' shows no cpu path, and a GPU-only call
+            # (`torch.cuda.set_device`, `reset_peak_memory_stats`) says there is none (MONAI's MAISI scripts)
             return True
         hardcoded = {id(a.node) for a in self.unguarded() if not a.switched}
         portable = self.intent.portable_uses + sum(1 for a in self.assumptions if a.guarded or a.switched)

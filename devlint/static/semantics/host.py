@@ -13,7 +13,7 @@ from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import selected_is_cpu
-from devlint.core.values import UNKNOWN, Const, HostArray, Located, Tensor, Value
+from devlint.core.values import UNKNOWN, Const, HostArray, Located, Seq, Tensor, Value
 from devlint.static.syntax import dotted
 
 
@@ -22,6 +22,9 @@ def host_library(site: CallSite) -> Value:
     args, path = site.args, site.path
     if path in api.HOST_LIBRARY_SAFE:
         return UNKNOWN
+    if path in api.NUMPY_SPLITS:
+        first = args.first("ary")
+        return Seq(kind="list", elem=first) if isinstance(first, Tensor) else UNKNOWN
     for arg_node, value in args.positional + list(args.keywords.values()):
         for member in tensors_in(value):
             if _on_gpu_here(site, member) and not member.inferred:

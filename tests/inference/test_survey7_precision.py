@@ -1,0 +1,95 @@
+"""False findings of the seventh precision survey (issue 17 item 9), each beside a twin that must stay reported.
+
+- `np.array_split(t, n)` only slices its argument: the pieces are tensors on t's device, nothing reaches
+  numpy (autonomousvision/stylegan-t training_loop.py);
+- a parameter rebound to a tensor made of itself (`bounds = torch.tensor(bounds)`, ControlNet's vendored
+  mmcv voxelize.py) is data to convert: slicing the new tensor says nothing of what the caller gave;
+- a device variable that only ever holds a cuda constant shows no cpu path; beside a call that needs a GPU
+  (`torch.cuda.reset_peak_memory_stats()`) the file is GPU-only: one DEV204, not a warning per line
+  (MONAI's MAISI inference script). Without such a call a hardcoded device is still a DEV201 (MONAI's
+  jupyter_utils notebook, a true warning);
+- a GPU count option (`-g/--gpus N`, "number of gpus per node") is no cpu option: a DDP training script that
+  has one is still GPU-only (MONAI's 2d_ldm train_autoencoder.py); a `--device` option is one.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+SPLIT = """
+import numpy as np
+import torch
+
+def split_batch(images, size):
+    return {call}  # {mark}
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+parts = split_batch(torch.zeros(8, 3).to(device), 4)
+"""
+
+REBOUND = """
+import torch
+
+def grid(step, bounds):
+    {rebind}
+    step = torch.tensor(step, dtype=torch.float32)
+    return (bounds[3:] - bounds[:3]) / step{mark}
+"""
+
+CONSTANT_DEVICE = """
+import torch
+from torch import nn
+
+def main(path):
+    device = torch.device("cuda"){mark}
+    model = nn.Linear(8, 8).to(device)
+    model.load_state_dict(torch.load(path, map_location=device))
+    return model(torch.randn(2, 8).to(device))
+
+if __name__ == "__main__":
+    {call}
+    main("a.pt")
+"""
+
+GPU_COUNT = """
+import argparse
+import os
+import torch
+import torch.distributed as dist
+from torch import nn
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument({option}, default=1, type=int)
+    args = parser.parse_args()
+    if args.gpus > 1:
+        dist.init_process_group(backend="nccl", init_method="env://")
+        device = torch.device(f"cuda:{{int(os.environ['LOCAL_RANK'])}}")
+    else:
+        device = 0
+    torch.cuda.set_device(device){mark}
+    return nn.Linear(4, 4).to(device)(torch.zeros(1, 4).to(device))
+"""
+
+CASES = {
+    "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
+    "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
+    "a_parameter_rebound_to_a_tensor_of_itself_is_converted_data": REBOUND.format(
+        rebind="bounds = torch.tensor(bounds, dtype=torch.float32)", mark=""),
+    "twin_a_tensor_parameter_sliced_as_given": REBOUND.format(rebind="pass", mark="  # expect: DEV104"),
+    "a_constant_device_beside_a_gpu_only_call_is_one_gpu_only_file": CONSTANT_DEVICE.format(
+        call="torch.cuda.reset_peak_memory_stats()", mark="  # expect: DEV204"),
+    "twin_a_constant_device_alone_is_a_hardcoded_gpu": CONSTANT_DEVICE.format(call="pass", mark="  # expect: DEV201"),
+    "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
+    "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
