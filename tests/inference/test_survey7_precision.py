@@ -11,6 +11,11 @@
 - a GPU count option (`-g/--gpus N`, "number of gpus per node") is no cpu option: a DDP training script that
   has one is still GPU-only (MONAI's 2d_ldm train_autoencoder.py); a `--device` option is one.
 
+- a module's forward that sends an input to a device itself (`samples.to(dtype=..., device=self.device)`)
+  takes that input from anywhere: the call is not judged on it; and a module that holds a scikit-learn (or
+  cuML) estimator owns no parameters (dinov2's eval/log_regression.py LogRegModule, met when checking the
+  fixes above on dinov2).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -75,6 +80,27 @@ def main():
     return nn.Linear(4, 4).to(device)(torch.zeros(1, 4).to(device))
 """
 
+SELF_PLACING = """
+import torch
+from torch import nn
+from {library} import LogisticRegression
+
+class Scorer(nn.Module):
+    def __init__(self, device=torch.device("cpu")):
+        super().__init__()
+        self.device = device
+        self.estimator = LogisticRegression()
+
+    def forward(self, samples, targets):
+        {move}
+        return {{"preds": self.estimator.predict_proba(samples), "target": targets}}
+
+def evaluate(scorer, samples, targets, device):
+    return scorer(samples.to(device), targets){mark}
+
+evaluate(Scorer(), torch.zeros(2, 4), torch.zeros(2), torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+"""
+
 CASES = {
     "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
     "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
@@ -84,6 +110,12 @@ CASES = {
     "a_constant_device_beside_a_gpu_only_call_is_one_gpu_only_file": CONSTANT_DEVICE.format(
         call="torch.cuda.reset_peak_memory_stats()", mark="  # expect: DEV204"),
     "twin_a_constant_device_alone_is_a_hardcoded_gpu": CONSTANT_DEVICE.format(call="pass", mark="  # expect: DEV201"),
+    "a_forward_that_moves_its_input_takes_it_from_anywhere": SELF_PLACING.format(
+        library="some_layers", move="samples = samples.to(dtype=torch.float64, device=self.device)", mark=""),
+    "a_module_holding_an_estimator_owns_no_parameters": SELF_PLACING.format(
+        library="cuml.linear_model", move="pass", mark=""),
+    "twin_a_module_holding_an_unknown_layer_is_on_the_cpu": SELF_PLACING.format(
+        library="some_layers", move="pass", mark="  # expect: DEV102"),
     "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
     "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
 }

@@ -51,7 +51,8 @@ GPU_QUANTIZATION_KEYWORDS = frozenset({"load_in_4bit", "load_in_8bit"})
 
 # Libraries whose classes are known (or are not modules): their CamelCase calls build no unknown module.
 LIBRARY_PREFIXES = ("torch.", "numpy.", "scipy.", "pandas.", "matplotlib.", "PIL.", "cv2.", "sklearn.", "argparse.",
-                    "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.")
+                    "collections.", "typing.", "pathlib.", "datetime.", "logging.", "enum.", "dataclasses.",
+                    "cuml.")  # (RAPIDS' scikit-learn on the GPU: estimators, no modules)
 DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.datasets.", "datasets.",
                     "torch_geometric.data.Dataset", "torch_geometric.data.InMemoryDataset", "dgl.data.DGLDataset")
 # A class that implements these is a map-style dataset, whatever its base (`class Graphs(object)` with both)

@@ -615,8 +615,8 @@ def _scan_for_imported_layer(interp: Walker, cls: Class) -> bool:
             name = (dotted(node.value.func) or "").rsplit(".", 1)[-1]
             if any(t.startswith("self.") for t in targets) and name[:1].isupper() and not name.isupper():
                 value = interp.eval(node.value.func, State())
-                if isinstance(value, Ref) and not value.path.startswith("torch."):
-                    return True
+                if isinstance(value, Ref) and not value.path.startswith(("torch.", *api.LIBRARY_PREFIXES)):
+                    return True  # (a scikit-learn estimator, a pandas frame: no layer)
         elif type(node) not in (cst.FunctionDef, cst.ClassDef):
             stack.extend(children(node))
     return False

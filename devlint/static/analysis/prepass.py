@@ -384,8 +384,8 @@ def _device_move(call: cst.Call) -> bool:
     if attr not in api.MOVES_TO_ARGUMENT or not call.args:
         return False
     arg = call.args[0]
-    if arg.keyword is not None:
-        return arg.keyword.value == "device"
+    if arg.keyword is not None:  # `x.to(dtype=torch.float64, device=d)`
+        return any(a.keyword is not None and a.keyword.value == "device" for a in call.args)
     if type(arg.value) is cst.SimpleString:
         return api.CUDA_TYPE in arg.value.value or api.MPS_TYPE in arg.value.value
     name = dotted(arg.value)

@@ -38,12 +38,12 @@ class FileTables:
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
     - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
-    - `FileQuestions.cpu_only_inputs`, its memo: `cpu_only_params`.
+    - `FileQuestions.self_placed_inputs`, its memo: `self_placed_params`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
-                 "memo", "analysed", "class_summaries", "cpu_only_params", "imported_layers", "demo_only",
+                 "memo", "analysed", "class_summaries", "self_placed_params", "imported_layers", "demo_only",
                  "_self_test_calls")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
@@ -63,7 +63,7 @@ class FileTables:
         self.memo: dict[MemoKey, Summary] = {}  # functions.summarise: a function's body per arguments
         self.analysed: set[int] = set()  # id(FunctionDef) of the functions whose body was walked
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
-        self.cpu_only_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it needs on the cpu
+        self.self_placed_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it places itself
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
         # id(FunctionDef) -> whether every call of it so far is the module level's, given tensors made on the cpu
         # (a self-test under `if __name__ == "__main__":`): such a function is analysed standalone too
@@ -106,7 +106,7 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
 
 class FileQuestions:
     """Read-only questions about the file and where the walk is in it: the `FileView` a semantics handler
-    gets (`site.file`). It owns nothing; only `cpu_only_inputs` fills a memo of the tables."""
+    gets (`site.file`). It owns nothing; only `self_placed_inputs` fills a memo of the tables."""
 
     __slots__ = ("_tables", "_frames")
 
@@ -136,13 +136,14 @@ class FileQuestions:
     def find_method(self, cls: Optional[Class], name: str) -> Optional[cst.FunctionDef]:
         return find_method(cls, name, self._tables.classes)
 
-    def cpu_only_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
-        """id() of the argument nodes of a call of `fdef` bound to parameters that it hands to a cpu-only argument
-        (`pack_padded_sequence(x, lengths)`): a caller is right to keep those on the cpu."""
-        memo = self._tables.cpu_only_params
+    def self_placed_inputs(self, fdef: cst.FunctionDef, args: Args, bound: bool) -> set[int]:
+        """id() of the argument nodes of a call of `fdef` bound to parameters that it places itself: hands to a
+        cpu-only argument (`pack_padded_sequence(x, lengths)`: a caller is right to keep those on the cpu), or
+        sends to a device (`samples = samples.to(device=self.device)`: the caller's device does not matter)."""
+        memo = self._tables.self_placed_params
         host = memo.get(id(fdef))
         if host is None:
-            host = memo[id(fdef)] = host_params(fdef)
+            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names
         if not host:
             return set()
         names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]

@@ -149,7 +149,7 @@ def call_module(site: CallSite, module: Value) -> Value:
         return site.walk.invoke(replace(site.file.functions[id(own_call)], bound=module), args, site.node,
                                 site.state, None)
     forward = _forward(site, module)
-    host_inputs = site.file.cpu_only_inputs(forward, args, bound=True) if forward is not None else set()
+    host_inputs = site.file.self_placed_inputs(forward, args, bound=True) if forward is not None else set()
     if isinstance(module, Module) and module.any_device_inputs:
         found = [args.find(position, keyword) for position, keyword in module.any_device_inputs]
         host_inputs |= {id(f[0]) for f in found if f is not None}
