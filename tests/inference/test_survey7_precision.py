@@ -16,6 +16,10 @@
   cuML) estimator owns no parameters (dinov2's eval/log_regression.py LogRegModule, met when checking the
   fixes above on dinov2).
 
+- a thrown-away `x.to(device)` of a tensor already on `device` (LAVIS's multimodal_search.py, nanotron's
+  decode.py) is a no-op: nothing is lost; thrown away after a dtype change too, or before the tensor is
+  there, it is still a DEV103.
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -101,6 +105,21 @@ def evaluate(scorer, samples, targets, device):
 evaluate(Scorer(), torch.zeros(2, 4), torch.zeros(2), torch.device("cuda" if torch.cuda.is_available() else "cpu"))
 """
 
+DISCARDED = """
+import torch
+import feature_store
+
+def load(device):
+    return torch.stack([torch.zeros(4), torch.ones(4)]).to(device)
+
+def search(device):
+    feats = {load}
+    feats.{move}{mark}
+    return feats.sum()
+
+search(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+"""
+
 CASES = {
     "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
     "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
@@ -116,6 +135,14 @@ CASES = {
         library="cuml.linear_model", move="pass", mark=""),
     "twin_a_module_holding_an_unknown_layer_is_on_the_cpu": SELF_PLACING.format(
         library="some_layers", move="pass", mark="  # expect: DEV102"),
+    "a_thrown_away_move_to_where_the_tensor_is_loses_nothing": DISCARDED.format(
+        load="load(device)", move="to(device)", mark=""),
+    "a_thrown_away_move_of_an_unknown_value_already_moved": DISCARDED.format(
+        load="feature_store.fetch().to(device)", move="to(device)", mark=""),
+    "twin_a_thrown_away_move_of_a_cpu_tensor": DISCARDED.format(
+        load="torch.zeros(2, 4)", move="to(device)", mark="  # expect: DEV103"),
+    "twin_a_thrown_away_dtype_change": DISCARDED.format(
+        load="load(device)", move="to(device, torch.float16)", mark="  # expect: DEV103"),
     "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
     "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
 }

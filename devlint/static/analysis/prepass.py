@@ -157,7 +157,7 @@ class PrePass:
                     scope.host_names.add(base)
                 elif attr in api.MODULE_ONLY_METHODS:
                     scope.module_names.add(base)
-                elif _device_move(node):
+                elif device_move(node):
                     scope.moved_names.add(base)
                 if any(_moved_name(arg.value) for arg in node.args):
                     scope.met_names.add(base)
@@ -373,10 +373,10 @@ def _source(node: cst.CSTNode) -> str:
 def _moved_name(node: cst.CSTNode) -> bool:
     """`x.cuda()`, `x.to(device)` of a dotted name."""
     return type(node) is cst.Call and type(node.func) is cst.Attribute and dotted(node.func.value) is not None \
-        and _device_move(node)
+        and device_move(node)
 
 
-def _device_move(call: cst.Call) -> bool:
+def device_move(call: cst.Call) -> bool:
     """`x.cuda()`, `x.to(device)`, `x.to("cuda")`, `x.to(device=d)`: not a dtype change."""
     attr = cast(cst.Attribute, call.func).attr.value  # a method call
     if attr in api.MOVES_TO_GPU:

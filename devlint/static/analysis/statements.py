@@ -18,6 +18,7 @@ from devlint.static.analysis.guards import (
     type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
+from devlint.static.analysis.prepass import device_move
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
@@ -156,6 +157,22 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
         state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
+def _already_there(receiver: Value, moved: Value, call: cst.Call) -> bool:
+    """`x.to(device)` of a tensor known to be on `device` already, naming nothing but the device: a no-op, so
+    nothing is lost when its result is thrown away (LAVIS's multimodal_search.py moves features that
+    `load_feat()` returned moved)."""
+    if not (isinstance(receiver, (Tensor, Located)) and isinstance(moved, (Tensor, Located))
+            and receiver.where is not None):
+        return False
+    others = [a for a in call.args[1:] if a.keyword is None or a.keyword.value not in _PLACEMENT_KEYWORDS]
+    inferred = isinstance(receiver, Tensor) and receiver.inferred
+    return receiver.where == moved.where and device_move(call) and not others and not inferred \
+        and (not call.args or call.args[0].keyword is None or call.args[0].keyword.value in _PLACEMENT_KEYWORDS)
+
+
+_PLACEMENT_KEYWORDS = frozenset({"device", "non_blocking", "copy"})
+
+
 def _same_name_defined_here(module: str, name: str, current: Optional[Value]) -> bool:
     """`from utils.timer import Timer` after this file's own `class Timer`, where the project cannot find
     utils.timer: the file's definition of that name (the class it copied, or the module pasted above it) is
@@ -184,9 +201,10 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
         isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names())
     if tensor:
-        interp.eval(expr, state)
-        interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
-                                        interp.frames.context))
+        moved = interp.eval(expr, state)
+        if not _already_there(receiver, moved, expr):
+            interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
+                                            interp.frames.context))
         return
     moved = interp.eval(expr, state)
     if name is not None and isinstance(receiver, Tensor) and isinstance(moved, Tensor):
