@@ -15,9 +15,11 @@ class GpuOnlyFile(Rule):
     (`'cuda'` devices, `.cuda()`, `torch.cuda` calls that need a GPU) without
     any sign that it means to run without one (no availability check, no
     `--cpu`/`--no-cuda`/`--device` option, no `if use_cuda:` switch, no
-    device variable), or whose GPU uses are mostly hardcoded: at least three,
-    and more than the places that use a device chosen at run time or check
-    for a GPU. Such a file is GPU-first by design (a multi-GPU launch script,
+    device variable; a `--gpus N` count is no such option), whose device
+    variables only ever hold `'cuda'` beside a call that needs a GPU
+    (`torch.cuda.set_device`, `reset_peak_memory_stats`), or whose GPU uses
+    are mostly hardcoded: at least three, and more than the places that use
+    a device chosen at run time or check for a GPU. Such a file is GPU-first by design (a multi-GPU launch script,
     a CUDA benchmark, a GPU tutorial): its assumptions are not reported one by
     one (DEV201, DEV203, DEV202 stay silent there), only counted here.
 
