@@ -6,6 +6,7 @@ The fixture packages under fixtures/projects are checked by tests/test_fixtures.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -607,3 +608,31 @@ def test_a_launcher_that_sets_up_nccl_makes_the_projects_group_paths_gpu_paths(t
     assert str((tmp_path / "run.py").resolve()) in used  # editing the launcher re-checks the trainer
     write(tmp_path, {"run.py": LAUNCHER.format(backend='"gloo"')})
     assert codes(tmp_path / "trainer.py", checked=dict(run)) == {(9, "DEV201")}
+
+
+def test_a_gpu_only_file_counts_another_modules_cuda_at_its_own_lines(tmp_path):
+    """MONAI's MAISI diff_model_train.py takes its device from diff_model_setting.setup_ddp(), which returns
+    `torch.device("cuda", local_rank)`: a GPU-only script's one DEV204 names its own lines, in its own file
+    (it was reported in the helper's file, at line 0), and the helper's module keeps its own findings."""
+    write(tmp_path, {"pyproject.toml": "", "setting.py": """\
+        import torch
+
+
+        def setup(rank):
+            device = torch.device("cuda", rank)
+            return device
+
+
+        def fallback():
+            return "cuda" if torch.cuda.is_available() else "cpu"
+    """, "train.py": """\
+        import torch
+        from setting import setup
+
+        x = torch.zeros(2, device=setup(0))
+        torch.cuda.synchronize()
+    """})
+    result = run_cli("setting.py", "train.py", "--no-cache", "--output-format", "json", cwd=tmp_path)
+    found = [(f["path"], f["line"], f["code"], f["message"]) for f in json.loads(result.stdout)]
+    assert [(path, line, code) for path, line, code, _ in found] == [("train.py", 4, "DEV204")]
+    assert "(2 lines: 4, 5)" in found[0][3]

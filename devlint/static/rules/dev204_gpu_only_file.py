@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import libcst as cst
+
 from devlint.core.facts import FileIntent, GpuAssumption
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.rules.dev201_gpu_assumed import GpuAssumed
@@ -79,14 +81,14 @@ model = nn.Linear(8, 8).to(device)
         assumed = intent.unguarded()
         if not assumed or not intent.gpu_only():
             return
-        lines = sorted({self.file.line(f.node) for f in assumed})
-        first = min(assumed, key=lambda f: self.file.line(f.node))
+        lines = sorted({self.file.line(_here(f)) for f in assumed})
+        first = min(assumed, key=lambda f: self.file.line(_here(f)))
         shown = ", ".join(str(n) for n in lines[:8]) + (", ..." if len(lines) > 8 else "")
         yield Verdict(
-            first.node,
+            _here(first),
             f"this file assumes a GPU throughout ({len(lines)} line{'s' if len(lines) > 1 else ''}: {shown}) and "
             "never checks for one: it runs on GPU machines only",
-            why=(f"first at {self.file.step(first.node)}",),
+            why=(f"first at {self.file.step(_here(first))}",),
             fix="if that is the design, set `assume-gpu = true` in [tool.devlint]; otherwise select the device: "
                 "`torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
             autofix=self._fix(assumed),
@@ -97,9 +99,14 @@ model = nn.Linear(8, 8).to(device)
         rest are DEV201s, fixed in turn."""
         helper = GpuAssumed()
         helper.file = self.file
-        for fact in sorted(assumed, key=lambda f: self.file.line(f.node)):
-            if fact.kind == "device":
+        for fact in sorted(assumed, key=lambda f: self.file.line(_here(f))):
+            if fact.kind == "device" and fact.use is None:  # (a 'cuda' of another module is fixed there)
                 fix = helper.autofix(fact.node)
                 if fix is not None:
                     return fix
         return None
+
+
+def _here(assumption: GpuAssumption) -> cst.CSTNode:
+    """Where this file assumes the GPU: a 'cuda' written in another module of the project counts at its use."""
+    return assumption.use if assumption.use is not None else assumption.node
