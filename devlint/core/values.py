@@ -477,6 +477,12 @@ class Clock(Value):
 
 
 @record
+class HostTransform(Value):
+    """A torchvision transform that turns an image into a tensor (`ToTensor()`, a `Compose` holding one):
+    calling it gives a cpu tensor."""
+
+
+@record
 class Dataset(Value):
     """A TensorDataset whose tensors' device is known."""
 

@@ -20,6 +20,10 @@
   decode.py) is a no-op: nothing is lost; thrown away after a dtype change too, or before the tensor is
   there, it is still a DEV103.
 
+- missed by the survey: what a torchvision transform that turns an image into a tensor gives (`ToTensor()`,
+  a `Compose` holding one, `TF.to_tensor`) is a cpu tensor (LAVIS's clip_models/model.py zero_shot_predict
+  feeds such an image to a model the README puts on cuda); a Compose of tensor-only steps keeps its input.
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -120,6 +124,24 @@ def search(device):
 search(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
 """
 
+TRANSFORMED = """
+import torch
+from PIL import Image
+from torchvision import models, transforms
+import torchvision.transforms.functional as TF
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = models.resnet18().to(device).eval()
+preprocess = transforms.Compose([transforms.Resize(256), {steps}, transforms.Normalize([0.5] * 3, [0.2] * 3)])
+
+def predict(path):
+    image = preprocess({given}).unsqueeze(0){move}
+    return model(image){mark}
+
+def predict_plain(path):
+    return model(TF.to_tensor(Image.open(path)).unsqueeze(0){move}){mark}
+"""
+
 CASES = {
     "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
     "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
@@ -143,6 +165,13 @@ CASES = {
         load="torch.zeros(2, 4)", move="to(device)", mark="  # expect: DEV103"),
     "twin_a_thrown_away_dtype_change": DISCARDED.format(
         load="load(device)", move="to(device, torch.float16)", mark="  # expect: DEV103"),
+    "a_transformed_image_is_on_the_cpu": TRANSFORMED.format(
+        steps="transforms.ToTensor()", given="Image.open(path)", move="", mark="  # expect: DEV102"),
+    "twin_a_transformed_image_moved_to_the_model": TRANSFORMED.format(
+        steps="transforms.ToTensor()", given="Image.open(path)", move=".to(device)", mark=""),
+    "a_compose_of_tensor_steps_keeps_its_input": TRANSFORMED.format(
+        steps="transforms.CenterCrop(224)", given="torch.rand(3, 256, 256, device=device)", move="",
+        mark="").replace("TF.to_tensor(Image.open(path))", "torch.rand(3, 8, 8, device=device)"),
     "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
     "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
 }

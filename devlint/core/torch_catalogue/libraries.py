@@ -85,6 +85,17 @@ HOST_LIBRARY_SAFE = frozenset(
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
 )
 
+# torchvision's transforms that turn an image (PIL, numpy) into a tensor: on the cpu, where the image was read.
+# A `Compose` holding one gives such a tensor too (the transforms after it compute where it is).
+TO_TENSOR_TRANSFORMS = frozenset({"torchvision.transforms." + name for name in (
+    "ToTensor", "PILToTensor", "v2.ToTensor", "v2.PILToTensor", "v2.ToImage", "transforms.ToTensor",
+    "transforms.PILToTensor")})
+TO_TENSOR_FUNCTIONS = frozenset({"torchvision.transforms.functional.to_tensor",
+                                 "torchvision.transforms.functional.pil_to_tensor",
+                                 "torchvision.transforms.v2.functional.to_image",
+                                 "torchvision.transforms.v2.functional.pil_to_tensor"})
+TRANSFORM_COMPOSE = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose",
+                               "torchvision.transforms.transforms.Compose"})
 # numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
 # back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
 NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})

@@ -14,11 +14,11 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis import functions
 from devlint.static.analysis.attributes import attribute
-from devlint.static.semantics import modules, opaque, registry, tensors
+from devlint.static.semantics import data, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.core.values import (
-    BoundMethod, Builtin, Class, Const, DeviceValue, Function, Instance, LambdaFunction, Located, Module, Ref, Tensor,
-    TensorType, Value,
+    BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction, Located, Module,
+    Ref, Tensor, TensorType, Value,
 )
 
 if TYPE_CHECKING:
@@ -78,6 +78,9 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         return functions.call_lambda(interp, callee, site)
     if isinstance(callee, TensorType):
         return tensors.typed_factory(site, callee)
+    if isinstance(callee, HostTransform):
+        site.evaluate_arguments()
+        return data.transformed(node, callee)
     if isinstance(callee, Builtin):
         site.name = callee.name
         named = _named_attribute(interp, site, state) if callee.name == _GETATTR else None

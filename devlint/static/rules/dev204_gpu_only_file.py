@@ -81,32 +81,33 @@ model = nn.Linear(8, 8).to(device)
         assumed = intent.unguarded()
         if not assumed or not intent.gpu_only():
             return
-        lines = sorted({self.file.line(_here(f)) for f in assumed})
-        first = min(assumed, key=lambda f: self.file.line(_here(f)))
+        lines = sorted({self.file.line(self._here(f)) for f in assumed})
+        first = min(assumed, key=lambda f: self.file.line(self._here(f)))
         shown = ", ".join(str(n) for n in lines[:8]) + (", ..." if len(lines) > 8 else "")
         yield Verdict(
-            _here(first),
+            self._here(first),
             f"this file assumes a GPU throughout ({len(lines)} line{'s' if len(lines) > 1 else ''}: {shown}) and "
             "never checks for one: it runs on GPU machines only",
-            why=(f"first at {self.file.step(_here(first))}",),
+            why=(f"first at {self.file.step(self._here(first))}",),
             fix="if that is the design, set `assume-gpu = true` in [tool.devlint]; otherwise select the device: "
                 "`torch.device('cuda' if torch.cuda.is_available() else 'cpu')`",
             autofix=self._fix(assumed),
         )
+
+    def _here(self, assumption: GpuAssumption) -> cst.CSTNode:
+        """Where this file assumes the GPU: a 'cuda' written in another module of the project, at its use."""
+        if assumption.use is not None and self.file.position(assumption.node) is None:
+            return assumption.use
+        return assumption.node
 
     def _fix(self, assumed: list):
         """DEV201's unsafe fix of the first device it can fix: once the file selects its device, the
         rest are DEV201s, fixed in turn."""
         helper = GpuAssumed()
         helper.file = self.file
-        for fact in sorted(assumed, key=lambda f: self.file.line(_here(f))):
-            if fact.kind == "device" and fact.use is None:  # (a 'cuda' of another module is fixed there)
+        for fact in sorted(assumed, key=lambda f: self.file.line(self._here(f))):
+            if fact.kind == "device" and self._here(fact) is fact.node:  # (another module's 'cuda' is fixed there)
                 fix = helper.autofix(fact.node)
                 if fix is not None:
                     return fix
         return None
-
-
-def _here(assumption: GpuAssumption) -> cst.CSTNode:
-    """Where this file assumes the GPU: a 'cuda' written in another module of the project counts at its use."""
-    return assumption.use if assumption.use is not None else assumption.node

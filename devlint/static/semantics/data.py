@@ -14,7 +14,8 @@ from devlint.static.semantics.callsite import Args, Argument, CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, Instance, Loader, Tensor, Value,
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostTransform, Instance, Loader, Seq,
+    Tensor, Value,
 )
 
 if TYPE_CHECKING:
@@ -122,7 +123,36 @@ def loader_next(site: CallSite) -> Value:
     return site.walk.iterate(site.receiver, site.node)
 
 
+def to_tensor_transform(site: CallSite) -> Value:
+    """`transforms.ToTensor()`: a transform whose call gives a cpu tensor."""
+    site.evaluate_arguments()
+    return HostTransform(why=((site.node, ""),))
+
+
+def compose(site: CallSite) -> Value:
+    """`transforms.Compose([Resize(256), ToTensor(), Normalize(...)])`: turns images into cpu tensors when one of
+    its steps does (the steps after it compute where the tensor is)."""
+    steps = site.args.first("transforms")
+    members = steps.items if isinstance(steps, Seq) and steps.items is not None else ()
+    found = next((m for m in members if isinstance(m, HostTransform)), None)
+    return HostTransform(why=found.why + ((site.node, ""),)) if found is not None else UNKNOWN
+
+
+def image_to_tensor(site: CallSite) -> Value:
+    """`TF.to_tensor(image)`: a cpu tensor."""
+    site.evaluate_arguments()
+    return transformed(site.node, HostTransform(why=()))
+
+
+def transformed(node: cst.CSTNode, transform: HostTransform) -> Tensor:
+    """What calling a HostTransform gives: a tensor on the cpu."""
+    return Tensor(why=transform.why + ((node, "a torchvision transform makes a cpu tensor"),), where=IMPLICIT_CPU)
+
+
 FUNCTIONS = {
+    **{path: to_tensor_transform for path in api.TO_TENSOR_TRANSFORMS},
+    **{path: compose for path in api.TRANSFORM_COMPOSE},
+    **{path: image_to_tensor for path in api.TO_TENSOR_FUNCTIONS},
     **{path: load for path in api.LOAD},
     **{path: save for path in api.SAVE},
     **{path: data_loader for path in api.LOADERS},
