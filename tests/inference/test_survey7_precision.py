@@ -142,6 +142,26 @@ def predict_plain(path):
     return model(TF.to_tensor(Image.open(path)).unsqueeze(0){move}){mark}
 """
 
+LAUNCHED = """
+import argparse
+import torch
+import torch.distributed as dist
+
+def validate(args):
+    if args.multi_gpu:
+        dist.init_process_group(backend="nccl", init_method="env://")
+        device = torch.device(f"cuda:{{args.local_rank}}")
+        torch.cuda.set_device(device)
+    else:
+        device = torch.device("cuda"){mark}
+    return torch.nn.Linear(4, 4).to(device)
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--multi_gpu", action="store_true")
+parser.add_argument({option}, type=int, default=0)
+validate(parser.parse_args())
+"""
+
 CASES = {
     "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
     "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
@@ -172,6 +192,8 @@ CASES = {
     "a_compose_of_tensor_steps_keeps_its_input": TRANSFORMED.format(
         steps="transforms.CenterCrop(224)", given="torch.rand(3, 256, 256, device=device)", move="",
         mark="").replace("TF.to_tensor(Image.open(path))", "torch.rand(3, 8, 8, device=device)"),
+    "a_launcher_s_local_rank_is_no_cpu_option": LAUNCHED.format(option='"--local_rank"', mark="  # expect: DEV204"),
+    "twin_a_no_cuda_option_is_one": LAUNCHED.format(option='"--no_cuda"', mark="  # expect: DEV201"),
     "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
     "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
 }

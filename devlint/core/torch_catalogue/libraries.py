@@ -156,9 +156,10 @@ DEVICE_OPTIONS = frozenset(
      "cpu_only", "force_cpu", "local_rank"}
 )
 
-# Options and variables that count GPUs (`-g/--gpus N`, "number of gpus per node"): a switch for several GPUs
-# more often than for the cpu, so weak evidence that a file means to run without one (a device variable's weight).
-GPU_COUNT_NAMES = frozenset({"gpus", "ngpu", "n_gpu", "num_gpus", "n_gpus"})
+# Options and variables that number GPUs (`-g/--gpus N`, "number of gpus per node"; `--local_rank`, the GPU of
+# a process that a launcher started): switches for several GPUs more often than for the cpu, so weak evidence
+# that a file means to run without one (a device variable's weight).
+GPU_COUNT_NAMES = frozenset({"gpus", "ngpu", "n_gpu", "num_gpus", "n_gpus", "local_rank"})
 # Booleans named like these mean "use the GPU" (True) or "stay on the cpu" (False).
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU",
