@@ -24,6 +24,10 @@
   a `Compose` holding one, `TF.to_tensor`) is a cpu tensor (LAVIS's clip_models/model.py zero_shot_predict
   feeds such an image to a model the README puts on cuda); a Compose of tensor-only steps keeps its input.
 
+- a measurement rounded to whole seconds (`timedelta(seconds=int(total))`, `int(time.time() - t0)`) is the
+  length of a run, not a benchmark: the GPU work still queued when it ends changes nothing there (LAVIS's
+  blip2.py evaluation time); the same reading printed in milliseconds is a DEV301.
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -162,6 +166,24 @@ parser.add_argument({option}, type=int, default=0)
 validate(parser.parse_args())
 """
 
+TIMED = """
+import datetime
+import time
+import torch
+
+def evaluate(model, batches, device):
+    start = time.time()
+    scores = []
+    for batch in batches:
+        scores.append(model(batch.to(device)))
+    total = time.time() - start{mark}
+    print({shown})
+    return scores
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+evaluate(torch.nn.Linear(4, 2).to(device), [torch.zeros(3, 4)] * 5, device)
+"""
+
 CASES = {
     "numpy_s_split_keeps_tensors_where_they_are": SPLIT.format(call="np.array_split(images, size, 0)", mark=""),
     "twin_numpy_s_stack_converts": SPLIT.format(call="np.stack(images)", mark="expect: DEV401"),
@@ -194,6 +216,9 @@ CASES = {
         mark="").replace("TF.to_tensor(Image.open(path))", "torch.rand(3, 8, 8, device=device)"),
     "a_launcher_s_local_rank_is_no_cpu_option": LAUNCHED.format(option='"--local_rank"', mark="  # expect: DEV204"),
     "twin_a_no_cuda_option_is_one": LAUNCHED.format(option='"--no_cuda"', mark="  # expect: DEV201"),
+    "a_run_s_length_in_whole_seconds_is_no_benchmark": TIMED.format(
+        mark="", shown="datetime.timedelta(seconds=int(total))"),
+    "twin_the_same_reading_in_milliseconds": TIMED.format(mark="  # expect: DEV301", shown='f"{total * 1000:.1f} ms"'),
     "a_gpu_count_option_is_no_cpu_option": GPU_COUNT.format(option='"-g", "--gpus"', mark="  # expect: DEV204"),
     "twin_a_device_option_is_one": GPU_COUNT.format(option='"-g", "--gpus", "--device"', mark="  # expect: DEV203"),
 }

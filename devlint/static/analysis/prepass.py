@@ -22,7 +22,7 @@ class Scope:
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
-                 "numpy_receivers", "nccl_setup", "converted_names", "_conversions")
+                 "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -46,6 +46,8 @@ class Scope:
         # convert; what the body does with the name afterwards tells nothing of what the caller gives
         self.converted_names: set[str] = set()
         self._conversions: list[tuple[str, str]] = []  # (name, callee) of each `name = callee(name, ...)`
+        # rounded to whole seconds (`int(elapsed)`, `timedelta(seconds=elapsed)`): a run's length, not a benchmark
+        self.coarse_names: set[str] = set()
 
 
 class PrePass:
@@ -56,6 +58,7 @@ class PrePass:
         self.passed_names: set[str] = set()  # names handed to a call as arguments (callbacks, hooks, collate_fn)
         self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
         self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
+        self.coarse_nodes: set[int] = set()  # id() of what `int(...)`, `round(...)`, `timedelta(...)` are given
         self.imports: dict[str, str] = {}  # a name bound by an import anywhere -> its dotted path
         # Evidence that the file means to run without a GPU too: strong (an availability check, a device
         # option, a GPU switch), weak (a device variable, `x.device`: a hardcoded one is a device variable
@@ -181,6 +184,11 @@ class PrePass:
                 names.append(dotted(value))
             elif value_kind is cst.List or value_kind is cst.Tuple:
                 names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
+        if callee in _COARSE_CALLS and len(node.args) == 1 or (callee or "").endswith(_TIMEDELTA):
+            for arg in node.args:
+                self.coarse_nodes.add(id(arg.value))
+                if type(arg.value) is cst.Name:
+                    scope.coarse_names.add(arg.value.value)
         choice = _device_choice(node)
         if choice == "option":
             self.strong_evidence = True
@@ -249,6 +257,8 @@ class PrePass:
             name = dotted(assigned.target)
             if name and api.looks_like_device_name(name):
                 self._cuda_constant[name] = self._cuda_constant.get(name, True) and _is_cuda_constant(node.value)
+        if type(node.value) is cst.BinaryOperation:
+            self.consumers[id(node.value)] = node  # `elapsed = time.time() - start`
         if _is_nccl(node.value):
             self.nccl_backend = True  # `args.dist_backend = "nccl"`
         elif type(node.value) is cst.Call:
@@ -316,6 +326,8 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
+_COARSE_CALLS = frozenset({"int", "round"})  # (given one argument: to whole seconds)
+_TIMEDELTA = "timedelta"
 
 
 def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:

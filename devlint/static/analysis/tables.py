@@ -10,7 +10,7 @@ import libcst as cst
 from devlint.core.facts import Operand
 from devlint.static.analysis.definitions import find_method, host_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
-from devlint.static.syntax import LazyCode
+from devlint.static.syntax import LazyCode, dotted
 
 if TYPE_CHECKING:
     from devlint.core.facts import Context
@@ -210,6 +210,16 @@ class FileQuestions:
         project = self._tables.project
         template = path_template(path)
         return project is not None and bool(template) and project.saved_beside(template)
+
+    def coarse(self, node: cst.CSTNode) -> bool:
+        """Is what `node` computes rounded to whole seconds: given to `int()`, `round()` or `timedelta()`, itself
+        or through the name it is assigned to (`total = time.time() - start` ... `timedelta(seconds=int(total))`)?"""
+        prepass = self._tables.prepass
+        if id(node) in prepass.coarse_nodes:
+            return True
+        assign = prepass.consumers.get(id(node))
+        names = self._tables.scope_of(self._frames.current_function).coarse_names
+        return type(assign) is cst.Assign and any(dotted(t.target) in names for t in assign.targets)
 
     def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The subtraction or assignment a call feeds."""
