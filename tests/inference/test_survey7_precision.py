@@ -26,7 +26,8 @@
 
 - a measurement rounded to whole seconds (`timedelta(seconds=int(total))`, `int(time.time() - t0)`) is the
   length of a run, not a benchmark: the GPU work still queued when it ends changes nothing there (LAVIS's
-  blip2.py evaluation time); the same reading printed in milliseconds is a DEV301.
+  blip2.py evaluation time); the same reading printed in milliseconds is a DEV301, the GPU work queued by a
+  comprehension's body included.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -173,9 +174,7 @@ import torch
 
 def evaluate(model, batches, device):
     start = time.time()
-    scores = []
-    for batch in batches:
-        scores.append(model(batch.to(device)))
+    scores = [model(batch.to(device)) for batch in batches]
     total = time.time() - start{mark}
     print({shown})
     return scores

@@ -134,13 +134,17 @@ def _comprehension_state(interp: Walker, node: cst.BaseComp, state: State) -> St
 def eval_list_comp(interp: Walker, node: cst.BaseSimpleComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     kind = "generator" if type(node) is cst.GeneratorExp else "list"
-    return Seq(kind=kind, elem=interp.eval(node.elt, inner))
+    made = Seq(kind=kind, elem=interp.eval(node.elt, inner))
+    state.timing = inner.timing  # its body ran on this path: the GPU work it queued, the syncs it made
+    return made
 
 
 def eval_dict_comp(interp: Walker, node: cst.DictComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     interp.eval(node.key, inner)
-    return Seq(kind="dict", elem=interp.eval(node.value, inner))
+    made = Seq(kind="dict", elem=interp.eval(node.value, inner))
+    state.timing = inner.timing
+    return made
 
 
 # ---------------------------------------------------------------- operators
