@@ -329,3 +329,25 @@ def test_a_process_that_ends_without_teardown_still_says_everything(tmp_path):
     reader.stdout.close()  # `devlint . | head -1`
     _, errors = reader.communicate(timeout=120)
     assert b"Traceback" not in errors and reader.returncode == 1, (reader.returncode, errors)
+
+
+GPU_ONLY_SCRIPT = "import torch\nx = torch.zeros(2).cuda()\ntorch.cuda.synchronize()\n"
+PORTABLE_SCRIPT = ("import torch\nDEVICE = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                   "x = torch.zeros(2).to(DEVICE)\ny = torch.ones(2).cuda()\n")
+
+
+@pytest.mark.parametrize("gpu_only_files, hinted", [(5, True), (4, False)])
+def test_a_mostly_gpu_only_project_is_asked_once_whether_it_is_gpu_only(tmp_path, gpu_only_files, hinted):
+    """nanotron, apex, jukebox: most files assume a GPU throughout (one DEV204 each) and a few lines elsewhere are
+    told one by one; one line after the report says how to declare the project GPU-only. Fewer such files, or
+    `--quiet`, or a machine-readable format: no such line."""
+    for i in range(gpu_only_files):
+        (tmp_path / f"kernel_{i}.py").write_text(GPU_ONLY_SCRIPT)
+    (tmp_path / "train.py").write_text(PORTABLE_SCRIPT)
+    result = run("--no-cache", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "DEV201" in result.stdout
+    assert ("assume-gpu = true" in result.stderr) is hinted
+    if hinted:
+        assert f"{gpu_only_files} files assume a GPU throughout (DEV204), 1 more assume one on 1 line" in result.stderr
+        assert "assume-gpu" not in run("--no-cache", "--quiet", ".", cwd=tmp_path).stderr
+        assert "assume-gpu" not in run("--no-cache", "--output-format", "json", ".", cwd=tmp_path).stderr

@@ -301,12 +301,32 @@ def _report(findings: list[Finding], files: list[str], missing: list[str], resol
         _write_report(options.output.output_file, out)
     elif out:  # with `--fix -`, stdout holds the fixed code: the report goes to stderr
         click.echo(out, nl=False, err=bool(overrides) and options.fixes.fix, color=report.color)
+    hint = gpu_first_hint(findings) if output_format in ("full", "concise") and not options.output.quiet else None
+    if hint:
+        click.echo(hint, err=True)
     threshold = fail_threshold(options.run.fail_on, resolver.project)
     code = exit_code([f for f in findings if f.code in FILE_ERRORS or fails(f, threshold)], missing,
                      options.run.exit_zero)
     if code == EXIT_CLEAN and fixed and options.fixes.exit_non_zero_on_fix:
         return EXIT_FINDINGS
     return code
+
+
+GPU_FIRST_FILES = 5  # files assuming a GPU throughout from which a run asks whether the project is GPU-only
+GPU_ASSUMED_LINES = ("DEV201", "DEV202", "DEV203")
+
+
+def gpu_first_hint(findings: Sequence[Finding]) -> Optional[str]:
+    """One line after the report when most of the files that assume a GPU do so throughout (DEV204) and some
+    lines elsewhere are told one by one: a GPU-only project (an NCCL library, CUDA kernels) says so once."""
+    gpu_only = {f.path for f in findings if f.code == "DEV204"}
+    assumed = [f for f in findings if f.code in GPU_ASSUMED_LINES]
+    files = {f.path for f in assumed}
+    if len(gpu_only) < GPU_FIRST_FILES or not assumed or len(gpu_only) < 2 * len(files):
+        return None
+    return (f"devlint: {len(gpu_only)} files assume a GPU throughout (DEV204), {len(files)} more assume one on "
+            f"{len(assumed)} line{'s' if len(assumed) > 1 else ''}: if the project runs on GPU machines only, "
+            "`assume-gpu = true` in [tool.devlint] says so and drops all of them")
 
 
 def _write_report(path: Path, text: str) -> None:
