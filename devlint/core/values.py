@@ -252,11 +252,20 @@ class Const(Value):
     guarded: bool = False  # written where CUDA was known to be available
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
+        if availability_split and self.guarded != other.guarded and _flag(self) is not None \
+                and _flag(other) is not None and _flag(self) != _flag(other):
+            # `if torch.cuda.is_available(): use_cuda = 1 else: use_cuda = 0`: the flag says whether CUDA is there
+            return Availability(positive=bool(_flag(self if self.guarded else other)))
         if availability_split or _device_strings(self, other):
             da, db = const_device(self), const_device(other)
             if da is not None and db is not None:
                 return DeviceValue(why=self.why + other.why, where=join_choice(da, db, availability_split))
         return None
+
+
+def _flag(value: Const) -> Optional[bool]:
+    """The truth of a constant written as a flag (`True`, `1`, `0`), or None for anything else."""
+    return bool(value.value) if type(value.value) in (bool, int) and value.value in (0, 1) else None
 
 
 @record

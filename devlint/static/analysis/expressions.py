@@ -71,7 +71,7 @@ def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: Stat
 
 def eval_integer(interp: Walker, node: cst.Integer, state: State) -> Value:
     try:
-        return Const(value=int(node.value, 0), node=node)
+        return Const(value=int(node.value, 0), node=node, guarded=state.guarded)
     except ValueError:  # `0777`-style literals Python 3 rejects
         return Const(value=0, node=node)
 

@@ -63,8 +63,9 @@ def cpu_only_argument(site: CallSite) -> Value:
     found = args.find(position, keyword)
     if found is not None:
         arg_node, value = found
+        # (what an object of unknown kind returned may be a list: a model's `decode_lengths`, from `.tolist()`)
         if isinstance(value, Tensor) and value.where is not None and value.where.kind != CPU_TYPE \
-                and (value.derived or value.where.concrete):
+                and (value.derived or value.where.concrete) and not value.maybe_object:
             site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
                                       site.context))
     first = args.first()

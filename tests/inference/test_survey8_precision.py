@@ -1,0 +1,60 @@
+"""False findings of the eighth precision survey (issue 17 item 9), each beside a twin that must stay reported.
+
+- what an object of unknown kind returns (a decoder that may come unpickled from `torch.load`) may hold lists:
+  its `decode_lengths` given to `pack_padded_sequence` is no GPU tensor (sgrvinod's Image-Captioning
+  train.py); a model's output tensor is;
+- a flag set to 1 and 0 in the two branches of `if torch.cuda.is_available():` says whether CUDA is there,
+  as `use_cuda = torch.cuda.is_available()` does (Tianxiaomo/pytorch-YOLOv4 evaluate_on_coco.py); set to 1
+  for good, it is a hardcoded GPU.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+UNPICKLED = """
+import sys
+import torch
+from torch.nn.utils.rnn import pack_padded_sequence
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+decoder = torch.load(sys.argv[1], map_location=device)["decoder"].to(device)
+scores, decode_lengths = decoder(torch.rand(3, 6, 8).to(device), torch.tensor([4, 6, 3]).to(device))
+packed = pack_padded_sequence(scores, {lengths}, batch_first=True){mark}
+"""
+
+FLAG = """
+import torch
+from torch import nn
+
+def detect(model, img, use_cuda=1):
+    if use_cuda:
+        img = img.cuda(){mark}
+    return model(img)
+
+def evaluate(model):
+    {choice}
+    if use_cuda:
+        model.cuda(){mark}
+    return detect(model, torch.rand(1, 8), use_cuda)
+
+evaluate(nn.Linear(8, 2))
+"""
+
+CASES = {
+    "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
+    "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
+    "a_flag_set_in_the_branches_of_an_availability_check_is_one": FLAG.format(
+        choice="if torch.cuda.is_available():\n        use_cuda = 1\n    else:\n        use_cuda = 0", mark=""),
+    "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
