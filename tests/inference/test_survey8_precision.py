@@ -5,7 +5,9 @@
   train.py); a model's output tensor is;
 - a flag set to 1 and 0 in the two branches of `if torch.cuda.is_available():` says whether CUDA is there,
   as `use_cuda = torch.cuda.is_available()` does (Tianxiaomo/pytorch-YOLOv4 evaluate_on_coco.py); set to 1
-  for good, it is a hardcoded GPU.
+  for good, it is a hardcoded GPU;
+- a parameter computed into a factory's size (`torch.arange(height * width)`) is a number, not a tensor on the
+  caller's device (openai/shap-e camera.py get_image_coords); one only divided by is a tensor.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -45,11 +47,21 @@ def evaluate(model):
 evaluate(nn.Linear(8, 2))
 """
 
+SIZES = """
+import torch
+
+def image_coords(width, height):
+    idx = torch.arange({size})
+    return torch.stack([idx % width, torch.div(idx, width, rounding_mode="trunc")], dim=1){mark}
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
     "a_flag_set_in_the_branches_of_an_availability_check_is_one": FLAG.format(
         choice="if torch.cuda.is_available():\n        use_cuda = 1\n    else:\n        use_cuda = 0", mark=""),
+    "a_parameter_computed_into_a_size_is_a_number": SIZES.format(size="height * width", mark=""),
+    "twin_a_parameter_only_divided_by_is_a_tensor": SIZES.format(size="height * 8", mark="  # expect: DEV104"),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 

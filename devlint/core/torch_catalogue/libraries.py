@@ -63,6 +63,8 @@ LOSS_CLASS_SUFFIX = "Loss"
 ONE_DIM_FACTORIES = frozenset({"arange", "linspace", "logspace", "randperm"})
 # Factories whose positional arguments are all sizes: a literal 0 among them makes an empty placeholder
 SHAPED_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn"})
+# Factories whose positional arguments are sizes or bounds: what is computed into one is a number
+SIZED_FACTORIES = SHAPED_FACTORIES | {"torch." + name for name in ONE_DIM_FACTORIES} | {"torch.full", "torch.randint"}
 # A project's checkpoint helpers, by name (`save_checkpoint`, `load_model`, `restore_weights`): they copy
 # tensors to or from the host, which waits for the GPU
 CHECKPOINT_VERBS = ("save", "load", "restore")

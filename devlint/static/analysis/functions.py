@@ -465,7 +465,8 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
                            literal_guarded=not hardcoded)
     symbolic = Device("param", param=name)
     tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or (
-        name in scope.tensor_names and name not in scope.converted_names) or (is_forward and param.default is None)
+        name in scope.tensor_names and name not in scope.converted_names and name not in scope.size_names) or (
+        is_forward and param.default is None)
     if tensor:
         return Tensor(why=((param, ""),), where=symbolic, from_param=name)
     return Located(why=((param, ""),), where=symbolic)

@@ -22,7 +22,8 @@ class Scope:
 
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
-                 "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names")
+                 "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
+                 "_sizes")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -48,6 +49,9 @@ class Scope:
         self._conversions: list[tuple[str, str]] = []  # (name, callee) of each `name = callee(name, ...)`
         # rounded to whole seconds (`int(elapsed)`, `timedelta(seconds=elapsed)`): a run's length, not a benchmark
         self.coarse_names: set[str] = set()
+        # names in a size a torch factory is given (`torch.arange(height * width)`): numbers, not tensors
+        self.size_names: set[str] = set()
+        self._sizes: list[tuple[str, list[str]]] = []  # (callee, names in an arithmetic positional argument)
 
 
 class PrePass:
@@ -182,6 +186,8 @@ class PrePass:
                 continue
             if value_kind is cst.Name or value_kind is cst.Attribute:
                 names.append(dotted(value))
+            elif value_kind is cst.BinaryOperation:
+                scope._sizes.append((callee, _arithmetic_names(value)))
             elif value_kind is cst.List or value_kind is cst.Tuple:
                 names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
         if callee in _COARSE_CALLS and len(node.args) == 1 or (callee or "").endswith(_TIMEDELTA):
@@ -302,7 +308,14 @@ class PrePass:
                 scope.host_names.update(names)
             elif is_tensor_operation(path) or self._torch_module(callee):
                 scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
+            elif path in api.SIZED_FACTORIES:
+                scope.size_names.update(name for name in names if "." not in name)  # `torch.zeros(n)`
         scope.library_calls = []
+        for callee, names in scope._sizes:
+            head, _, rest = callee.partition(".")
+            if self.imports.get(head, head) + ("." + rest if rest else "") in api.SIZED_FACTORIES:
+                scope.size_names.update(names)
+        scope._sizes = []
         for name, callee in scope._conversions:
             head, _, rest = callee.partition(".")
             if self.imports.get(head, head) + ("." + rest if rest else "") in api.DATA_FOLLOWING_FACTORIES:
@@ -417,6 +430,19 @@ def _device_choice(call: cst.Call) -> Optional[str]:
     if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
     return next((name for name in map(dotted, candidates) if name and api.looks_like_device_name(name)), None)
+
+
+def _arithmetic_names(node: cst.BaseExpression) -> list[str]:
+    """The plain names an arithmetic expression of names and numbers combines (`height * width + 1`)."""
+    found: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.BinaryOperation:
+            stack.extend((current.left, current.right))
+        elif type(current) is cst.Name:
+            found.append(current.value)
+    return found
 
 
 def _is_cuda_constant(node: cst.BaseExpression) -> bool:
