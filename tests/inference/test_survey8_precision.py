@@ -7,7 +7,10 @@
   as `use_cuda = torch.cuda.is_available()` does (Tianxiaomo/pytorch-YOLOv4 evaluate_on_coco.py); set to 1
   for good, it is a hardcoded GPU;
 - a parameter computed into a factory's size (`torch.arange(height * width)`) is a number, not a tensor on the
-  caller's device (openai/shap-e camera.py get_image_coords); one only divided by is a tensor.
+  caller's device (openai/shap-e camera.py get_image_coords); one only divided by is a tensor;
+- arithmetic on what a call devlint cannot see returned (`255 * grayscale_cam`, a CAM object's numpy array in
+  jacobgil/pytorch-grad-cam's cam.py, met when checking these fixes) may be an array too: numpy taking it is
+  not judged; the same arithmetic on a module's output is.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -55,6 +58,20 @@ def image_coords(width, height):
     return torch.stack([idx % width, torch.div(idx, width, rounding_mode="trunc")], dim=1){mark}
 """
 
+INFERRED = """
+import numpy as np
+import torch
+from torch import nn
+from cams import GradCAM
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Conv2d(3, 1, 3).to(device)
+cam = GradCAM(model=model)
+x = torch.rand(1, 3, 8, 8).to(device)
+heat = {call}[0, :]
+image = np.uint8(255 * heat){mark}
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
@@ -62,6 +79,9 @@ CASES = {
         choice="if torch.cuda.is_available():\n        use_cuda = 1\n    else:\n        use_cuda = 0", mark=""),
     "a_parameter_computed_into_a_size_is_a_number": SIZES.format(size="height * width", mark=""),
     "twin_a_parameter_only_divided_by_is_a_tensor": SIZES.format(size="height * 8", mark="  # expect: DEV104"),
+    "arithmetic_on_what_an_unseen_call_returned_may_be_an_array": INFERRED.format(call="cam(input_tensor=x)",
+                                                                                 mark=""),
+    "twin_arithmetic_on_a_module_s_output": INFERRED.format(call="model(x)", mark="  # expect: DEV401"),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 
