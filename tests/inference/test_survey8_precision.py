@@ -10,7 +10,9 @@
   caller's device (openai/shap-e camera.py get_image_coords); one only divided by is a tensor;
 - arithmetic on what a call devlint cannot see returned (`255 * grayscale_cam`, a CAM object's numpy array in
   jacobgil/pytorch-grad-cam's cam.py, met when checking these fixes) may be an array too: numpy taking it is
-  not judged; the same arithmetic on a module's output is.
+  not judged; the same arithmetic on a module's output is;
+- a config's switch is spelled in capitals (`if cfg.NUM_GPUS:`, facebookresearch/SlowFast build.py, whose
+  assert says "set NUM_GPUS to 0 to run on the cpu"): it guards what it switches, as `if args.use_cuda:` does.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -72,6 +74,18 @@ heat = {call}[0, :]
 image = np.uint8(255 * heat){mark}
 """
 
+CONFIG_SWITCH = """
+import torch
+from torch import nn
+DEVICE = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def build_model(cfg):
+    model = nn.Linear(8, 2)
+    if cfg.{switch}:
+        model = model.cuda(device=torch.cuda.current_device()){mark}
+    return model
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
@@ -82,6 +96,9 @@ CASES = {
     "arithmetic_on_what_an_unseen_call_returned_may_be_an_array": INFERRED.format(call="cam(input_tensor=x)",
                                                                                  mark=""),
     "twin_arithmetic_on_a_module_s_output": INFERRED.format(call="model(x)", mark="  # expect: DEV401"),
+    "a_config_s_switch_in_capitals_guards": CONFIG_SWITCH.format(switch="NUM_GPUS", mark=""),
+    "twin_another_config_value_guards_nothing": CONFIG_SWITCH.format(switch="NUM_LAYERS",
+                                                                     mark="  # expect: DEV201, DEV203"),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Optional
+
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE
 
 # Canonical names for common aliases.
@@ -98,6 +100,10 @@ TO_TENSOR_FUNCTIONS = frozenset({"torchvision.transforms.functional.to_tensor",
                                  "torchvision.transforms.v2.functional.pil_to_tensor"})
 TRANSFORM_COMPOSE = frozenset({"torchvision.transforms.Compose", "torchvision.transforms.v2.Compose",
                                "torchvision.transforms.transforms.Compose"})
+# What rounds a duration to whole seconds (given one argument), or makes it a `datetime.timedelta`: a run's
+# length, logged to the second, not a benchmark of GPU work
+WHOLE_SECONDS_CALLS = frozenset({"int", "round"})
+TIMEDELTA = "timedelta"
 # numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
 # back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
 NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
@@ -168,6 +174,17 @@ FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda
                         # a GPU option the user sets: an index (-1: the cpu) or a count (0: the cpu)
                         "gpu_id", "gpus", "n_gpu", "ngpu", "num_gpus", "n_gpus"})
 NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
+
+
+def flag_polarity(name: str) -> Optional[bool]:
+    """True for a name that means "use the GPU" (`use_cuda`, a config's `NUM_GPUS`), False for one that means
+    "stay on the cpu" (`no_cuda`), None for any other: case aside, as configs spell them in capitals."""
+    for spelled in (name, name.lower()):
+        if spelled in FLAG_NAMES:
+            return True
+        if spelled in NEGATIVE_FLAG_NAMES:
+            return False
+    return None
 # `x.is_cuda`: where x is a tensor, a question about where it is, not a switch
 TENSOR_PLACEMENT_TEST = "is_cuda"
 

@@ -136,10 +136,9 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
 
 
 def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> Value:
-    if attr in api.FLAG_NAMES:
-        return Availability(positive=True)
-    if attr in api.NEGATIVE_FLAG_NAMES:
-        return Availability(positive=False)
+    polarity = api.flag_polarity(attr)
+    if polarity is not None:
+        return Availability(positive=polarity)
     if isinstance(base, Located) and attr == "device":
         return DeviceValue(where=base.where)
     if isinstance(base, Located) and attr in _SAME_TENSOR:

@@ -77,10 +77,9 @@ def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availabili
 
 def guess_flag(attr: str) -> Value:
     """An option or attribute of unknown origin, judged by its name (`args.cuda`, `cfg.device`)."""
-    if attr in api.FLAG_NAMES:
-        return Availability(positive=True)
-    if attr in api.NEGATIVE_FLAG_NAMES:
-        return Availability(positive=False)
+    polarity = api.flag_polarity(attr)
+    if polarity is not None:
+        return Availability(positive=polarity)
     if api.looks_like_device_name(attr):
         return DeviceValue(where=SELECTED)
     return UNKNOWN

@@ -190,7 +190,19 @@ class PrePass:
                 scope._sizes.append((callee, _arithmetic_names(value)))
             elif value_kind is cst.List or value_kind is cst.Tuple:
                 names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
-        if callee in _COARSE_CALLS and len(node.args) == 1 or (callee or "").endswith(_TIMEDELTA):
+        self._note_evidence(node, callee, scope)
+        if callee:
+            scope.library_calls.append((callee, [n for n in names if n]))
+            if keywords:
+                scope.keyword_inputs.append((callee[:-len(api.FORWARD_SUFFIX)] if callee.endswith(api.FORWARD_SUFFIX)
+                                             else callee, keywords))
+            if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
+                self._note_save(node, scope)
+
+    def _note_evidence(self, node: cst.Call, callee: Optional[str], scope: Scope) -> None:
+        """What a call shows of the file's intent (a device option, a device variable) and of its clocks (a
+        duration rounded to whole seconds)."""
+        if callee in api.WHOLE_SECONDS_CALLS and len(node.args) == 1 or (callee or "").endswith(api.TIMEDELTA):
             for arg in node.args:
                 self.coarse_nodes.add(id(arg.value))
                 if type(arg.value) is cst.Name:
@@ -203,13 +215,6 @@ class PrePass:
         elif choice is not None:
             self.weak_evidence = True
             self._device_variables.add(choice)
-        if callee:
-            scope.library_calls.append((callee, [n for n in names if n]))
-            if keywords:
-                scope.keyword_inputs.append((callee[:-len(api.FORWARD_SUFFIX)] if callee.endswith(api.FORWARD_SUFFIX)
-                                             else callee, keywords))
-            if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
-                self._note_save(node, scope)
 
     def _note_save(self, node: cst.Call, scope: Scope) -> None:
         target = _save_target(node)
@@ -227,9 +232,9 @@ class PrePass:
             # `if not x.is_cuda: x = x.cuda()` asks where a tensor is (GPU-first code), `if args.is_cuda:` is a
             # switch: which one is told by what x is, known once the whole file is read
             self._placement_tests.append(((test or "").rsplit(".", 1)[0], scope))
-        elif last in api.GPU_COUNT_NAMES:
+        elif last.lower() in api.GPU_COUNT_NAMES:
             self.weak_evidence = True  # `if args.gpus > 1:` how many GPUs, often a switch for DDP only
-        elif last in api.FLAG_NAMES or last in api.NEGATIVE_FLAG_NAMES:
+        elif api.flag_polarity(last) is not None:
             self.strong_evidence = True  # `if args.cuda:` a switch for the GPU
 
     def _note_attribute(self, node: cst.Attribute, scope: Scope) -> None:
@@ -339,8 +344,6 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
-_COARSE_CALLS = frozenset({"int", "round"})  # (given one argument: to whole seconds)
-_TIMEDELTA = "timedelta"
 
 
 def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:

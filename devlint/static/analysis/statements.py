@@ -284,7 +284,7 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
     if type(test) is cst.UnaryOperation:
         test = test.expression
     name = (dotted(test) or "").rsplit(".", 1)[-1]
-    return name in api.FLAG_NAMES or name in api.NEGATIVE_FLAG_NAMES
+    return api.flag_polarity(name) is not None
 
 
 def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: State, else_state: State) -> None:
