@@ -12,7 +12,9 @@
   jacobgil/pytorch-grad-cam's cam.py, met when checking these fixes) may be an array too: numpy taking it is
   not judged; the same arithmetic on a module's output is;
 - a config's switch is spelled in capitals (`if cfg.NUM_GPUS:`, facebookresearch/SlowFast build.py, whose
-  assert says "set NUM_GPUS to 0 to run on the cpu"): it guards what it switches, as `if args.use_cuda:` does.
+  assert says "set NUM_GPUS to 0 to run on the cpu"): it guards what it switches, as `if args.use_cuda:` does;
+- a clock read whose difference is only printed under `if False:` (a debug print switched off,
+  Tianxiaomo/pytorch-YOLOv4 region_loss.py) measures nothing anyone sees: no DEV301; printed, it is one.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -86,6 +88,21 @@ def build_model(cfg):
     return model
 """
 
+SWITCHED_OFF = """
+import time
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(64, 64).to(device)
+
+def loss_fn(x):
+    t0 = time.time()
+    loss = model(x).relu().sum()
+    t1 = time.time(){mark}
+    if {debug}:
+        print("loss: %f" % (t1 - t0))
+    return loss
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
@@ -99,6 +116,8 @@ CASES = {
     "a_config_s_switch_in_capitals_guards": CONFIG_SWITCH.format(switch="NUM_GPUS", mark=""),
     "twin_another_config_value_guards_nothing": CONFIG_SWITCH.format(switch="NUM_LAYERS",
                                                                      mark="  # expect: DEV201, DEV203"),
+    "a_reading_shown_only_in_dead_code_measures_nothing": SWITCHED_OFF.format(debug="False", mark=""),
+    "twin_a_reading_shown_when_debugging": SWITCHED_OFF.format(debug="DEBUG", mark="  # expect: DEV301"),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 

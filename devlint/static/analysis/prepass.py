@@ -101,6 +101,10 @@ class PrePass:
             kind = type(node)
             if kind in pruned:
                 continue
+            if kind is cst.If and _never(cast(cst.If, node).test):
+                if cast(cst.If, node).orelse is not None:  # `if False:` (a debug print switched off): dead code
+                    push(cast(cst.CSTNode, cast(cst.If, node).orelse))
+                continue
             if kind is cst.FunctionDef:
                 fdef = cast(cst.FunctionDef, node)
                 inner = self.scopes[id(node)] = Scope()
@@ -433,6 +437,11 @@ def _device_choice(call: cst.Call) -> Optional[str]:
     if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)
     return next((name for name in map(dotted, candidates) if name and api.looks_like_device_name(name)), None)
+
+
+def _never(test: cst.BaseExpression) -> bool:
+    """`False`, `0`: a test that never holds."""
+    return type(test) is cst.Name and test.value == "False" or type(test) is cst.Integer and test.value == "0"
 
 
 def _arithmetic_names(node: cst.BaseExpression) -> list[str]:
