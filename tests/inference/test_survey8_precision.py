@@ -14,7 +14,9 @@
 - a config's switch is spelled in capitals (`if cfg.NUM_GPUS:`, facebookresearch/SlowFast build.py, whose
   assert says "set NUM_GPUS to 0 to run on the cpu"): it guards what it switches, as `if args.use_cuda:` does;
 - a clock read whose difference is only printed under `if False:` (a debug print switched off,
-  Tianxiaomo/pytorch-YOLOv4 region_loss.py) measures nothing anyone sees: no DEV301; printed, it is one.
+  Tianxiaomo/pytorch-YOLOv4 region_loss.py) measures nothing anyone sees: no DEV301; printed, it is one;
+- missed by the survey: `torch.load(path, map_location="cuda")` puts every tensor on a GPU, so it assumes one
+  (pytorch-YOLOv4 models.py's demo): a DEV201 like any hardcoded device; `map_location=device` is fine.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -103,6 +105,13 @@ def loss_fn(x):
     return loss
 """
 
+MAP_LOCATION = """
+import torch
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(4, 2).to(device)
+model.load_state_dict(torch.load("weights.pt", map_location={where})){mark}
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
@@ -118,6 +127,8 @@ CASES = {
                                                                      mark="  # expect: DEV201, DEV203"),
     "a_reading_shown_only_in_dead_code_measures_nothing": SWITCHED_OFF.format(debug="False", mark=""),
     "twin_a_reading_shown_when_debugging": SWITCHED_OFF.format(debug="DEBUG", mark="  # expect: DEV301"),
+    "loading_onto_cuda_assumes_a_gpu": MAP_LOCATION.format(where='"cuda"', mark="  # expect: DEV201"),
+    "twin_loading_onto_the_selected_device": MAP_LOCATION.format(where="device", mark=""),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 

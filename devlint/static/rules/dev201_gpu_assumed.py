@@ -21,7 +21,7 @@ class GpuAssumed(Rule):
 
     ## What it does
     Flags a hardcoded `'cuda'` device (`torch.device('cuda')`,
-    `device='cuda'`, `.to('cuda')`), `.cuda()`, legacy CUDA tensor types
+    `device='cuda'`, `.to('cuda')`, `torch.load(f, map_location='cuda')`), `.cuda()`, legacy CUDA tensor types
     (`torch.cuda.FloatTensor(...)`, `set_default_tensor_type` with one), and
     constant flags such as `use_cuda = True` that drive them, when no guard
     dominates them. Guards: `if torch.cuda.is_available():`,

@@ -12,6 +12,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import Args, Argument, CallSite
 from devlint.static.semantics.containers import tensors_in
+from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostTransform, Instance, Loader, Seq,
@@ -90,6 +91,10 @@ def tensor_dataset(site: CallSite) -> Value:
 def load(site: CallSite) -> Value:
     args = site.args
     has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
+    given = args.find(1, "map_location")
+    if given is not None and isinstance(given[1], (DeviceValue, Const)):
+        # `map_location="cuda"` is a device too: every tensor restored there, a GPU needed even for a cpu checkpoint
+        device_argument(site.facts, given[1], site.state, given[0])
     scope = {**site.file.globals(), **site.state.env}  # for the fix: a selected device in scope
     device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
                         and value.where is not None and value.where.kind == "selected"), None)
