@@ -16,7 +16,9 @@
 - a clock read whose difference is only printed under `if False:` (a debug print switched off,
   Tianxiaomo/pytorch-YOLOv4 region_loss.py) measures nothing anyone sees: no DEV301; printed, it is one;
 - missed by the survey: `torch.load(path, map_location="cuda")` puts every tensor on a GPU, so it assumes one
-  (pytorch-YOLOv4 models.py's demo): a DEV201 like any hardcoded device; `map_location=device` is fine.
+  (pytorch-YOLOv4 models.py's demo): a DEV201 like any hardcoded device; `map_location=device` is fine;
+- missed by the survey: `nn.Embedding.from_pretrained(weights)` builds a module, on its weights' device
+  (graykode/nlp-tutorial's Transformer: a cpu LongTensor given to it in forward).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -112,6 +114,19 @@ model = torch.nn.Linear(4, 2).to(device)
 model.load_state_dict(torch.load("weights.pt", map_location={where})){mark}
 """
 
+PRETRAINED = """
+import torch
+from torch import nn
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pos_emb = nn.Embedding.from_pretrained(torch.rand(6, 8), freeze=True)
+
+    def forward(self, dec_inputs):
+        return self.pos_emb(torch.tensor([[5, 1, 2, 3, 4]]{device})){mark}
+"""
+
 CASES = {
     "what_an_object_of_unknown_kind_returns_may_be_a_list": UNPICKLED.format(lengths="decode_lengths", mark=""),
     "twin_its_output_tensor_is_on_its_device": UNPICKLED.format(lengths="scores.sum(-1)", mark="  # expect: DEV106"),
@@ -129,6 +144,8 @@ CASES = {
     "twin_a_reading_shown_when_debugging": SWITCHED_OFF.format(debug="DEBUG", mark="  # expect: DEV301"),
     "loading_onto_cuda_assumes_a_gpu": MAP_LOCATION.format(where='"cuda"', mark="  # expect: DEV201"),
     "twin_loading_onto_the_selected_device": MAP_LOCATION.format(where="device", mark=""),
+    "a_module_built_from_pretrained_weights_is_a_module": PRETRAINED.format(device="", mark="  # expect: DEV104"),
+    "twin_its_input_made_on_the_input_s_device": PRETRAINED.format(device=", device=dec_inputs.device", mark=""),
     "twin_a_flag_set_for_good_is_a_hardcoded_gpu": FLAG.format(choice="use_cuda = 1", mark="  # expect: DEV201"),
 }
 

@@ -104,6 +104,9 @@ TRANSFORM_COMPOSE = frozenset({"torchvision.transforms.Compose", "torchvision.tr
 # length, logged to the second, not a benchmark of GPU work
 WHOLE_SECONDS_CALLS = frozenset({"int", "round"})
 TIMEDELTA = "timedelta"
+# Class methods that build a torch module around a tensor they are given: the module is where that tensor is
+PRETRAINED_MODULE_CONSTRUCTORS = frozenset({"torch.nn.Embedding.from_pretrained",
+                                            "torch.nn.EmbeddingBag.from_pretrained"})
 # numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
 # back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
 NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})

@@ -357,7 +357,16 @@ def data_parallel(site: CallSite) -> Value:
     return Tensor(why=((site.node, "gathered where the module is"),), where=where, derived=True)
 
 
+def from_pretrained(site: CallSite) -> Value:
+    """`nn.Embedding.from_pretrained(weights)`: a module whose weight is `weights`, so on its device."""
+    weights = site.args.first("embeddings")
+    where = weights.device if isinstance(weights, (Tensor, Located)) else None
+    return Module(why=getattr(weights, "why", ()) + ((site.node, "a module made of these weights"),), where=where,
+                  ident=id(site.node))
+
+
 FUNCTIONS = {
+    **{path: from_pretrained for path in api.PRETRAINED_MODULE_CONSTRUCTORS},
     **{path: parameter for path in api.PARAMETER_CLASSES},
     "torch.nn.parallel.data_parallel": data_parallel,
     **{path: wrapper for path in api.MODULE_WRAPPERS},
