@@ -246,15 +246,23 @@ def test_bad_modules_are_unknown_and_cost_nothing_else(tmp_path):
     assert codes(tmp_path / "main.py") == {(8, "DEV101")}
 
 
-def test_a_long_chain_of_imports_is_bounded(tmp_path):
+def test_a_long_chain_of_imports_is_bounded(tmp_path, monkeypatch):
+    """Walks stop at the module bound; the scan of top-level imports for a GPU-only module (gpu_imports) reads
+    the whole chain, and the cache entry names every file its answer rests on."""
+    from devlint.static.analysis import imports
+
     files = {f"m{i}.py": f"from m{i + 1} import f\n" for i in range(60)}
     files["m60.py"] = "import torch\n\n\ndef f(n):\n    return torch.ones(n)\n"
     files["main.py"] = "import torch\nfrom m0 import f\n\ny = torch.randn(2).cuda() + f(2)\n"
     write(tmp_path, files)
+    walked = []
+    walk = imports._walk_module
+    monkeypatch.setattr(imports, "_walk_module", lambda *a: walked.append(a[2]) or walk(*a))
     used: dict = {}
     findings = check(tmp_path / "main.py", used=used)
     assert all(f.code not in ("DEV003", "DEV005") for f in findings)
-    assert len(used) <= 48
+    assert 0 < len(walked) <= imports.MAX_MODULES
+    assert len(used) == 61 and str((tmp_path / "m60.py").resolve()) in used
 
 
 def test_the_cache_entry_names_the_modules_read(tmp_path):
@@ -636,3 +644,20 @@ def test_a_gpu_only_file_counts_another_modules_cuda_at_its_own_lines(tmp_path):
     found = [(f["path"], f["line"], f["code"], f["message"]) for f in json.loads(result.stdout)]
     assert [(path, line, code) for path, line, code, _ in found] == [("train.py", 4, "DEV204")]
     assert "(2 lines: 4, 5)" in found[0][3]
+
+
+def test_a_gpu_only_module_beyond_the_walks_bounds_still_guards_its_importers(tmp_path):
+    """nanotron's tests import modules that import flash_attn some imports deep: whether a file runs with a GPU
+    is read from the top-level imports over the whole graph (cycles too), not from how deep the walks went,
+    so a run gives the same answer in whatever order its files are checked (`-j 2` gave other infos)."""
+    chain = {f"pkg/m{i}.py": f"from pkg.m{i + 1} import f\n" for i in range(9)}
+    chain["pkg/m9.py"] = "import torch\nimport triton\nfrom pkg.m3 import f as g\n\n\ndef f(n):\n    return n\n"
+    chain["pkg/__init__.py"] = ""
+    test = "import torch\nfrom pkg.m0 import f\n\n\ndef test_f():\n    assert f(torch.zeros(2).cuda()) is not None\n"
+    plain = test.replace("from pkg.m0 import f", "from pkg.m7 import f").replace("pkg.m7", "plain")
+    write(tmp_path, {"pyproject.toml": "", **chain, "tests/test_deep.py": test, "tests/test_plain.py": plain,
+                     "plain.py": "def f(n):\n    return n\n"})
+    for order in (("tests/test_deep.py", "tests/test_plain.py"), ("tests/test_plain.py", "tests/test_deep.py")):
+        result = run_cli("--no-cache", "--output-format", "json", *order, cwd=tmp_path)
+        found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
+        assert found == {("tests/test_plain.py", "DEV204")}, order

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, cast
 import libcst as cst
 
 from devlint.core.limits import AnalysisBudgetExceeded
+from devlint.static.analysis.gpu_imports import requires_gpu
 from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
 from devlint.static.analysis.walked import met, met_cycle, record, replay, trusted
@@ -127,8 +128,6 @@ def _walk_module(interp: Walker, project: ProjectImports, target: Target, tree: 
         facts.muted -= 1
         (frames.globals, frames.current_function, frames.context, frames.loops, frames.if_depth,
          facts.portable_uses, frames.importing) = saved
-    if end.guarded:
-        project.gpu_only.add(target.key)
     env = end.env
     for key in scopes:
         if key:
@@ -152,7 +151,7 @@ def exec_project_import(interp: Walker, node: cst.Import | cst.ImportFrom, state
     if target is None:
         return set()
     names = names_of(interp, project, target)
-    if target.key in project.gpu_only:
+    if requires_gpu(project, target):
         state.guarded = True  # `from kernels import fused_scan`, where kernels imports triton
     bound: set[str] = set()
     if type(node.names) is cst.ImportStar:

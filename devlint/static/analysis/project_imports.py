@@ -104,9 +104,6 @@ class ProjectImports:
         self.loading: list[str] = []
         self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
         self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
-        # Target.key of the modules whose top level runs with a GPU or not at all (`import triton`, or a
-        # project module that does): what imports them does too
-        self.gpu_only: set[str] = set()
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file

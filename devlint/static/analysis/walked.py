@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 # The walk's tables a module's top level adds to: (owner, attribute) pairs, dicts then sets.
 _DICTS = (("tables", "functions"), ("tables", "classes"), ("tables", "closures"), ("tables", "enclosing"),
           ("prepass", "scopes"), ("prepass", "consumers"), ("project", "module_file"), ("project", "targets"))
-_SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"),
-         ("project", "gpu_only"))
+_SETS = (("tables", "guarded_classes"), ("tables", "defined_guarded"), ("project", "foreign_functions"))
 
 
 @dataclass

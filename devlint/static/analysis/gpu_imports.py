@@ -1,0 +1,159 @@
+"""Which project modules run with a GPU or not at all, from their top-level imports alone.
+
+A module whose top level imports a CUDA-only library (`import triton`), a compiled CUDA extension
+(`import fused_adam_cuda`, `from . import fused_dense_cuda`) or a project module that does, cannot be
+imported without a GPU: what imports it runs with one. This is read from the import lines at column 0 of
+each file (unconditional: an import under `try:` or `if` is indented), over the whole import graph: the
+same answer whatever order the files are checked in and however deep the walks went (a walk's bounds
+once made it depend on what earlier files had walked, so `-j 2` could differ from `-j 1`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterator, NamedTuple, Optional
+
+from devlint.core.digests import digest_of
+from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
+from devlint.core.torch_catalogue import views as api
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.project_imports import ProjectImports
+    from devlint.static.project.layout import Target
+
+_FROM = re.compile(rb"^from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)", re.M)
+_IMPORT = re.compile(rb"^import[ \t]+([\w., \t]+)", re.M)
+_MAX_MODULES = 5000  # a search visits at most this many modules (a hostile project cannot make it run long)
+_MAX_SCANS = 20000
+
+
+class _Scan(NamedTuple):
+    digest: str
+    froms: list[tuple[int, str, list[str]]]  # (dots, module, names) of each `from ... import ...` at column 0
+    plain: list[str]  # the modules of each `import ...` at column 0
+
+
+class _Answer(NamedTuple):
+    gpu: bool
+    read: tuple[str, ...]  # the files it rests on (a cache entry that took it depends on them)
+
+
+# (path, size, mtime) -> its scan; and per run (the run's `checked` table) path -> answer
+_SCANS: dict[tuple[str, int, int], Optional[_Scan]] = {}
+_RUN: list[object] = [None, {}]
+
+
+def requires_gpu(project: ProjectImports, target: Target) -> bool:
+    """Does importing `target` need a GPU: it, or a project module it imports at its top level (and so on),
+    imports a CUDA-only library or extension? The files the answer rests on are recorded as read."""
+    if target.file is None:
+        return False
+    answers = _answers(project)
+    start = str(target.file)
+    answer = answers.get(start) or _search(project, start, answers)
+    for path in answer.read:
+        scan = _scan(path)
+        if scan is not None:
+            project.used.setdefault(path, scan.digest)
+    return answer.gpu
+
+
+def _answers(project: ProjectImports) -> dict[str, _Answer]:
+    if _RUN[0] is not project.checked:
+        _RUN[:] = [project.checked, {}]
+    return _RUN[1]  # type: ignore[return-value]
+
+
+def _search(project: ProjectImports, start: str, answers: dict[str, _Answer]) -> _Answer:
+    """Depth first over the imports from `start`: the first module that needs a GPU answers for every module
+    on the way to it; a search that finds none answers for every module it saw (what they reach, it saw)."""
+    stack: list[tuple[str, Iterator[str]]] = [(start, _imported_files(project, start))]
+    visited = {start}
+    behind: set[str] = set()  # what the modules known not to need a GPU rest on
+    while stack:
+        path, deps = stack[-1]
+        known = answers.get(path)
+        if (known is not None and known.gpu) or _own_gpu_import(project, path):
+            way = tuple(p for p, _ in stack) + (known.read if known is not None else ())
+            for on_way, _ in stack:
+                answers[on_way] = _Answer(True, way)
+            return answers[start]
+        following = next(deps, None)
+        if following is None:
+            stack.pop()
+        elif following not in visited and len(visited) < _MAX_MODULES:
+            visited.add(following)
+            known = answers.get(following)
+            if known is None or known.gpu:
+                stack.append((following, _imported_files(project, following)))
+            else:
+                behind.update(known.read)
+    seen = tuple(sorted(visited | behind))
+    answer = _Answer(False, seen)
+    if len(visited) < _MAX_MODULES:
+        for path in visited:
+            answers[path] = answer
+    return answer
+
+
+def _scan(path: str) -> Optional[_Scan]:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    stamp = (path, info.st_size, info.st_mtime_ns)
+    if stamp not in _SCANS:
+        if len(_SCANS) >= _MAX_SCANS:
+            _SCANS.clear()
+        try:
+            with open(path, "rb") as stream:
+                data = stream.read(DEFAULT_MAX_FILE_SIZE + 1)
+        except OSError:
+            return None
+        froms = [(len(m.group(1)), m.group(2).decode(errors="replace"),
+                  [n.split()[0] for n in m.group(3).decode(errors="replace").split(",") if n.split()])
+                 for m in _FROM.finditer(data)]
+        plain = [part.split()[0] for m in _IMPORT.finditer(data)
+                 for part in m.group(1).decode(errors="replace").split(",") if part.split()]
+        _SCANS[stamp] = _Scan(digest_of(data), froms, plain)
+    return _SCANS[stamp]
+
+
+def _own_gpu_import(project: ProjectImports, path: str) -> bool:
+    scan = _scan(path)
+    if scan is None:
+        return False
+    where = Path(path)
+    for module in scan.plain:
+        if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (
+                api.is_cuda_extension(module) and project.resolve(module, 0, where) is None):
+            return True
+    for level, module, names in scan.froms:
+        if not level and module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+            return True
+        if level and not module and any(api.is_cuda_extension(name) and project.resolve(name, level, where) is None
+                                        for name in names):
+            return True  # `from . import fused_dense_cuda`: no Python module there, the compiled one
+    return False
+
+
+def _imported_files(project: ProjectImports, path: str) -> Iterator[str]:
+    """The files of the project modules `path` imports at its top level."""
+    scan = _scan(path)
+    if scan is None:
+        return
+    where = Path(path)
+    for level, module, names in scan.froms:
+        target = project.resolve(module, level, where)
+        if target is not None and target.file is not None:
+            yield str(target.file)
+        for name in names:  # `from pkg import kernels`: a submodule
+            sub = project.resolve(f"{module}.{name}" if module else name, level, where)
+            if sub is not None and sub.file is not None:
+                yield str(sub.file)
+    for module in scan.plain:
+        found = project.resolve(module, 0, where)
+        if found is not None and found.file is not None:
+            yield str(found.file)
