@@ -33,7 +33,7 @@ class Target:
     folder: Optional[Path]  # a package's folder (submodules live there); None for a plain module
     file: Optional[Path]  # the source to read: `x.py` or `pkg/__init__.py`; None for a namespace package
 
-    @property
+    @functools.cached_property  # asked at every import a walk meets (in its instance's dict: frozen allows it)
     def key(self) -> str:
         """A name for the module that no library path can equal (no dots: `a.b` is split on them)."""
         return "project:" + str(self.file or self.folder).replace(".", "\x00")
