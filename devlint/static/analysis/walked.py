@@ -153,7 +153,8 @@ def _add_missing(table: dict[K, V], added: dict[K, V]) -> None:
         table.update(added)
         return
     for key, value in added.items():
-        table.setdefault(key, value)
+        if key not in table:
+            table[key] = value
 
 
 def _unchanged(walked: Walked, project: ProjectImports) -> bool:
