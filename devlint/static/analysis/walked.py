@@ -50,7 +50,7 @@ class Walked:
 _WALKED: PerSource[Walked] = PerSource()
 # per project module read: walks of it that met their context (`Seen`), the latest last
 _SEEN: PerSource[list[Walked]] = PerSource()
-_MOST_SEEN = 4  # such walks kept per module
+_MOST_SEEN = 16  # such walks kept per module (Lightning: 1,335 walks with 4 kept, 870 with 16; 7% more memory)
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -118,11 +118,14 @@ def trusted(source: Source, project: ProjectImports) -> Optional[Walked]:
     if walked is not None and _unchanged(walked, project):
         return walked
     loading = set(project.loading)
-    for walked in reversed(_SEEN.get(source) or ()):
+    kept = _SEEN.get(source) or []
+    for index in range(len(kept) - 1, -1, -1):
+        walked = kept[index]
         seen = cast(Seen, walked.seen)  # kept in _SEEN: it met something
         if seen.assumed <= loading and (not seen.cut or seen.depth == len(project.loading)) \
                 and loading.isdisjoint(walked.envs) and (not seen.counted or _counts_alike(project, walked)) \
                 and _unchanged(walked, project):
+            kept.append(kept.pop(index))  # the last one dropped is the one least recently met again
             return walked
     return None
 
