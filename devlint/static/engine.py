@@ -211,7 +211,8 @@ def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],
                 project: Optional[ProjectImports] = None) -> list[Finding]:
     """Guard, parse and analyse: on the deep-stack thread, where nesting up to limits.MAX_NESTING fits.
     A file another checked file imported was parsed then: its tree is taken (and this one kept for them)."""
-    parsed = parsed_before(path, source) if project is not None else None
+    real = str(project.importer) if project is not None else None  # the file's real path
+    parsed = parsed_before(path, source, real) if project is not None else None
     if parsed is None:
         refusal = check_parsable(source)
         if refusal is not None:
@@ -222,7 +223,7 @@ def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],
         if not isinstance(parsed, cst.Module):
             return [parsed]
         if project is not None:
-            keep_parsed(path, source, parsed)
+            keep_parsed(path, source, parsed, real)
     try:
         return check_module(parsed, text, path, rules, project)
     except RecursionError:

@@ -61,6 +61,7 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     source = read_module(target.file)
     if source is None:
         return None
+    project.digests.setdefault(str(target.file), source.digest)  # as looked up now: trusted() need not again
     walked = trusted(source, project)
     if walked is not None and str(project.importer) in walked.used:
         walked = None  # that walk read the file being checked, which this file's walk does not read as a module

@@ -98,7 +98,7 @@ class ProjectImports:
     def __init__(self, path: str, layout: Optional[Layout] = None,
                  checked: Optional[dict[str, str]] = None) -> None:
         self.importer = Path(path).resolve() if path else Path.cwd()
-        self.layout = layout or layout_for(str(self.importer), _root_of_run(checked))
+        self.layout = layout or layout_for(str(self.importer), _root_of_run(checked), real=bool(path))
         self.envs: dict[str, Optional[dict[str, Value]]] = {}  # Target.key -> the module's names (None: unknown)
         self.targets: dict[str, Target] = {}  # a Ref path that is a project module -> it
         self.loading: list[str] = []
@@ -112,6 +112,9 @@ class ProjectImports:
         self.seen: list[Seen] = []  # per module walk in progress: what it met of its context (walked.py)
         self.verified: set[int] = set()  # id() of the earlier walks found current for this file (walked.py)
         self.digests: dict[str, Optional[str]] = {}  # path -> digest of the module there now, as looked up
+        # (name, dots, importer's folder) -> what it resolved to: one walk's imports name the same modules again
+        # and again, each a stat per folder searched; the files they name are read once per checked file too
+        self._resolved: dict[tuple[str, int, Path], Optional[Target]] = {}
         # (how many modules were read, their trees) for trees()
         self._trees: Optional[tuple[int, dict[str, cst.Module]]] = None
 
@@ -157,4 +160,8 @@ class ProjectImports:
     def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
         if not level and module.split(".")[0] in _LIBRARY_TOPS:
             return None
-        return self.layout.resolve(importer or self.importer, module, level)
+        importer = importer or self.importer
+        key = (module, level, importer.parent)  # Layout.resolve reads only the importer's folder
+        if key not in self._resolved:
+            self._resolved[key] = self.layout.resolve(importer, module, level)
+        return self._resolved[key]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, cast
+from typing import TYPE_CHECKING, Callable, Optional, TypeVar, cast
 
 from devlint.static.analysis.project_imports import Seen
 from devlint.static.project.sources import PerSource, read_module
@@ -38,9 +38,9 @@ class Walked:
     deps: tuple[Target, ...]  # the project modules it imported, replayed first
     used: dict[str, str]  # path -> digest of every module its walk read: valid while they are unchanged
     envs: dict[str, Optional[dict[str, Value]]]  # Target.key -> names, of the modules walked inside its walk
-    # per table of _DICTS: the (key, value) pairs added; per table of _SETS: the members added (each table
-    # holds its own kinds, read back into it only: object)
-    dicts: tuple[list[tuple[object, object]], ...]
+    # per table of _DICTS: the entries added; per table of _SETS: the members added (each table holds its own
+    # kinds, read back into it only: object)
+    dicts: tuple[dict[object, object], ...]
     sets: tuple[set[object], ...]
     seen: Optional[Seen] = None  # None: it met nothing of the walk around it, and holds anywhere
 
@@ -49,7 +49,10 @@ class Walked:
 _WALKED: PerSource[Walked] = PerSource()
 # per project module read: walks of it that met their context (`Seen`), the latest last
 _SEEN: PerSource[list[Walked]] = PerSource()
-_MOST_SEEN = 4  # such walks kept per module
+_MOST_SEEN = 16  # such walks kept per module (Lightning: 1,335 walks with 4 kept, 870 with 16; 7% more memory)
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 def met_cycle(project: ProjectImports, key: str) -> None:
@@ -97,7 +100,7 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
             env=env, deps=tuple(deps),
             used={p: d for p, d in project.used.items() if p not in used_before or p == str(target.file)},
             envs=dict(islice(project.envs.items(), envs_before, None)),
-            dicts=tuple(list(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
+            dicts=tuple(dict(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
             sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before)),
             seen=None if kept else seen)
         if kept:
@@ -114,11 +117,14 @@ def trusted(source: Source, project: ProjectImports) -> Optional[Walked]:
     if walked is not None and _unchanged(walked, project):
         return walked
     loading = set(project.loading)
-    for walked in reversed(_SEEN.get(source) or ()):
+    kept = _SEEN.get(source) or []
+    for index in range(len(kept) - 1, -1, -1):
+        walked = kept[index]
         seen = cast(Seen, walked.seen)  # kept in _SEEN: it met something
         if seen.assumed <= loading and (not seen.cut or seen.depth == len(project.loading)) \
                 and loading.isdisjoint(walked.envs) and (not seen.counted or _counts_alike(project, walked)) \
                 and _unchanged(walked, project):
+            kept.append(kept.pop(index))  # the last one dropped is the one least recently met again
             return walked
     return None
 
@@ -133,16 +139,24 @@ def replay(interp: Walker, project: ProjectImports, target: Target, walked: Walk
     """Give this file's walk what an earlier walk of `target` added (`trusted`), after the modules it
     imported (`walked.deps`: the caller walks or replays them first)."""
     owners = _tables(interp, project)
-    for (owner, attribute), pairs in zip(_DICTS, walked.dicts):
-        table = getattr(owners[owner], attribute)
-        for key, value in pairs:
-            table.setdefault(key, value)  # this file's own (a class of the same name) wins
+    for (owner, attribute), added in zip(_DICTS, walked.dicts):
+        _add_missing(getattr(owners[owner], attribute), added)  # this file's own (a class of the same name) wins
     for (owner, attribute), members in zip(_SETS, walked.sets):
         getattr(owners[owner], attribute).update(members)
-    for key, env in walked.envs.items():
-        project.envs.setdefault(key, env)
+    _add_missing(project.envs, walked.envs)
     project.envs[target.key] = walked.env
     project.used.update(walked.used)
+
+
+def _add_missing(table: dict[K, V], added: dict[K, V]) -> None:
+    """`added`'s entries whose keys `table` lacks, in their order (as `setdefault` one by one; most often
+    none is there: one update)."""
+    if table.keys().isdisjoint(added):
+        table.update(added)
+        return
+    for key, value in added.items():
+        if key not in table:
+            table[key] = value
 
 
 def _unchanged(walked: Walked, project: ProjectImports) -> bool:

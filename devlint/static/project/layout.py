@@ -36,7 +36,7 @@ class Target:
     folder: Optional[Path]  # a package's folder (submodules live there); None for a plain module
     file: Optional[Path]  # the source to read: `x.py` or `pkg/__init__.py`; None for a namespace package
 
-    @property
+    @functools.cached_property  # asked at every import a walk meets (in its instance's dict: frozen allows it)
     def key(self) -> str:
         """A name for the module that no library path can equal (no dots: `a.b` is split on them)."""
         return "project:" + str(self.file or self.folder).replace(".", "\x00")
@@ -170,12 +170,12 @@ def _is_dir(path: Path) -> bool:
         return False
 
 
-def layout_for(path: str, run_root: Optional[str] = None) -> Layout:
+def layout_for(path: str, run_root: Optional[str] = None, real: bool = False) -> Layout:
     """The layout of the project that holds the file at `path`. Without a marker above it, the project is
     `run_root` (the folder that holds every file of the run: `devlint .` in a checkout with no
     pyproject.toml, whose scripts/ import the root's packages after `sys.path.append(".")`), when it holds
-    the file, else the file's own folder."""
-    folder = Path(os.path.realpath(path)).parent
+    the file, else the file's own folder. `real`: `path` is a real path already."""
+    folder = Path(path if real else os.path.realpath(path)).parent
     root = _root_above(folder)
     if root is None:
         top = Path(run_root) if run_root else None

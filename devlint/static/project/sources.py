@@ -80,31 +80,33 @@ def read_module(path: Path, max_size: int = DEFAULT_MAX_FILE_SIZE) -> Optional[S
     return source
 
 
-def parsed_before(path: str, data: bytes) -> Optional[cst.Module]:
-    """The tree of the file at `path` if these very bytes were parsed in this process (as an import)."""
+def parsed_before(path: str, data: bytes, real: Optional[str] = None) -> Optional[cst.Module]:
+    """The tree of the file at `path` if these very bytes were parsed in this process (as an import); `real`:
+    its real path, where the caller has it."""
     try:
         info = os.stat(path)
     except OSError:
         return None
-    found = _TABLE.get((os.path.realpath(path), info.st_size, info.st_mtime_ns))
+    found = _TABLE.get((real or os.path.realpath(path), info.st_size, info.st_mtime_ns))
     if found is None or found.tree is None or found.digest != digest_of(data):
         return None
     return found.tree
 
 
-def keep_parsed(path: str, data: bytes, tree: cst.Module) -> None:
-    """A checked file's tree, for the files that import it (when `data` is what the file holds)."""
+def keep_parsed(path: str, data: bytes, tree: cst.Module, real: Optional[str] = None) -> None:
+    """A checked file's tree, for the files that import it (when `data` is what the file holds); `real`: as
+    for parsed_before."""
     try:
         info = os.stat(path)
     except OSError:
         return
-    real = Path(os.path.realpath(path))
+    real_path = Path(real or os.path.realpath(path))
     if info.st_size != len(data):
         return  # stdin, an unsaved editor buffer: not the file's own bytes
-    stamp = (str(real), info.st_size, info.st_mtime_ns)
+    stamp = (str(real_path), info.st_size, info.st_mtime_ns)
     digest = digest_of(data)
-    if stamp not in _TABLE and digest_of(_read_bytes(real, len(data))) == digest:
-        _TABLE[stamp] = Source(path=real, digest=digest, tree=tree)
+    if stamp not in _TABLE and digest_of(_read_bytes(real_path, len(data))) == digest:
+        _TABLE[stamp] = Source(path=real_path, digest=digest, tree=tree)
         while len(_TABLE) > MAX_TREES:
             _TABLE.popitem(last=False)
 
