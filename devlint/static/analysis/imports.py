@@ -52,6 +52,8 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     if target.file is None:  # a namespace package: only submodules
         project.envs[key] = {}
         return project.envs[key]
+    if project.seen:
+        project.seen[-1].deepest = max(project.seen[-1].deepest, len(project.loading))
     if len(project.envs) >= MAX_MODULES or len(project.loading) >= MAX_NESTING or target.file == project.importer:
         project.tainted = project.tainted or bool(project.loading)
         counted = len(project.envs) >= MAX_MODULES
@@ -62,7 +64,8 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     if source is None:
         return None
     project.digests.setdefault(str(target.file), source.digest)  # as looked up now: trusted() need not again
-    walked = trusted(source, project)
+    # (a walk that met nothing may have gone deeper, or wider, than the bounds let a walk go from here)
+    walked = trusted(source, project, lambda kept: _room_for(project, kept))
     if walked is not None and str(project.importer) in walked.used:
         walked = None  # that walk read the file being checked, which this file's walk does not read as a module
     if walked is not None:  # an earlier walk of it: the modules it imported first, then what it added
@@ -86,6 +89,11 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     except Exception:  # noqa: BLE001 - a module the walk cannot take is unknown; the checked file goes on
         project.envs[key] = None
     return project.envs[key]
+
+
+def _room_for(project: ProjectImports, walked: Walked) -> bool:
+    """Would a walk of that module from here meet no bound, as the kept walk met none?"""
+    return len(project.loading) + walked.height < MAX_NESTING and len(project.envs) + walked.size <= MAX_MODULES
 
 
 def _look_up_deps(interp: Walker, project: ProjectImports, target: Target, walked: Walked) -> None:

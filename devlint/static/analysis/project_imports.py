@@ -90,6 +90,7 @@ class Seen:
     cut: bool = False  # the nesting bound left an import unknown: the same only at the same depth
     counted: bool = False  # the module bound left an import unknown: the same only from the same count
     opaque: bool = False  # the checked file or a module left unknown: this file's alone
+    deepest: int = 0  # the longest `loading` at which an import inside it was held to the bounds
 
 
 class ProjectImports:

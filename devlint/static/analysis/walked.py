@@ -42,7 +42,11 @@ class Walked:
     # kinds, read back into it only: object)
     dicts: tuple[dict[object, object], ...]
     sets: tuple[set[object], ...]
-    seen: Optional[Seen] = None  # None: it met nothing of the walk around it, and holds anywhere
+    seen: Optional[Seen] = None  # None: it met nothing of the walk around it, and holds where its reach fits
+    # its reach: how much deeper than its module its imports went, and how many modules it walked (itself too):
+    # a walk that met nothing holds where the bounds leave that much room
+    height: int = 0
+    size: int = 0
 
 
 # per project module read: what walking its top level gave, replayed for the next importer
@@ -93,6 +97,8 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
     finally:
         deps = project.deps.pop()
         seen = project.seen.pop()
+        if project.seen:  # what it reached, the walk around it reached
+            project.seen[-1].deepest = max(project.seen[-1].deepest, seen.deepest)
         kept = not project.tainted
         project.tainted = project.tainted or tainted
     if kept or not seen.opaque:
@@ -102,7 +108,8 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
             envs=dict(islice(project.envs.items(), envs_before, None)),
             dicts=tuple(dict(islice(getattr(owners[o], a).items(), n, None)) for (o, a), n in zip(_DICTS, sizes)),
             sets=tuple(getattr(owners[o], a) - b for (o, a), b in zip(_SETS, before)),
-            seen=None if kept else seen)
+            seen=None if kept else seen, height=max(seen.deepest - seen.depth, 0),
+            size=len(project.envs) - envs_before)
         if kept:
             _WALKED.keep(source, walked)
         else:
@@ -110,11 +117,12 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
     return env
 
 
-def trusted(source: Source, project: ProjectImports) -> Optional[Walked]:
+def trusted(source: Source, project: ProjectImports, room: Callable[[Walked], bool]) -> Optional[Walked]:
     """What an earlier walk of the module at `source` added, if every module it read is unchanged and,
-    for one that met the walk around it, this walk meets the same."""
+    for one that met the walk around it, this walk meets the same; for one that met nothing, if the bounds
+    leave it room here (`room`)."""
     walked = _WALKED.get(source)
-    if walked is not None and _unchanged(walked, project):
+    if walked is not None and room(walked) and _unchanged(walked, project):
         return walked
     loading = set(project.loading)
     kept = _SEEN.get(source) or []
