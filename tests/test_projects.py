@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from devlint.core.digests import CLOSURE_PREFIX, closure_files
 from devlint.static.engine import check_source
 from devlint.static.project.layout import layout_for
 from devlint.static.rules import ALL_RULES
@@ -262,14 +263,17 @@ def test_a_long_chain_of_imports_is_bounded(tmp_path, monkeypatch):
     findings = check(tmp_path / "main.py", used=used)
     assert all(f.code not in ("DEV003", "DEV005") for f in findings)
     assert 0 < len(walked) <= imports.MAX_MODULES
-    assert len(used) == 61 and str((tmp_path / "m60.py").resolve()) in used
+    read = {path for name, text in used.items() if name.startswith(CLOSURE_PREFIX) for path in closure_files(text)}
+    assert len(read) == 61 and str((tmp_path / "m60.py").resolve()) in read
 
 
 def test_the_cache_entry_names_the_modules_read(tmp_path):
     write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
     used: dict = {}
     check(tmp_path / "train.py", used=used)
-    assert list(used) == [str((tmp_path / "masks.py").resolve())]
+    assert [name for name in used if not name.startswith(CLOSURE_PREFIX)] == [str((tmp_path / "masks.py").resolve())]
+    assert all(list(closure_files(used[name])) == [str((tmp_path / "masks.py").resolve())]
+               for name in used if name.startswith(CLOSURE_PREFIX))  # (does masks.py need a GPU: it alone says)
 
 
 def run_cli(*args, cwd: Path, input: str = None):
@@ -661,3 +665,18 @@ def test_a_gpu_only_module_beyond_the_walks_bounds_still_guards_its_importers(tm
         result = run_cli("--no-cache", "--output-format", "json", *order, cwd=tmp_path)
         found = {(f["path"], f["code"]) for f in json.loads(result.stdout)}
         assert found == {("tests/test_plain.py", "DEV204")}, order
+
+
+def test_a_module_that_starts_to_need_a_gpu_far_down_the_imports_rechecks_its_importers(tmp_path):
+    """The answer to "does this import need a GPU" rests on every module the search read, beyond the walks'
+    bounds: the cache keeps them as one closure (format 4), so that adding `import triton` eight imports down
+    re-checks the test that imports the chain's head."""
+    chain = {f"pkg/m{i}.py": f"from pkg.m{i + 1} import f\n" for i in range(8)}
+    chain["pkg/m8.py"] = "def f(n):\n    return n\n"
+    test = "import torch\nfrom pkg.m0 import f\n\n\ndef test_f():\n    assert f(torch.zeros(2).cuda()) is not None\n"
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", **chain, "tests/test_deep.py": test})
+    first = run_cli("--output-format", "json", "tests/test_deep.py", cwd=tmp_path)
+    assert [f["code"] for f in json.loads(first.stdout)] == ["DEV204"]
+    (tmp_path / "pkg" / "m8.py").write_text("import triton\n\n\ndef f(n):\n    return n\n")
+    second = run_cli("--output-format", "json", "tests/test_deep.py", cwd=tmp_path)
+    assert json.loads(second.stdout) == [], second.stdout

@@ -147,7 +147,7 @@ def test_a_cache_written_by_an_older_format_is_a_miss_and_replaced(project):
     file.write_text(json.dumps({"format": 2, "entries": entries}))  # devlint before file stats were kept
     again, stats = lint(project)
     assert again == first and stats.analysed == 1
-    assert json.loads(file.read_text())["format"] == 3 and lint(project)[1].analysed == 0
+    assert json.loads(file.read_text())["format"] == 4 and lint(project)[1].analysed == 0
 
 
 def test_real_paths_are_realpath(tmp_path, monkeypatch):

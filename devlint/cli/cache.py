@@ -36,12 +36,13 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from devlint import __version__
-from devlint.core.digests import digest_of, file_digest
+from devlint.core.digests import CLOSURE_PREFIX, closure_files, digest_of, file_digest
 from devlint.core.findings import Finding
 
 # 2: an entry names the project modules its file imported (their digests), and is stale when one changed;
 # 3: keyed by the digest of the file's bytes, skipped files have an entry, and files' stats are kept
-_FORMAT = 3
+# 4: an entry's closures (many files one result rests on, `CLOSURE_PREFIX`) are kept once, in their own table
+_FORMAT = 4
 _SETTLED_NS = 2_000_000_000  # a file changed less than this long ago may change again unseen in the same tick
 _MAX_CACHE_BYTES = 256 * 1024 * 1024
 _ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
@@ -106,7 +107,9 @@ class Cache:
         self.folder = (folder or user_cache_dir()) / f"{root.name or 'root'}-{tag}"
         self.file = self.folder / f"v{__version__}.json"
         self.salt = ",".join(codes) + "|" + code_fingerprint()
-        self.entries, self.stats = _read_entries(self.file)
+        self.entries, self.stats, self.closures = _read_entries(self.file)
+        self.new_closures: dict[str, str] = {}
+        self._closures_current: dict[str, bool] = {}
         self.new: dict[str, dict] = {}
         self.new_stats: dict[str, list] = {}
         self.seen: set[str] = set()  # the paths whose stat this run looked at
@@ -151,7 +154,7 @@ class Cache:
         if not isinstance(entry, dict) or not isinstance(entry.get("findings"), list) \
                 or not isinstance(entry.get("used"), dict):
             return None
-        if any(not isinstance(used, str) or self._digest(used) != digest for used, digest in entry["used"].items()):
+        if any(not isinstance(used, str) or not self._current(used, digest) for used, digest in entry["used"].items()):
             return None  # a module it imported has changed: what it found there may have too
         if sorted(used for used in entry["used"] if used in (checked or {})) != entry.get("reported"):
             return None  # the modules checked beside it are others: findings in them come and go
@@ -162,6 +165,16 @@ class Cache:
         if not all(_well_formed(f, path) for f in findings):
             return None
         return findings
+
+    def _current(self, used: str, digest: object) -> bool:
+        """Is the file (or every file of the closure) an entry used as it was?"""
+        if not used.startswith(CLOSURE_PREFIX):
+            return self._digest(used) == digest
+        if used not in self._closures_current:
+            text = self.closures.get(used)
+            self._closures_current[used] = isinstance(text, str) and all(
+                self._digest(path) == recorded for path, recorded in closure_files(text).items())
+        return self._closures_current[used]
 
     def _digest(self, path: str) -> Optional[str]:
         """The digest of an imported module now, found once per run (many files import the same modules):
@@ -179,6 +192,9 @@ class Cache:
     def put(self, key: str, findings: list[Finding], used: Optional[dict] = None,
             checked: Optional[dict] = None) -> None:
         used = dict(used or {})
+        for name in [name for name in used if name.startswith(CLOSURE_PREFIX)]:
+            self.new_closures[name] = self.closures[name] = used[name]  # kept once, named by its id
+            used[name] = ""
         self.new[key] = {"findings": [f.to_record() for f in findings], "used": used,
                          "reported": sorted(path for path in used if path in (checked or {}))}
 
@@ -187,14 +203,18 @@ class Cache:
             return
         if not _private_folder(self.folder):
             return  # no safe place to write: no cache, no complaint
-        on_disk, stats_on_disk = _read_entries(self.file)
+        on_disk, stats_on_disk, closures_on_disk = _read_entries(self.file)
         entries = {**on_disk, **self.entries, **self.new}  # a concurrent run's entries survive
         if len(entries) > 4 * len(live_keys) + 1000:
             entries = {k: v for k, v in entries.items() if k in live_keys}
         stats = {**stats_on_disk, **self.stats, **self.new_stats}
         if len(stats) > 4 * len(self.seen) + 1000:
             stats = {k: v for k, v in stats.items() if k in self.seen}
-        data = json.dumps({"format": _FORMAT, "entries": entries, "stats": stats}).encode("utf-8")
+        closures = {**closures_on_disk, **self.closures, **self.new_closures}
+        named = {name for entry in entries.values() if isinstance(entry, dict) and isinstance(entry.get("used"), dict)
+                 for name in entry["used"] if name.startswith(CLOSURE_PREFIX)}
+        closures = {name: text for name, text in closures.items() if name in named}  # none an entry no longer names
+        data = json.dumps({"format": _FORMAT, "entries": entries, "stats": stats, "closures": closures}).encode("utf-8")
         try:
             handle, temporary = tempfile.mkstemp(dir=self.folder, prefix=".tmp-", suffix=".json")
         except OSError:
@@ -223,31 +243,32 @@ def _well_formed(finding: Finding, path: str) -> bool:
                     and (place[2] is None or type(place[2]) is int) for entry in finding.places for place in entry))
 
 
-def _read_entries(file: Path) -> tuple[dict[str, dict], dict[str, list]]:
-    """The cache's entries and files' stats, or empty for a missing, foreign, oversized or malformed file."""
+def _read_entries(file: Path) -> tuple[dict[str, dict], dict[str, list], dict[str, str]]:
+    """The cache's entries, files' stats and closures, or empty for a missing, foreign, oversized or malformed
+    file."""
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         if not _private_folder(file.parent, create=False):
-            return {}, {}
+            return {}, {}, {}
         handle = os.open(file, flags)
     except OSError:
-        return {}, {}
+        return {}, {}, {}
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_CACHE_BYTES:
-            return {}, {}
+            return {}, {}, {}
         with os.fdopen(handle, "rb") as stream:
             handle = -1
             data = json.loads(stream.read(_MAX_CACHE_BYTES + 1))
     except (OSError, ValueError, RecursionError, MemoryError):
-        return {}, {}
+        return {}, {}, {}
     finally:
         if handle >= 0:
             os.close(handle)
     if not isinstance(data, dict) or data.get("format") != _FORMAT or not isinstance(data.get("entries"), dict):
-        return {}, {}
-    stats = data.get("stats")
-    return data["entries"], stats if isinstance(stats, dict) else {}
+        return {}, {}, {}
+    stats, closures = data.get("stats"), data.get("closures")
+    return data["entries"], stats if isinstance(stats, dict) else {}, closures if isinstance(closures, dict) else {}
 
 
 def _private_folder(folder: Path, create: bool = True) -> bool:

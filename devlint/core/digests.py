@@ -18,3 +18,25 @@ def file_digest(path: str) -> Optional[str]:
             return digest_of(stream.read())
     except OSError:
         return None
+
+
+# A `used` entry (path -> digest of each file a result rests on) may stand for many files at once: its key is
+# this prefix and the closure's id, its value the files' digests and paths, one `DIGEST PATH` per line (a search
+# over the whole import graph rests on every file it read; the cache keeps each closure once).
+CLOSURE_PREFIX = "closure:"
+
+
+def closure_entry(files: dict[str, str]) -> tuple[str, str]:
+    """The `used` entry (key, value) that stands for `files` (path -> digest)."""
+    text = "\n".join(f"{digest} {path}" for path, digest in sorted(files.items()))
+    return CLOSURE_PREFIX + digest_of(text.encode("utf-8", "surrogateescape")), text
+
+
+def closure_files(text: str) -> dict[str, str]:
+    """The files (path -> digest) a closure entry's value names."""
+    files = {}
+    for line in text.splitlines():
+        digest, _, path = line.partition(" ")
+        if path:
+            files[path] = digest
+    return files

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, NamedTuple, Optional
 
-from devlint.core.digests import digest_of
+from devlint.core.digests import closure_entry, digest_of
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 
@@ -43,6 +43,7 @@ class _Answer(NamedTuple):
 # (path, size, mtime) -> its scan; and per run (the run's `checked` table) path -> answer
 _SCANS: dict[tuple[str, int, int], Optional[_Scan]] = {}
 _RUN: list[object] = [None, {}]
+_CLOSURES: dict[int, tuple[tuple[str, ...], tuple[str, str]]] = {}  # id(answer.read) -> (it, its used entry)
 
 
 def requires_gpu(project: ProjectImports, target: Target) -> bool:
@@ -53,16 +54,24 @@ def requires_gpu(project: ProjectImports, target: Target) -> bool:
     answers = _answers(project)
     start = str(target.file)
     answer = answers.get(start) or _search(project, start, answers)
-    for path in answer.read:
-        scan = _scan(path)
-        if scan is not None:
-            project.used.setdefault(path, scan.digest)
+    key, text = _closure(answer)
+    project.used[key] = text
     return answer.gpu
+
+
+def _closure(answer: _Answer) -> tuple[str, str]:
+    """The `used` entry that stands for the files an answer rests on (many answers share one search's)."""
+    found = _CLOSURES.get(id(answer.read))
+    if found is None or found[0] is not answer.read:
+        files = {path: scan.digest for path, scan in ((p, _scan(p)) for p in answer.read) if scan is not None}
+        found = _CLOSURES[id(answer.read)] = (answer.read, closure_entry(files))
+    return found[1]
 
 
 def _answers(project: ProjectImports) -> dict[str, _Answer]:
     if _RUN[0] is not project.checked:
         _RUN[:] = [project.checked, {}]
+        _CLOSURES.clear()
     return _RUN[1]  # type: ignore[return-value]
 
 

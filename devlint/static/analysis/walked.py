@@ -16,6 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, cast
 
+from devlint.core.digests import CLOSURE_PREFIX, closure_files, file_digest
 from devlint.static.analysis.project_imports import Seen
 from devlint.static.project.sources import PerSource, read_module
 
@@ -173,12 +174,23 @@ def _unchanged(walked: Walked, project: ProjectImports) -> bool:
     tree was dropped)."""
     if id(walked) in project.verified:  # a later object may take a dropped one's id: made since, so current
         return True
-    digests = project.digests
     for path, digest in walked.used.items():
-        if path not in digests:
-            source = read_module(Path(path))
-            digests[path] = source.digest if source is not None else None
-        if digests[path] != digest:
+        if path.startswith(CLOSURE_PREFIX):  # files whose import lines were read, not parsed: their bytes
+            if any(_digest_now(project, file, parse=False) != recorded
+                   for file, recorded in closure_files(digest).items()):
+                return False
+        elif _digest_now(project, path) != digest:
             return False
     project.verified.add(id(walked))
     return True
+
+
+def _digest_now(project: ProjectImports, path: str, parse: bool = True) -> Optional[str]:
+    digests = project.digests
+    if path not in digests:
+        if parse:
+            source = read_module(Path(path))
+            digests[path] = source.digest if source is not None else None
+        else:
+            digests[path] = file_digest(path)
+    return digests[path]
