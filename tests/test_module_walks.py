@@ -149,3 +149,22 @@ def test_a_walk_that_met_nothing_is_replayed_only_where_the_bound_lets_its_impor
     alone = {path: fresh(path) for path in checked}
     sources._TABLE.clear()
     assert [codes(path) for path in checked] == [alone[path] for path in checked]
+
+
+def test_a_walk_that_met_a_cycle_but_no_bound_is_replayed_only_where_the_bounds_leave_it_room(tmp_path):
+    """audiocraft's solvers/base.py, walked from builders.py at the top (it met a cycle, no bound), was replayed
+    five imports deep in the next file, where a fresh walk meets the nesting bound: a DEV101 that a fresh
+    process does not report. A kept walk is held to the bounds it did not meet, as one that met nothing is."""
+    files = {"ca.py": "from cb import helper\nfrom link0 import DEVICE, make\n",
+             "cb.py": "from ca import DEVICE\n\n\ndef helper():\n    return DEVICE\n",
+             "d0.py": "from d1 import DEVICE, make\n", "d1.py": "from ca import DEVICE, make\n",
+             "top.py": "import torch\nfrom ca import DEVICE, make\n\nx = make(3).to(DEVICE) + torch.zeros(3)\n",
+             "deep.py": "import torch\nfrom d0 import DEVICE, make\n\nx = make(3).to(DEVICE) + torch.zeros(3)\n"}
+    files.update({f"link{i}.py": f"from link{i + 1} import DEVICE, make\n" for i in range(4)})
+    files["link4.py"] = "import torch\nDEVICE = 'cuda'\n\ndef make(n):\n    return torch.ones(n)\n"
+    write(tmp_path, files)
+    (tmp_path / ".git").mkdir()
+    alone = fresh(tmp_path / "deep.py")
+    sources._TABLE.clear()
+    assert codes(tmp_path / "top.py")  # the walk of ca from the top knows DEVICE: a DEV101 there
+    assert codes(tmp_path / "deep.py") == alone

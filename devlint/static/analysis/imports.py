@@ -65,7 +65,7 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
         return None
     project.digests.setdefault(str(target.file), source.digest)  # as looked up now: trusted() need not again
     # (a walk that met nothing may have gone deeper, or wider, than the bounds let a walk go from here)
-    walked = trusted(source, project, lambda kept: _room_for(project, kept))
+    walked = trusted(source, project, lambda kept, deep, wide: _room_for(project, kept, deep, wide))
     if walked is not None and str(project.importer) in walked.used:
         walked = None  # that walk read the file being checked, which this file's walk does not read as a module
     if walked is not None:  # an earlier walk of it: the modules it imported first, then what it added
@@ -91,9 +91,11 @@ def names_of(interp: Walker, project: ProjectImports, target: Target) -> Optiona
     return project.envs[key]
 
 
-def _room_for(project: ProjectImports, walked: Walked) -> bool:
-    """Would a walk of that module from here meet no bound, as the kept walk met none?"""
-    return len(project.loading) + walked.height < MAX_NESTING and len(project.envs) + walked.size <= MAX_MODULES
+def _room_for(project: ProjectImports, walked: Walked, deep: bool, wide: bool) -> bool:
+    """Would a walk of that module from here meet neither the nesting bound (`deep`) nor the module bound
+    (`wide`), as the kept walk met neither?"""
+    return (not deep or len(project.loading) + walked.height < MAX_NESTING) and (
+        not wide or len(project.envs) + walked.size <= MAX_MODULES)
 
 
 def _look_up_deps(interp: Walker, project: ProjectImports, target: Target, walked: Walked) -> None:

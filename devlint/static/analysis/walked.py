@@ -118,21 +118,22 @@ def record(interp: Walker, project: ProjectImports, target: Target, source: Sour
     return env
 
 
-def trusted(source: Source, project: ProjectImports, room: Callable[[Walked], bool]) -> Optional[Walked]:
+def trusted(source: Source, project: ProjectImports, room: Callable[[Walked, bool, bool], bool]) -> Optional[Walked]:
     """What an earlier walk of the module at `source` added, if every module it read is unchanged and,
-    for one that met the walk around it, this walk meets the same; for one that met nothing, if the bounds
-    leave it room here (`room`)."""
+    for one that met the walk around it, this walk meets the same. A bound it did not meet, it must not meet
+    here either: `room(walked, deep, wide)` says whether the nesting (`deep`) and module (`wide`) bounds leave
+    its reach room from here."""
     walked = _WALKED.get(source)
-    if walked is not None and room(walked) and _unchanged(walked, project):
+    if walked is not None and room(walked, True, True) and _unchanged(walked, project):
         return walked
     loading = set(project.loading)
     kept = _SEEN.get(source) or []
     for index in range(len(kept) - 1, -1, -1):
         walked = kept[index]
         seen = cast(Seen, walked.seen)  # kept in _SEEN: it met something
-        if seen.assumed <= loading and (not seen.cut or seen.depth == len(project.loading)) \
+        if seen.assumed <= loading and (seen.depth == len(project.loading) if seen.cut else True) \
                 and loading.isdisjoint(walked.envs) and (not seen.counted or _counts_alike(project, walked)) \
-                and _unchanged(walked, project):
+                and room(walked, not seen.cut, not seen.counted) and _unchanged(walked, project):
             kept.append(kept.pop(index))  # the last one dropped is the one least recently met again
             return walked
     return None
