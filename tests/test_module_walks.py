@@ -64,6 +64,14 @@ def chain(length: int) -> dict:
     return files
 
 
+def counting_walks(monkeypatch) -> list:
+    """The keys of the modules walked from now on, one per walk (replays are not walks)."""
+    walks: list = []
+    walk = imports._walk_module
+    monkeypatch.setattr(imports, "_walk_module", lambda *a: walks.append(a[2].key) or walk(*a))
+    return walks
+
+
 def fresh(path: Path) -> set:
     sources._TABLE.clear()  # every module read again: no earlier walk to replay
     return codes(path)
@@ -76,9 +84,7 @@ def test_a_walk_that_met_its_context_is_replayed_where_it_holds(tmp_path, monkey
     checked = sorted(tmp_path / name for name in files if not name.startswith(("a.", "b.", "link")))
     alone = {path: fresh(path) for path in checked}
     assert any(alone.values())
-    walks: list = []
-    walk = imports._walk_module
-    monkeypatch.setattr(imports, "_walk_module", lambda *a: walks.append(a[2].key) or walk(*a))
+    walks = counting_walks(monkeypatch)
     sources._TABLE.clear()
     for path in checked + checked[::-1]:
         assert codes(path) == alone[path], path.name
@@ -114,9 +120,7 @@ def test_a_module_met_in_more_contexts_than_four_keeps_a_walk_for_each(tmp_path,
     checked = sorted(tmp_path / name for name in files if name.startswith("enter"))
     alone = {path: fresh(path) for path in checked}
     assert any(alone.values())
-    walks: list = []
-    walk = imports._walk_module
-    monkeypatch.setattr(imports, "_walk_module", lambda *a: walks.append(a[2].key) or walk(*a))
+    walks = counting_walks(monkeypatch)
     sources._TABLE.clear()
     for path in checked:
         assert codes(path) == alone[path], path.name

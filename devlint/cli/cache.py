@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from devlint import __version__
-from devlint.core.digests import CLOSURE_PREFIX, closure_files, digest_of, file_digest
+from devlint.core.digests import CLOSURE_PREFIX, closure_current, digest_of, file_digest
 from devlint.core.findings import Finding
 
 # 2: an entry names the project modules its file imported (their digests), and is stale when one changed;
@@ -172,8 +172,7 @@ class Cache:
             return self._digest(used) == digest
         if used not in self._closures_current:
             text = self.closures.get(used)
-            self._closures_current[used] = isinstance(text, str) and all(
-                self._digest(path) == recorded for path, recorded in closure_files(text).items())
+            self._closures_current[used] = isinstance(text, str) and closure_current(text, self._digest)
         return self._closures_current[used]
 
     def _digest(self, path: str) -> Optional[str]:

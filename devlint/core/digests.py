@@ -4,7 +4,7 @@ knows an entry's imported modules are unchanged (kept apart from both, so the ca
 from __future__ import annotations
 
 import hashlib
-from typing import Optional
+from typing import Callable, Optional
 
 
 def digest_of(data: bytes) -> str:
@@ -40,3 +40,8 @@ def closure_files(text: str) -> dict[str, str]:
         if path:
             files[path] = digest
     return files
+
+
+def closure_current(text: str, digest_now: Callable[[str], Optional[str]]) -> bool:
+    """Is every file a closure entry names as it was (`digest_now(path)`: its digest now, None if unreadable)?"""
+    return all(digest_now(path) == recorded for path, recorded in closure_files(text).items())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterator, NamedTuple, Optional
 
@@ -112,6 +113,8 @@ def _scan(path: str) -> Optional[_Scan]:
         info = os.stat(path)
     except OSError:
         return None
+    if not stat.S_ISREG(info.st_mode):
+        return None  # a FIFO named `m.py` would block the read
     stamp = (path, info.st_size, info.st_mtime_ns)
     if stamp not in _SCANS:
         if len(_SCANS) >= _MAX_SCANS:

@@ -51,7 +51,7 @@ class Scope:
         self.coarse_names: set[str] = set()
         # names in a size a torch factory is given (`torch.arange(height * width)`): numbers, not tensors
         self.size_names: set[str] = set()
-        self._sizes: list[tuple[str, list[str]]] = []  # (callee, names in an arithmetic positional argument)
+        self._sizes: list[tuple[str, cst.BinaryOperation]] = []  # (callee, an arithmetic positional argument)
 
 
 class PrePass:
@@ -191,7 +191,7 @@ class PrePass:
             if value_kind is cst.Name or value_kind is cst.Attribute:
                 names.append(dotted(value))
             elif value_kind is cst.BinaryOperation:
-                scope._sizes.append((callee, _arithmetic_names(value)))
+                scope._sizes.append((callee, cast(cst.BinaryOperation, value)))
             elif value_kind is cst.List or value_kind is cst.Tuple:
                 names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
         self._note_evidence(node, callee, scope)
@@ -307,8 +307,7 @@ class PrePass:
     def _resolve_library_calls(self, scope: Scope) -> None:
         """Arguments of torch's operations are tensors; arguments of numpy, PIL, OpenCV are host data."""
         for callee, names in scope.library_calls:
-            head, _, rest = callee.partition(".")
-            path = self.imports.get(head, head) + ("." + rest if rest else "")
+            path = self._path_of(callee)
             if path in api.DEVICE_CHECKS:
                 self.strong_evidence = True
             elif path in api.MULTI_GPU:
@@ -320,14 +319,12 @@ class PrePass:
             elif path in api.SIZED_FACTORIES:
                 scope.size_names.update(name for name in names if "." not in name)  # `torch.zeros(n)`
         scope.library_calls = []
-        for callee, names in scope._sizes:
-            head, _, rest = callee.partition(".")
-            if self.imports.get(head, head) + ("." + rest if rest else "") in api.SIZED_FACTORIES:
-                scope.size_names.update(names)
+        for callee, size in scope._sizes:
+            if self._path_of(callee) in api.SIZED_FACTORIES:
+                scope.size_names.update(_arithmetic_names(size))
         scope._sizes = []
         for name, callee in scope._conversions:
-            head, _, rest = callee.partition(".")
-            if self.imports.get(head, head) + ("." + rest if rest else "") in api.DATA_FOLLOWING_FACTORIES:
+            if self._path_of(callee) in api.DATA_FOLLOWING_FACTORIES:
                 scope.converted_names.add(name)
         scope._conversions = []
         for callee, names in scope.keyword_inputs:
@@ -336,6 +333,11 @@ class PrePass:
                 # whose `.to()` moves it in place, a BatchEncoding, is handed over as `**inputs`)
                 scope.tensor_names.update(n for n in names if n not in scope.module_names)
         scope.keyword_inputs = []
+
+    def _path_of(self, callee: str) -> str:
+        """The dotted path a call's callee names, its first name resolved through the file's imports."""
+        head, _, rest = callee.partition(".")
+        return self.imports.get(head, head) + ("." + rest if rest else "")
 
     def _torch_module(self, callee: str) -> bool:
         """Is `callee` a name the file binds to a torch.nn module (`criterion = nn.MSELoss()`)?"""
@@ -348,6 +350,7 @@ class PrePass:
 
 
 _EMPTY = cst.Module(body=[])
+_CPU_OPTIONS = api.DEVICE_OPTIONS - api.GPU_COUNT_NAMES  # options that choose the device (a count does not)
 
 
 def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
@@ -431,8 +434,7 @@ def _device_choice(call: cst.Call) -> Optional[str]:
     if type(func) is cst.Attribute and func.attr.value == "add_argument":
         flags = {arg.value.value.strip("'\"").lstrip("-").replace("-", "_").lower()
                  for arg in call.args if type(arg.value) is cst.SimpleString}
-        return "option" if flags & (api.DEVICE_OPTIONS - api.GPU_COUNT_NAMES) else \
-            "count" if flags & api.GPU_COUNT_NAMES else None
+        return "option" if flags & _CPU_OPTIONS else "count" if flags & api.GPU_COUNT_NAMES else None
     candidates = [a.value for a in call.args if a.keyword is not None and a.keyword.value == "device"]
     if type(func) is cst.Attribute and func.attr.value == "to" and call.args:
         candidates.append(call.args[0].value)

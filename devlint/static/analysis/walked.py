@@ -16,7 +16,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, TypeVar, cast
 
-from devlint.core.digests import CLOSURE_PREFIX, closure_files, file_digest
+from devlint.core.digests import CLOSURE_PREFIX, closure_current, file_digest
 from devlint.static.analysis.project_imports import Seen
 from devlint.static.project.sources import PerSource, read_module
 
@@ -177,8 +177,7 @@ def _unchanged(walked: Walked, project: ProjectImports) -> bool:
         return True
     for path, digest in walked.used.items():
         if path.startswith(CLOSURE_PREFIX):  # files whose import lines were read, not parsed: their bytes
-            if any(_digest_now(project, file, parse=False) != recorded
-                   for file, recorded in closure_files(digest).items()):
+            if not closure_current(digest, lambda file: _digest_now(project, file, parse=False)):
                 return False
         elif _digest_now(project, path) != digest:
             return False
