@@ -283,6 +283,8 @@ class Availability(Value):
     # Branching on it chooses where values go (`x.cuda() if avail else x` is the selected device); false
     # for `x.is_cuda`, which says where x already is: code under it is guarded, its join is no choice.
     choice: bool = True
+    # its value, where the tensor it asks about is known to be on cuda (or the cpu): one branch runs
+    holds: Optional[bool] = None
 
     def learns(self, outcome: bool) -> Optional[bool]:
         """What a path where this was `outcome` knows: True the accelerator is there, False it is not."""

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Union, cast
 
 import libcst as cst
 
+from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.syntax import dotted
 from devlint.core.facts import HostConversion
@@ -45,6 +46,15 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
         elif isinstance(container, Tensor) and container.collated and storable(target.value):
             # `batch[k] = batch[k].to(device)`: a collated batch is a dict here; its members may have moved
             assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
+        elif _copied_to_host(container, value):
+            # `feats[a:b, :] = out` of a cuda `out` into a cpu buffer: the copy waits for the GPU's work
+            interp.facts.note_sync(state)
+
+
+def _copied_to_host(container: Value, value: Value) -> bool:
+    return isinstance(container, Tensor) and container.where is not None and container.where.kind == api.CPU_TYPE \
+        and container.maybe_cpu is None and isinstance(value, Tensor) and value.where is not None \
+        and value.where.is_gpu and not value.inferred and not value.scalar
 
 
 def _write_into_array(interp: Walker, target: cst.Subscript, value: Value, state: State,

@@ -108,10 +108,22 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
         # `if x.is_cuda:` guards GPU code; with x on the selected device, it is the availability check itself:
         # branching on it chooses the device (`out.cuda()` under it is on the selected device after the join)
         selected = base.where is not None and base.where.kind == "selected"
-        return Availability(positive=True, choice=selected)
+        return Availability(positive=True, choice=selected, holds=_is_cuda_known(base))
     if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
         return UNKNOWN
     return BoundMethod(receiver=base, name=attr)
+
+
+def _is_cuda_known(tensor: Tensor) -> Optional[bool]:
+    """`x.is_cuda` of a tensor known to be on cuda (a caller's, moved there) or put on the cpu by name (not
+    merely made without `device=`, nor on the cpu on some path only): None where it may be either."""
+    where = tensor.where
+    if where is None or tensor.maybe_cpu is not None or tensor.cpu_path is not None or tensor.inferred \
+            or tensor.maybe_object:
+        return None
+    if where.kind == api.CUDA_TYPE:
+        return True
+    return False if where.kind == api.CPU_TYPE and not where.implicit else None
 
 
 def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:

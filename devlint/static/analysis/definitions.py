@@ -4,12 +4,13 @@ other parts and the tables' questions (`FileQuestions`) all ask them; they ask n
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, cast
 
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Class
+from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted
 
 
@@ -141,3 +142,42 @@ def _to_cpu(call: cst.Call) -> bool:
     """`x.to("cpu")`, `x.to(device="cpu")`, `x.to(torch.device("cpu"))`."""
     return any("'cpu'" in text or '"cpu"' in text
                for text in (cst.Module([]).code_for_node(arg.value) for arg in call.args[:1]))
+
+
+
+def sent_params(fdef: cst.FunctionDef) -> set[str]:
+    """Parameters the function sends to a device, as they are or as a name computed from them (`tensor =
+    data.detach()` ... `tensor = tensor.cuda()`, `return t.detach().cuda()`)."""
+    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    derived = {name: name for name in params}  # a name -> the parameter it was computed from
+    sent: set[str] = set()
+    stack: list[cst.CSTNode] = [fdef.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            continue
+        if kind is cst.Assign:
+            assign = cast(cst.Assign, node)
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            source = derived.get(_root_name(assign.value) or "") if type(target) is cst.Name else None
+            if source is not None:
+                derived.setdefault(cast(cst.Name, target).value, source)
+        elif kind is cst.Call and type(cast(cst.Call, node).func) is cst.Attribute and device_move(cast(cst.Call, node)):
+            source = derived.get(_root_name(cast(cst.Attribute, cast(cst.Call, node).func).value) or "")
+            if source is not None:
+                sent.add(source)
+        stack.extend(reversed(children(node)))  # in the order written: a name is computed before it is moved
+    return sent
+
+
+def _root_name(node: cst.BaseExpression) -> Optional[str]:
+    """The name a chain of calls, attributes and subscripts starts from: `data` of `data.detach().float()`."""
+    while True:
+        kind = type(node)
+        if kind is cst.Call:
+            node = node.func  # type: ignore[attr-defined]
+        elif kind is cst.Attribute or kind is cst.Subscript:
+            node = node.value  # type: ignore[attr-defined]
+        else:
+            return node.value if kind is cst.Name else None  # type: ignore[attr-defined]

@@ -47,7 +47,8 @@ def learns(value: Value, outcome: bool, backend: str = api.CUDA_TYPE) -> Optiona
 
 def negate(value: Availability) -> Availability:
     return Availability(positive=not value.positive, backend=value.backend, choice=value.choice,
-                        branch={"then": "else", "else": "then"}.get(value.branch, value.branch))
+                        branch={"then": "else", "else": "then"}.get(value.branch, value.branch),
+                        holds=None if value.holds is None else not value.holds)
 
 
 def boolean(left: Value, right: Value, conjunction: bool) -> Optional[Availability]:

@@ -22,6 +22,7 @@ from devlint.static.analysis.definitions import find_method
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
+from devlint.static.analysis.imports import project_attribute
 from devlint.static.analysis.project_imports import ProjectImports
 from devlint.static.analysis.state import State
 from devlint.static.analysis.statements import exec_block
@@ -58,7 +59,7 @@ class Interpreter:
         self.tables = FileTables(module, project)
         self.frames = Frames()
         self.facts = Emitter(emit, module, self.frames)
-        self.file = FileQuestions(self.tables, self.frames)
+        self.file = FileQuestions(self.tables, self.frames, lambda path, name: project_attribute(self, path, name))
 
     # ------------------------------------------------------------ driving
 

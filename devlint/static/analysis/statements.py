@@ -27,7 +27,7 @@ from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -251,6 +251,9 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state)
+    if isinstance(test, Availability) and test.holds is not None:
+        # `if lengths.is_cuda:` given lengths moved to cuda by the caller: only that branch runs
+        return interp.exec_suite(node.body, then_state) if test.holds else exec_else(interp, node, else_state)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:

@@ -3,18 +3,19 @@ semantics handlers may ask (`FileQuestions`, the `FileView` of devlint.static.se
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional
+from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, cast
 
 import libcst as cst
 
 from devlint.core.facts import Operand
-from devlint.static.analysis.definitions import find_method, host_params
+from devlint.core.values import Function, Ref
+from devlint.static.analysis.definitions import find_method, host_params, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.syntax import LazyCode, dotted
 
 if TYPE_CHECKING:
     from devlint.core.facts import Context
-    from devlint.core.values import Class, Device, Function, Module, Value
+    from devlint.core.values import Class, Device, Module, Value
     from devlint.static.analysis.frames import Frames
     from devlint.static.analysis.project_imports import ProjectImports
     from devlint.static.analysis.summary import Summary
@@ -108,10 +109,12 @@ class FileQuestions:
     """Read-only questions about the file and where the walk is in it: the `FileView` a semantics handler
     gets (`site.file`). It owns nothing; only `self_placed_inputs` fills a memo of the tables."""
 
-    __slots__ = ("_tables", "_frames")
+    __slots__ = ("_tables", "_frames", "_member")
 
-    def __init__(self, tables: FileTables, frames: Frames) -> None:
+    def __init__(self, tables: FileTables, frames: Frames,
+                 member: Callable[[str, str], Optional[Value]] = lambda path, name: None) -> None:
         self._tables, self._frames = tables, frames
+        self._member = member  # `M.name` of a project module `M` (imports.project_attribute: reads it if need be)
 
     @property
     def context(self) -> Context:
@@ -143,13 +146,46 @@ class FileQuestions:
         memo = self._tables.self_placed_params
         host = memo.get(id(fdef))
         if host is None:
-            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names
+            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names \
+                | self._sent_by_helpers(fdef)
         if not host:
             return set()
         names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
         out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
         out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
         return out
+
+    def _sent_by_helpers(self, fdef: cst.FunctionDef) -> set[str]:
+        """Parameters `fdef` hands to a function of the project that sends them to a device (`index =
+        to_gpu(index)`, `at.totensor(rois)` of another module): where its caller put them does not matter."""
+        params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+        env = self._tables.closures.get(id(fdef), self._frames.globals)
+        found: set[str] = set()
+        for call in _calls_in(fdef.body):
+            handed = [(i, arg) for i, arg in enumerate(call.args)
+                      if not arg.star and type(arg.value) is cst.Name and arg.value.value in params]
+            callee = self._function_at(call.func, env) if handed else None
+            if callee is None or callee is fdef:
+                continue
+            sent = sent_params(callee)
+            names = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
+            for i, arg in handed:
+                name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
+                if name in sent:
+                    found.add(cast(cst.Name, arg.value).value)
+        return found
+
+    def _function_at(self, func: cst.BaseExpression, env: Mapping[str, Value]) -> Optional[cst.FunctionDef]:
+        """The plain function a call's callee names: `to_gpu` of this module, `at.totensor` of a project module
+        already walked (None for anything else: a method, a library's)."""
+        if type(func) is cst.Name:
+            value = env.get(func.value)
+        elif type(func) is cst.Attribute and type(func.value) is cst.Name:
+            ref = env.get(func.value.value)
+            value = self._member(ref.path, func.attr.value) if isinstance(ref, Ref) else None
+        else:
+            return None
+        return value.node if isinstance(value, Function) and value.owner is None and value.node is not None else None
 
     def tensor_names(self) -> set[str]:
         """Names the current function uses as only a tensor can be used."""
