@@ -27,7 +27,7 @@ def record(cls: type[_Class]) -> type[_Class]:
     A frozen dataclass's own `__init__` goes through `object.__setattr__` once per field (1.7 us
     for a Tensor); the walk makes hundreds of thousands of values. Equality, hashing and
     immutability stay the dataclass's."""
-    cls = dataclass(frozen=True)(cls)
+    cls = dataclass(frozen=True, init=False)(cls)  # (its own `__init__` is made below)
     parameters, defaults = [], {}
     for f in fields(cast("type[DataclassInstance]", cls)):
         if f.default_factory is not MISSING or not f.init:  # pragma: no cover - none here: keep dataclass's

@@ -17,7 +17,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import found, lint
 from tests.test_projects import check, write
 
 HELPER_MOVES = """
@@ -165,3 +165,29 @@ def test_a_helper_in_another_module_that_moves_the_input(tmp_path, helper, expec
     write(tmp_path, {"utils/__init__.py": "", "utils/array_tool.py": ARRAY_TOOL, "model/__init__.py": "",
                      "model/head.py": HEAD.format(helper=helper), "trainer.py": TRAINER})
     assert {(f.line, f.code) for f in check(tmp_path / "trainer.py")} == expected
+
+
+AFTER_THE_CHECK = """
+import torch
+
+
+def make_mask(lengths, width):
+    steps = torch.arange(width)
+    if lengths.is_cuda:
+        steps = steps.cuda()
+    return steps < lengths.unsqueeze(1)
+
+
+def masked(lengths, width):
+    lengths = torch.LongTensor(lengths).cuda()
+    mask = make_mask(lengths, width)
+    return mask.float().cuda()
+"""
+
+
+def test_what_follows_a_known_is_cuda_check_learnt_nothing_of_cuda():
+    """The branch of `if lengths.is_cuda:` runs with a GPU, but the caller's `.cuda()` after the call is as
+    unguarded as its first one: both are the file's GPU assumptions (spro/practical-pytorch's batched
+    seq2seq notebook, which imports masked_cross_entropy.py: its one DEV204 must stay one)."""
+    [finding] = lint(AFTER_THE_CHECK)
+    assert finding.code == "DEV204" and "2 lines: 13, 15" in finding.message

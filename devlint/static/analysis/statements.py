@@ -238,6 +238,8 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     decided = decided_type(interp, node.test, state)
     if decided is not None:  # `if isinstance(x, list):` given a tensor: only the branch the value takes runs
         return interp.exec_suite(node.body, state) if decided else exec_else(interp, node, state)
+    if isinstance(test, Availability) and test.holds is not None:
+        return _exec_known_check(interp, node, test.holds, learns(test, test.holds) is True, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
     if gpu_switch(node.test) and not _placement_test(interp, node.test, state):
@@ -251,9 +253,6 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state)
-    if isinstance(test, Availability) and test.holds is not None:
-        # `if lengths.is_cuda:` given lengths moved to cuda by the caller: only that branch runs
-        return interp.exec_suite(node.body, then_state) if test.holds else exec_else(interp, node, else_state)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
@@ -264,6 +263,19 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     interp.frames.if_depth -= 1
     split = direction is not None
     return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
+
+
+def _exec_known_check(interp: Walker, node: cst.If, holds: bool, learnt: bool, state: State) -> State:
+    """`if lengths.is_cuda:` given lengths moved to cuda by the caller: only the branch it takes runs, guarded
+    where that branch is the one on cuda; what follows the `if` knows of CUDA what it knew before (the move
+    that put the tensor there is no check)."""
+    branch = state.copy()
+    branch.guarded = branch.guarded or learnt
+    end = interp.exec_suite(node.body, branch) if holds else exec_else(interp, node, branch)
+    if not end.dead and end.guarded != state.guarded:
+        end = end.copy()
+        end.guarded = state.guarded
+    return end
 
 
 def exec_else(interp: Walker, node: cst.If, state: State) -> State:
