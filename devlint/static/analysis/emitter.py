@@ -40,7 +40,8 @@ class Emitter:
       `portable_use()`, saved and restored around another module's code (`open_frame`, `imports.py`).
     """
 
-    __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "_own_nodes")
+    __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "told",
+                 "_own_nodes")
 
     def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames) -> None:
         self._send = send
@@ -49,9 +50,11 @@ class Emitter:
         self.first_pass: Optional[int] = None
         self.foreign = 0
         self.portable_uses = 0
+        self.told = 0  # facts handed to `emit` so far, said or not (a walk that told none said nothing)
         self._own_nodes: Optional[set[int]] = None  # id() of every node of this file, made when first needed
 
     def emit(self, fact: object) -> None:
+        self.told += 1
         if self.foreign and type(fact) not in _CROSSING and not self._times_this_file(fact):
             return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):

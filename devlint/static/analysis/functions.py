@@ -17,6 +17,7 @@ from devlint.static.analysis.definitions import decorator_name, find_method, is_
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
+from devlint.static.analysis.shared_self import keep_shared, shared_key, shared_summary
 from devlint.static.analysis.state import Returned, State
 from devlint.static.analysis.summary import Summary
 from devlint.core.facts import Context
@@ -90,14 +91,20 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
         cached = interp.tables.memo.get(key)
     except TypeError:  # an unhashable argument value: no memo
         cached, key = None, None
+    shared = shared_key(interp, cast(cst.FunctionDef, fn.node), params, key) if cached is None and key else None
+    if shared is not None:
+        cached = shared_summary(interp, shared, next(iter(params.values())))
     if cached is None:
+        told = interp.facts.told
         result, final_self, end = analyse_body(interp, fn, params, state, node)
         cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
                           guards=end.guarded and not state.guarded, ranks=(end.ranks, state.ranks),
                           chose=end.device_chosen and not state.device_chosen,
                           default=(end.default_device,) if end.default_device != state.default_device else None)
-        if key is not None:
-            interp.tables.memo[key] = cached
+        if shared is not None:
+            keep_shared(interp, shared, cached, next(iter(params.values())), said=interp.facts.told != told)
+    if key is not None:
+        interp.tables.memo[key] = cached
     return cached
 
 

@@ -39,13 +39,15 @@ class FileTables:
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
     - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
+    - `shared_self.py`, the memo of another module's methods that do the same to every object: `shared_memo`,
+      and what each touches of its object: `self_attributes`;
     - `FileQuestions.self_placed_inputs`, its memo: `self_placed_params`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
                  "memo", "analysed", "class_summaries", "self_placed_params", "imported_layers", "demo_only",
-                 "_self_test_calls")
+                 "shared_memo", "self_attributes", "_self_test_calls")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -69,6 +71,9 @@ class FileTables:
         # id(FunctionDef) -> whether every call of it so far is the module level's, given tensors made on the cpu
         # (a self-test under `if __name__ == "__main__":`): such a function is analysed standalone too
         self.demo_only: dict[int, bool] = {}
+        self.shared_memo: dict[tuple[object, ...], Summary] = {}  # shared_self.shared_key -> the walk's summary
+        # id(FunctionDef) -> the attributes it touches on `self`, None: it uses `self` otherwise
+        self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
 
     def self_test_calls(self) -> AbstractSet[int]:
