@@ -7,6 +7,10 @@
 - `if lengths.is_cuda:` of a tensor known to be on cuda (a caller moved it there) runs only its branch: the
   "is_cuda is false" path cannot go with a cuda `lengths` (spro/practical-pytorch masked_cross_entropy.py);
   `if not lengths.is_cuda:` leaves the cpu tensor where it was;
+- a `forward` that uses a tensor argument only as slice bounds (`feat[:, :, box[1]:box[3]]`, each bound read
+  as a Python int), itself or through a method of its class it hands the box to, takes it on any device
+  (xinntao/BasicSR inference_dfdnet.py: DFDNet's `swap_feat` crops the VGG features by the cpu part
+  locations); one that computes with the box does not;
 - a cuda result copied into a cpu buffer (`feats[a:b, :] = out`) waits for the GPU: a clock read after it
   measures the work (layumi/Person_reID_baseline_pytorch test_MSMT.py); kept on the GPU, it does not.
 
@@ -88,6 +92,35 @@ elapsed = time.time() - since{mark}
 print(elapsed)
 """
 
+SLICE_BOUNDS = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class PatchNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+
+    def crop(self, out, location):
+        return out[:, :, location[1]:location[3], location[0]:location[2]]
+
+    def forward(self, x, parts):
+        out = self.conv(x)
+        crops = []
+        for i in range(len(parts)):
+            location = (parts[i][0] // 2).int()
+            crops.append({use})
+        return crops
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = PatchNet().to(device)
+parts = [torch.from_numpy(np.array([[1, 1, 4, 4]])), torch.from_numpy(np.array([[4, 4, 7, 7]]))]
+print(net(torch.randn(1, 3, 8, 8).to(device), parts)){mark}
+"""
+
 CASES = {
     "a_forward_that_moves_its_input_through_a_helper": HELPER_MOVES.format(
         helper="tensor = t.detach()\n    tensor = tensor.cuda()  # expect: DEV204\n    return tensor", mark=""),
@@ -95,6 +128,9 @@ CASES = {
         helper="return t.detach() * 2", mark="  # expect: DEV104"),
     "is_cuda_of_a_tensor_known_on_cuda_takes_its_branch": IS_CUDA.format(test="lengths.is_cuda", mark=""),
     "twin_not_is_cuda_leaves_the_cpu_tensor": IS_CUDA.format(test="not lengths.is_cuda", mark="  # expect: DEV104"),
+    "a_tensor_used_only_as_slice_bounds_in_forward": SLICE_BOUNDS.format(use="self.crop(out, location)", mark=""),
+    "twin_a_box_computed_with_the_features": SLICE_BOUNDS.format(use="out * location.float().mean()",
+                                                                  mark="  # expect: DEV102"),
     "a_copy_into_a_cpu_buffer_waits_for_the_gpu": HOST_BUFFER.format(
         store="feats[i * 4:(i + 1) * 4, :] = out", mark=""),
     "twin_a_result_kept_on_the_gpu": HOST_BUFFER.format(store="feats = out", mark="  # expect: DEV301"),

@@ -160,24 +160,29 @@ def sent_params(fdef: cst.FunctionDef) -> set[str]:
         if kind is cst.Assign:
             assign = cast(cst.Assign, node)
             target = assign.targets[0].target if len(assign.targets) == 1 else None
-            source = derived.get(_root_name(assign.value) or "") if type(target) is cst.Name else None
+            root = root_name(assign.value) if type(target) is cst.Name else None
+            source = derived.get(root.value) if root is not None else None
             if source is not None:
                 derived.setdefault(cast(cst.Name, target).value, source)
         elif kind is cst.Call and type(cast(cst.Call, node).func) is cst.Attribute and device_move(cast(cst.Call, node)):
-            source = derived.get(_root_name(cast(cst.Attribute, cast(cst.Call, node).func).value) or "")
+            root = root_name(cast(cst.Attribute, cast(cst.Call, node).func).value)
+            source = derived.get(root.value) if root is not None else None
             if source is not None:
                 sent.add(source)
         stack.extend(reversed(children(node)))  # in the order written: a name is computed before it is moved
     return sent
 
 
-def _root_name(node: cst.BaseExpression) -> Optional[str]:
-    """The name a chain of calls, attributes and subscripts starts from: `data` of `data.detach().float()`."""
+def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
+    """The name a chain of calls, attributes, subscripts and arithmetic starts from: `data` of
+    `data.detach().float()`, `boxes` of `(boxes[i] // 2).int()`."""
     while True:
         kind = type(node)
         if kind is cst.Call:
             node = node.func  # type: ignore[attr-defined]
         elif kind is cst.Attribute or kind is cst.Subscript:
             node = node.value  # type: ignore[attr-defined]
+        elif kind is cst.BinaryOperation:
+            node = node.left  # type: ignore[attr-defined]
         else:
-            return node.value if kind is cst.Name else None  # type: ignore[attr-defined]
+            return cast(cst.Name, node) if kind is cst.Name else None

@@ -11,6 +11,7 @@ from devlint.core.facts import Operand
 from devlint.core.values import Function, Ref
 from devlint.static.analysis.definitions import find_method, host_params, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
+from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, dotted
 
 if TYPE_CHECKING:
@@ -152,7 +153,7 @@ class FileQuestions:
         host = memo.get(id(fdef))
         if host is None:
             host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names \
-                | self._sent_by_helpers(fdef)
+                | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef))
         if not host:
             return set()
         names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
@@ -179,6 +180,12 @@ class FileQuestions:
                 if name in sent:
                     found.add(cast(cst.Name, arg.value).value)
         return found
+
+    def _method_of(self, fdef: cst.FunctionDef) -> Callable[[str], Optional[cst.FunctionDef]]:
+        """The methods of fdef's class, by name."""
+        fn = self._tables.functions.get(id(fdef))
+        cls = self._tables.classes.get(fn.owner) if fn is not None and fn.owner else None
+        return lambda name: find_method(cls, name, self._tables.classes) if cls is not None else None
 
     def _function_at(self, func: cst.BaseExpression, env: Mapping[str, Value]) -> Optional[cst.FunctionDef]:
         """The plain function a call's callee names: `to_gpu` of this module, `at.totensor` of a project module

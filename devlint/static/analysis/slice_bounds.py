@@ -1,0 +1,98 @@
+"""Which parameters a function uses only as slice bounds: read as Python ints, on any device.
+
+`feat[:, :, box[1]:box[3], box[0]:box[2]]` reads each bound with `__index__`: a cpu tensor bounds a cuda
+feature map as well as an int does. A `forward` that takes part locations or boxes only to crop with them
+(BasicSR's DFDNet, whose `swap_feat` crops the VGG features by the cpu part locations) takes them on any
+device: the module's caller is right to leave them on the cpu.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Optional, cast
+
+import libcst as cst
+
+from devlint.static.analysis.definitions import root_name
+from devlint.static.syntax import children
+
+# A method of the function's class, by name (None: not one of its methods)
+MethodOf = Callable[[str], Optional[cst.FunctionDef]]
+
+MAX_DEPTH = 2  # methods handed a bound, followed this deep
+_COUNTS = frozenset({"len"})  # what reads only a container's length
+
+
+def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0) -> set[str]:
+    """Parameters used only as slice bounds, as they are or through names computed from them
+    (`location = (parts[i][0] // 2).int()`, `for box in boxes:`), or handed to a method of the class
+    (`self.swap(feat, location)`) that uses its parameter so."""
+    params = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
+    derived, binding = _derived(fdef, set(params))
+    bad: set[str] = set()
+    stack: list[tuple[cst.CSTNode, bool]] = [(fdef.body, False)]
+    while stack:
+        node, in_bound = stack.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            continue
+        if kind is cst.Name:
+            source = derived.get(cast(cst.Name, node).value)
+            if source is not None and not in_bound and id(node) not in binding:
+                bad.add(source)
+            continue
+        if kind is cst.Slice:
+            stack.extend((child, True) for child in children(node))
+            continue
+        if kind is cst.Call and not in_bound:
+            handed = _handed(cast(cst.Call, node), derived, method_of, depth)
+            if handed is not None:
+                binding.update(handed)
+        stack.extend((child, in_bound) for child in children(node))
+    return {name for name in params if name not in bad and name in derived.values()} - {params[0]} \
+        if params else set()
+
+
+def _derived(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, str], set[int]]:
+    """Each name computed from a parameter (-> that parameter), and id() of the Name nodes that only bind or
+    compute such names (an assignment's target, the root of its value, a loop's iterable)."""
+    derived = {name: name for name in params}
+    binding: set[int] = set()
+    stack: list[cst.CSTNode] = [fdef.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
+            continue
+        target: Optional[cst.BaseExpression] = None
+        value: Optional[cst.BaseExpression] = None
+        if kind is cst.Assign and len(cast(cst.Assign, node).targets) == 1:
+            target, value = cast(cst.Assign, node).targets[0].target, cast(cst.Assign, node).value
+        elif kind is cst.For:
+            target, value = cast(cst.For, node).target, cast(cst.For, node).iter
+        root = root_name(value) if value is not None and type(target) is cst.Name else None
+        if root is not None and root.value in derived:
+            name = cast(cst.Name, target).value
+            if derived.setdefault(name, derived[root.value]) == derived[root.value]:
+                binding.update((id(target), id(root)))
+        stack.extend(reversed(children(node)))  # in the order written: a name is computed before it is used
+    return derived, binding
+
+
+def _handed(call: cst.Call, derived: dict[str, str], method_of: MethodOf, depth: int) -> Optional[set[int]]:
+    """id() of the derived names a call takes only as bounds: `len(boxes)`, or arguments of a method of the
+    class (`self.swap(feat, location)`) that uses that parameter only as a slice bound."""
+    func = call.func
+    if type(func) is cst.Name and func.value in _COUNTS:
+        return {id(arg.value) for arg in call.args if type(arg.value) is cst.Name}
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self" \
+            or depth >= MAX_DEPTH:
+        return None
+    handed = [(i, arg) for i, arg in enumerate(call.args)
+              if not arg.star and type(arg.value) is cst.Name and arg.value.value in derived]
+    method = method_of(func.attr.value) if handed else None
+    if method is None:
+        return None
+    names = [p.name.value for p in list(method.params.posonly_params) + list(method.params.params)][1:]
+    bounds = bound_only_params(method, method_of, depth + 1)
+    return {id(arg.value) for i, arg in handed
+            if (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) in bounds}
