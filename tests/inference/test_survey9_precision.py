@@ -11,6 +11,10 @@
   as a Python int), itself or through a method of its class it hands the box to, takes it on any device
   (xinntao/BasicSR inference_dfdnet.py: DFDNet's `swap_feat` crops the VGG features by the cpu part
   locations); one that computes with the box does not;
+- left over from survey 8: a call with more positional arguments than the function takes raises TypeError, its
+  body never runs: no argument is bound to a parameter it was not meant for (Tianxiaomo/pytorch-YOLOv4's
+  evaluate_on_coco.py passes six to the five-parameter `do_detect`, the flag landing on `0.4`); given the five,
+  the body runs with them;
 - a cuda result copied into a cpu buffer (`feats[a:b, :] = out`) waits for the GPU: a clock read after it
   measures the work (layumi/Person_reID_baseline_pytorch test_MSMT.py); kept on the GPU, it does not.
 
@@ -121,6 +125,29 @@ parts = [torch.from_numpy(np.array([[1, 1, 4, 4]])), torch.from_numpy(np.array([
 print(net(torch.randn(1, 3, 8, 8).to(device), parts)){mark}
 """
 
+TOO_MANY = """
+import torch
+from torch import nn
+
+
+def detect(model, img, conf, nms, use_cuda=1):
+    if use_cuda:
+        img = img.cuda(){hardcoded}
+    return model(img){mark}
+
+
+def evaluate(model):
+    if torch.cuda.is_available():
+        use_cuda = 1
+    else:
+        use_cuda = 0
+    return detect(model, torch.rand(1, 8), 0.5, 0.4, {arguments})
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+evaluate(nn.Linear(8, 2).to(device))
+"""
+
 CASES = {
     "a_forward_that_moves_its_input_through_a_helper": HELPER_MOVES.format(
         helper="tensor = t.detach()\n    tensor = tensor.cuda()  # expect: DEV204\n    return tensor", mark=""),
@@ -131,6 +158,10 @@ CASES = {
     "a_tensor_used_only_as_slice_bounds_in_forward": SLICE_BOUNDS.format(use="self.crop(out, location)", mark=""),
     "twin_a_box_computed_with_the_features": SLICE_BOUNDS.format(use="out * location.float().mean()",
                                                                   mark="  # expect: DEV102"),
+    "a_call_with_too_many_arguments_never_runs_the_body": TOO_MANY.format(arguments="0.6, use_cuda", hardcoded="", mark=""),
+    "twin_the_flag_in_its_place": TOO_MANY.format(arguments="use_cuda", hardcoded="", mark=""),
+    "twin_a_flag_that_is_always_set": TOO_MANY.format(arguments="1", hardcoded="  # expect: DEV201",
+                                                     mark="  # expect: DEV102"),
     "a_copy_into_a_cpu_buffer_waits_for_the_gpu": HOST_BUFFER.format(
         store="feats[i * 4:(i + 1) * 4, :] = out", mark=""),
     "twin_a_result_kept_on_the_gpu": HOST_BUFFER.format(store="feats = out", mark="  # expect: DEV301"),

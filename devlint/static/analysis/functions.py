@@ -225,6 +225,8 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
             return None  # *args at the call: positions unknown
         state = cast(State, state)  # a call's arguments come with its path (the overloads)
         positional = [v for _, v in args.positional]
+        if len(positional) > len(plist) and type(star) is not cst.Param:
+            return None  # more arguments than it takes: the call raises TypeError, its body never runs
         for i, param in enumerate(plist):
             params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
                 interp, param, args, state)
