@@ -110,6 +110,10 @@ PRETRAINED_MODULE_CONSTRUCTORS = frozenset({"torch.nn.Embedding.from_pretrained"
 # numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
 # back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
 NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})
+# numpy functions that, given an object with a method of their name, call it (numpy's `_wrapfunc`): `np.squeeze(t)`
+# is `t.squeeze()`, a tensor where `t` is (udacity's dog_app: `np.squeeze(pred.eq(...)).cpu().numpy()`).
+# Only without further arguments: `np.transpose(t, (1, 2, 0))` fails in Tensor.transpose and converts `t`.
+NUMPY_TENSOR_METHODS = frozenset({"numpy.squeeze"})
 # numpy functions that build an array (on the host): `torch.tensor(np.stack(rows))` is a cpu tensor with dimensions.
 HOST_ARRAY_FUNCTIONS = frozenset(
     {"numpy." + name for name in (
@@ -134,9 +138,12 @@ PLACE_METHODS = frozenset({"type", "get_device"})
 IS_TENSOR_FUNCTION = "torch.is_tensor"
 TENSOR_CLASS = "torch.Tensor"
 # Classes a type test may name, and what it answers for a tensor and for a numpy array: (tensor, array)
+# What `isinstance(x, T)` answers for x a (tensor, host array, module, plain function)
 TYPE_TEST_ANSWERS = {
-    TENSOR_CLASS: (True, False), "numpy.ndarray": (False, True),
-    **{name: (False, False) for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool")},
+    TENSOR_CLASS: (True, False, False, False), "numpy.ndarray": (False, True, False, False),
+    "torch.nn.Module": (False, False, True, False), "torch.nn.modules.module.Module": (False, False, True, False),
+    **{name: (False, False, False, False)
+       for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool")},
 }
 SCALAR_TESTS = frozenset({"numpy.isscalar"})  # `np.isscalar(x)`: False for a tensor and for an array
 

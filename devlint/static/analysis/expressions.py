@@ -13,7 +13,7 @@ from devlint.static.analysis.guards import (
     as_condition, boolean, comparison_guard, decided_type, learns, negate, not_a_tensor, polarity, type_test,
     world_size_guard,
 )
-from devlint.static.analysis.state import Returned
+from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
 from devlint.static.semantics.builtins import GPU_RANGE
@@ -179,15 +179,19 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     test = as_condition(interp.eval(node.test, state))
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    then_state.guarded = then_state.guarded or learns(test, True) is True
-    else_state.guarded = else_state.guarded or learns(test, False) is True
+    for branch, outcome in ((then_state, True), (else_state, False)):
+        known = learns(test, outcome)
+        branch.guarded = branch.guarded or known is True
+        branch.unavailable = branch.unavailable or known is False  # `x.numpy() if not on_gpu else ...`
     tested = type_test(interp, node.test, state)
     decided = decided_type(interp, node.test, state)
     if decided is not None:  # `x.clone() if isinstance(x, torch.Tensor) else np.copy(x)` given a tensor
         return interp.eval(node.body if decided else node.orelse, then_state if decided else else_state)
     not_a_tensor(tested, else_state)
-    body = interp.eval(node.body, then_state)
-    orelse = interp.eval(node.orelse, else_state)
+    # (on the path that knows CUDA is missing, the selected device is the cpu: `x if not on_gpu else x.cpu()`)
+    missing = then_state.unavailable != else_state.unavailable
+    body = where_missing(interp.eval(node.body, then_state), missing and then_state.unavailable)
+    orelse = where_missing(interp.eval(node.orelse, else_state), missing and else_state.unavailable)
     if direction is not None and isinstance(body, Const) and isinstance(orelse, Const) \
             and isinstance(body.value, bool) and isinstance(orelse.value, bool) and body.value != orelse.value:
         # `True if avail else False` (only an Availability has a polarity)

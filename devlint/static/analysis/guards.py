@@ -15,8 +15,8 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Located, Ref, Seq, SkipMarker,
-    HostArray, Tensor, Unknown, Value, replace,
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Located,
+    Module, Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -231,10 +231,14 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
         side = 0
     elif isinstance(subject, HostArray):
         side = 1
+    elif isinstance(subject, Module) and not guessed:
+        side = 2  # `if isinstance(net, nn.Module):` given a module (d2lzh's evaluate_accuracy)
+    elif type(subject) is Function and subject.node is not None and subject.bound is None:
+        side = 3  # ... given a plain function of the file's
     else:
         return None
     if path in api.SCALAR_TESTS and len(test.args) == 1:
-        return False
+        return False if side < 2 else None
     if path != "isinstance" or len(test.args) != 2:
         return None
     kinds = test.args[1].value
@@ -243,7 +247,7 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
                for e in elements]
     if any(answer is None for answer in answers):
         return None
-    return any(cast("tuple[bool, bool]", answer)[side] for answer in answers)
+    return any(cast("tuple[bool, bool, bool, bool]", answer)[side] for answer in answers)
 
 
 _TYPE_TEST_NAMES = frozenset({"isinstance"} | {path.rsplit(".", 1)[-1] for path in api.SCALAR_TESTS})

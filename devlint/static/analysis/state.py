@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, cast
 
-from devlint.core.values import SELECTED, Device, Module, Step, Value, join
+from devlint.core.values import CPU, SELECTED, Device, Module, Step, Tensor, Value, join, replace
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -113,9 +113,12 @@ class State:
             return self.copy()
         new = self.copy()
         env = new.env
+        missing = self.unavailable != other.unavailable  # one path knows CUDA is missing: its selected device is the cpu
         for name, value in other.env.items():
             mine = env.get(name)
             if mine is not value:
+                if missing and mine is not None:
+                    mine, value = where_missing(mine, self.unavailable), where_missing(value, other.unavailable)
                 env[name] = value if mine is None else join(mine, value, availability_split, branch)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
@@ -143,6 +146,14 @@ class State:
             and self.moved == other.moved and (self.ranks is None) == (other.ranks is None)
             and self.device_chosen == other.device_chosen
         )
+
+
+def where_missing(value: Value, missing: bool) -> Value:
+    """A tensor on the selected device, on a path that knows CUDA is missing: on the cpu there (`if on_gpu: p =
+    p.cpu()` leaves `p` on the cpu on both paths)."""
+    if missing and isinstance(value, Tensor) and value.where is not None and value.where.kind == "selected":
+        return replace(value, where=CPU)
+    return value
 
 
 def _join_moves(mine: "State", other: "State", availability_split: bool,

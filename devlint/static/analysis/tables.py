@@ -152,7 +152,7 @@ class FileQuestions:
         memo = self._tables.self_placed_params
         host = memo.get(id(fdef))
         if host is None:
-            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names \
+            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names | sent_params(fdef) \
                 | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef))
         if not host:
             return set()

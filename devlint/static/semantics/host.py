@@ -25,6 +25,9 @@ def host_library(site: CallSite) -> Value:
     if path in api.NUMPY_SPLITS:
         first = args.first("ary")
         return Seq(kind="list", elem=first) if isinstance(first, Tensor) else UNKNOWN
+    if path in api.NUMPY_TENSOR_METHODS and len(args.positional) == 1 and not args.keywords \
+            and isinstance(args.positional[0][1], Tensor):
+        return args.positional[0][1]  # the tensor's own method: a tensor where it was
     for arg_node, value in args.positional + list(args.keywords.values()):
         for member in tensors_in(value):
             if _on_gpu_here(site, member) and not member.inferred:

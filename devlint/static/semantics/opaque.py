@@ -60,8 +60,9 @@ def follows_inputs(site: CallSite) -> Value:
     if _class_like(site.path):
         return UNKNOWN  # a class: an object, not a tensor
     inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
-    if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs):
-        return UNKNOWN  # a module or a device handed over: the function may well move things
+    if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs) \
+            or any(name.endswith("device") for name in site.args.keywords):
+        return UNKNOWN  # a module or a device handed over (`convert_tensor(x, device=d)`): the function may well move things
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
     if not devices or len(devices) < len(tensors):
