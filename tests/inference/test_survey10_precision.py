@@ -12,6 +12,10 @@
   any device, as one moving the argument itself does;
 - `np.squeeze(t)` calls `t.squeeze()`: a tensor where `t` is, no conversion (udacity's dog_app:
   `np.squeeze(pred.eq(...)).cpu().numpy()`); `np.transpose(t, (1, 2, 0))` does convert;
+- a checkpoint the same run wrote is loaded on the machine that wrote it: also where the path reaches the load
+  through a parameter (`load_checkpoint("checkpoint.pth")`, udacity's intro-to-pytorch), where torch is imported
+  under another name (`t.save`, chenyuntc/pytorch-book), and where a project function it is handed to saves
+  there (`train(..., best_model_save_path="best.pt")`, rasbt's helper_train.py); another path is no such file;
 - a class of no base but `object` is no module, whatever methods it has: its cpu tensors are no plain attributes
   left behind by `.to()` (rasbt/deeplearning-models' from-scratch MLP); a module's are.
 
@@ -23,6 +27,7 @@ import pytest
 
 from tests.conftest import expected_findings
 from tests.lint_helpers import found
+from tests.test_projects import check, write
 
 ONE_FLAG = """
 import numpy as np
@@ -143,6 +148,25 @@ model = Perceptron(4).to(device) if {movable} else Perceptron(4)
 print(model.forward(torch.randn(2, 4)))
 """
 
+SAVED_THEN_LOADED = """
+import torch{alias}
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 3).to(device)
+{saver}.save({{"size": (4, 3), "state_dict": model.state_dict()}}, "checkpoint.pth")
+
+
+def load_checkpoint(filepath):
+    checkpoint = {saver}.load(filepath){mark}
+    net = nn.Linear(*checkpoint["size"])
+    net.load_state_dict(checkpoint["state_dict"])
+    return net
+
+
+restored = load_checkpoint("{loaded}")
+"""
+
 CASES = {
     "one_flag_guards_the_move_and_the_copy_back_in_an_expression": ONE_FLAG.format(
         use="p = np.squeeze(out.numpy()) if not on_gpu else np.squeeze(out.cpu().numpy())"),
@@ -165,6 +189,12 @@ CASES = {
                                                                mark=""),
     "twin_np_transpose_with_axes_converts": SQUEEZE.format(call="np.transpose(pred, (1, 0))",
                                                           mark="  # expect: DEV401"),
+    "a_checkpoint_saved_by_the_run_reaches_the_load_through_a_parameter": SAVED_THEN_LOADED.format(
+        alias="", saver="torch", loaded="checkpoint.pth", mark=""),
+    "a_checkpoint_saved_through_torch_under_another_name": SAVED_THEN_LOADED.format(
+        alias="\nimport torch as t", saver="t", loaded="checkpoint.pth", mark=""),
+    "twin_another_checkpoint": SAVED_THEN_LOADED.format(alias="", saver="torch", loaded="pretrained.pth",
+                                                        mark="  # expect: DEV202"),
     "a_class_of_no_base_is_no_module": PLAIN_CLASS.format(base="object", movable="False", mark=""),
     "twin_a_module_s_plain_tensor_is_left_behind": PLAIN_CLASS.format(base="nn.Module", movable="True",
                                                                      mark="  # expect: DEV105"),
@@ -175,3 +205,32 @@ CASES = {
 def test_case(name):
     source = CASES[name]
     assert found(source) == expected_findings(source)
+
+
+HELPER_TRAIN = """\
+    import torch
+
+
+    def train(model, batches, device, best_model_save_path=None):
+        for x, y in batches:
+            torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device)).backward()
+        if best_model_save_path:
+            torch.save(model.state_dict(), best_model_save_path)
+"""
+
+MAIN = """\
+    import torch
+    import torch.nn as nn
+    from helper_train import train
+
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(4, 3).to(device)
+    train(model, [(torch.randn(8, 4), torch.randint(0, 3, (8,)))], device, best_model_save_path="best.pt")
+    model.load_state_dict(torch.load("{loaded}"))
+"""
+
+
+@pytest.mark.parametrize("loaded, expected", [("best.pt", set()), ("other.pt", {(8, "DEV202")})])
+def test_a_checkpoint_a_project_function_saved_where_it_was_told(tmp_path, loaded, expected):
+    write(tmp_path, {"helper_train.py": HELPER_TRAIN, "main.py": MAIN.format(loaded=loaded)})
+    assert {(f.line, f.code) for f in check(tmp_path / "main.py")} == expected

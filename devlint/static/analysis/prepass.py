@@ -77,6 +77,7 @@ class PrePass:
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        self._other_saves: list[tuple[str, cst.Call, Scope]] = []  # `x.save(...)` calls, torch's under another name?
         self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
@@ -88,6 +89,9 @@ class PrePass:
             self._walk(roots, scope, pending)
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
+        for callee, call, scope in self._other_saves:
+            if self._path_of(callee) in api.SAVE:
+                self._note_save(call, scope)
         # only attributes of a dotted name are kept
         if any(cast(str, dotted(node.value)).split(".")[0] not in self.imports for node in self._device_attributes):
             self.weak_evidence = self._other_weak_evidence = True
@@ -202,6 +206,8 @@ class PrePass:
                                              else callee, keywords))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
                 self._note_save(node, scope)
+            elif callee.endswith(".save"):
+                self._other_saves.append((callee, node, scope))  # `t.save` of `import torch as t`: once imports are read
 
     def _note_evidence(self, node: cst.Call, callee: Optional[str], scope: Scope) -> None:
         """What a call shows of the file's intent (a device option, a device variable) and of its clocks (a

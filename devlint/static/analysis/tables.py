@@ -12,7 +12,7 @@ from devlint.core.values import Function, Ref
 from devlint.static.analysis.definitions import find_method, host_params, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
-from devlint.static.syntax import LazyCode, dotted
+from devlint.static.syntax import LazyCode, children, dotted
 
 if TYPE_CHECKING:
     from devlint.core.facts import Context
@@ -48,7 +48,7 @@ class FileTables:
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
                  "memo", "analysed", "class_summaries", "self_placed_params", "imported_layers", "demo_only",
-                 "shared_memo", "self_attributes", "_self_test_calls")
+                 "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -76,6 +76,14 @@ class FileTables:
         # id(FunctionDef) -> the attributes it touches on `self`, None: it uses `self` otherwise
         self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
+        self._literal_calls: Optional[list[cst.Call]] = None
+
+    def literal_calls(self) -> list[cst.Call]:
+        """The calls of the module given a string literal (a path handed to a helper that saves there)."""
+        if self._literal_calls is None:
+            self._literal_calls = [call for call in _calls_in(self.module)
+                                   if any(type(arg.value) is cst.SimpleString for arg in call.args)]
+        return self._literal_calls
 
     def self_test_calls(self) -> AbstractSet[int]:
         """id() of the calls under the module's `if __name__ == "__main__":` (its self-test or demo)."""
@@ -107,7 +115,7 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
         current = stack.pop()
         if type(current) is cst.Call:
             found.append(current)
-        stack.extend(current.children)
+        stack.extend(children(current))
     return found
 
 
@@ -245,6 +253,26 @@ class FileQuestions:
             return True
         template = path_template(path)
         return bool(template) and template in tables.prepass.saved_templates
+
+    def saved_as(self, path: str) -> bool:
+        """Does this file `torch.save` to that very path (a literal, given to the function that loads it), itself
+        or through a function of the project it hands the path to (`train(..., best_model_save_path="best.pt")`)?"""
+        return path in self._tables.prepass.saved_templates or self._saved_by_helper(path)
+
+    def _saved_by_helper(self, path: str) -> bool:
+        env = self._frames.globals
+        for call in self._tables.literal_calls():
+            handed = [(i, arg) for i, arg in enumerate(call.args)
+                      if type(arg.value) is cst.SimpleString and arg.value.evaluated_value == path]
+            callee = self._function_at(call.func, env) if handed else None
+            if callee is None or id(callee) not in self._tables.prepass.scopes:
+                continue
+            saved = self._tables.scope_of(callee).saved_to
+            names = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
+            if any((arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) in saved
+                   for i, arg in handed):
+                return True
+        return False
 
     @property
     def nccl_backend(self) -> bool:

@@ -99,7 +99,9 @@ def load(site: CallSite) -> Value:
     device_name = next((name for name, value in scope.items() if isinstance(value, DeviceValue)
                         and value.where is not None and value.where.kind == "selected"), None)
     source = args.find(0, "f")
-    saved_here = _written_here(site, source[0] if source is not None else None)
+    saved_here = _written_here(site, source[0] if source is not None else None) or (
+        source is not None and isinstance(source[1], Const) and isinstance(source[1].value, str)
+        and site.file.saved_as(source[1].value))  # `load_checkpoint("checkpoint.pth")` of a file it saved
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 
@@ -115,7 +117,9 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
-    return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source))
+    return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source)
+                                   or type(source) is cst.SimpleString and isinstance(source.evaluated_value, str)
+                                   and site.file.saved_as(source.evaluated_value))
 
 
 def save(site: CallSite) -> Value:
