@@ -15,9 +15,7 @@
 - a checkpoint the same run wrote is loaded on the machine that wrote it: also where the path reaches the load
   through a parameter (`load_checkpoint("checkpoint.pth")`, udacity's intro-to-pytorch), where torch is imported
   under another name (`t.save`, chenyuntc/pytorch-book), and where a project function it is handed to saves
-  there (`train(..., best_model_save_path="best.pt")`, rasbt's helper_train.py); another path is no such file;
-- a class of no base but `object` is no module, whatever methods it has: its cpu tensors are no plain attributes
-  left behind by `.to()` (rasbt/deeplearning-models' from-scratch MLP); a module's are.
+  there (`train(..., best_model_save_path="best.pt")`, rasbt's helper_train.py); another path is no such file.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -129,25 +127,6 @@ pred = torch.randn(8, 1, device=device)
 correct = {call}{mark}
 """
 
-PLAIN_CLASS = """
-import torch
-import torch.nn as nn
-
-
-class Perceptron({base}):
-    def __init__(self, n):
-        super().__init__()
-        self.weight = torch.zeros(n, 3).normal_(0.0, 0.1){mark}
-
-    def forward(self, x):
-        return x @ self.weight
-
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-model = Perceptron(4).to(device) if {movable} else Perceptron(4)
-print(model.forward(torch.randn(2, 4)))
-"""
-
 SAVED_THEN_LOADED = """
 import torch{alias}
 import torch.nn as nn
@@ -195,9 +174,6 @@ CASES = {
         alias="\nimport torch as t", saver="t", loaded="checkpoint.pth", mark=""),
     "twin_another_checkpoint": SAVED_THEN_LOADED.format(alias="", saver="torch", loaded="pretrained.pth",
                                                         mark="  # expect: DEV202"),
-    "a_class_of_no_base_is_no_module": PLAIN_CLASS.format(base="object", movable="False", mark=""),
-    "twin_a_module_s_plain_tensor_is_left_behind": PLAIN_CLASS.format(base="nn.Module", movable="True",
-                                                                     mark="  # expect: DEV105"),
 }
 
 

@@ -508,10 +508,7 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     autograd = any(isinstance(b, Ref) and b.path in api.AUTOGRAD_FUNCTION_BASES for b in bases)
-    # a class with a `forward` of unseen bases is a module; one of no base but `object` is not (a from-scratch
-    # MLP with its own backward)
-    plain = all(type(b.value) is cst.Name and b.value.value == "object" for b in node.bases)
-    is_module = not autograd and (any(is_module_base(b) for b in bases) or not plain and any(
+    is_module = not autograd and (any(is_module_base(b) for b in bases) or any(
         type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node)))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases) or (
