@@ -86,6 +86,14 @@ def test_magics_and_shell_lines_are_skipped_not_run():
     assert python_lines("x = 1  # what?\n") == ["x = 1  # what?"]  # plain Python is left alone
 
 
+def test_ipython_escapes_are_read_as_ipython_reads_them():
+    """`torch.*Tensor?` is a wildcard search (Atcold's tensor tutorial); a `%` that starts a line inside an open
+    bracket is the formatting operator, in a cell that also holds a magic (rasbt's matplotlib notebook)."""
+    assert python_lines("import torch\ntorch.*Tensor?\n") == ["import torch", ""]
+    cell = "%matplotlib inline\nprint('Step %03d | Cost: %.4f'\n      %(step, cost))\nx = ('(', ')')\n%time y = 1\n"
+    assert python_lines(cell) == ["", "print('Step %03d | Cost: %.4f'", "      %(step, cost))", "x = ('(', ')')", ""]
+
+
 def test_nothing_is_executed(tmp_path: Path):
     marker = tmp_path / "ran"
     (tmp_path / "nb.ipynb").write_text(notebook(code_cell(f"open({str(marker)!r}, 'w').write('x')"),

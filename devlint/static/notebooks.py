@@ -18,7 +18,10 @@ from typing import Optional, Sequence
 from devlint.core.findings import DECODE_ERROR, SYNTAX_ERROR, Edit, Finding, file_error
 
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
-_ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.]+\?\??\s*$)")
+_ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.*]+\?\??\s*$)")  # (`torch.*Tensor?`: a wildcard search)
+# What a line opens or closes, its strings and comment dropped: a `%` that starts a line inside an open bracket
+# is Python's formatting operator, not a magic (IPython takes escapes at the start of a logical line only)
+_STRINGS_AND_COMMENT = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|#.*")
 
 
 class NotebookError(ValueError):
@@ -188,15 +191,17 @@ def python_lines(text: str) -> list[str]:
         if magic not in PYTHON_CELL_MAGICS:
             return [""] * len(lines)  # %%bash, %%writefile...: not Python
         lines = lines[:first] + [""] + lines[first + 1:]
-    out, continued, indent = [], False, ""
+    out, continued, indent, depth = [], False, "", 0
     for line in lines:
-        if continued or _ESCAPE.search(line):
+        if continued or depth <= 0 and _ESCAPE.search(line):
             if not continued:  # the shell or magic line's own indent: its continuation lines are part of it
                 indent = line[: len(line) - len(line.lstrip())]
             out.append(indent + "pass" if indent else "")
             continued = line.rstrip().endswith("\\")
         else:
             out.append(line)
+            code = _STRINGS_AND_COMMENT.sub("", line)
+            depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
     return out
 
 
