@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from devlint.static.engine import check_source
 from devlint.static.notebooks import Notebook, dump, python_lines
 from devlint.static.rules import ALL_RULES
@@ -92,6 +94,18 @@ def test_ipython_escapes_are_read_as_ipython_reads_them():
     assert python_lines("import torch\ntorch.*Tensor?\n") == ["import torch", ""]
     cell = "%matplotlib inline\nprint('Step %03d | Cost: %.4f'\n      %(step, cost))\nx = ('(', ')')\n%time y = 1\n"
     assert python_lines(cell) == ["", "print('Step %03d | Cost: %.4f'", "      %(step, cost))", "x = ('(', ')')", ""]
+
+
+@pytest.mark.parametrize("last, reported", [("m.to(device)", False), ("m.to(device);", True),
+                                            ("m.to(device)\nprint(m)", True)])
+def test_a_cell_s_last_expression_is_shown_not_thrown_away(tmp_path: Path, last: str, reported: bool):
+    """Jupyter shows the value of a cell's last expression (Atcold's tensor tutorial shows `m.to(device)` and
+    keeps `m` on the cpu): no DEV103 there; a `;` hides it, and a line before the last is thrown away."""
+    (tmp_path / "nb.ipynb").write_text(notebook(
+        code_cell("import torch", "m = torch.ones(2, 2)"),
+        code_cell("device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')", *last.split("\n"))))
+    data = json.loads(run("--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert [(f["code"], f["cell"], f["line"]) for f in data] == ([("DEV103", 2, 2)] if reported else [])
 
 
 def test_nothing_is_executed(tmp_path: Path):

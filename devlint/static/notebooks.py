@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 from devlint.core.findings import DECODE_ERROR, SYNTAX_ERROR, Edit, Finding, file_error
+from devlint.static.rules.dev103_discarded_move import ThrownAwayMove
 
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.*]+\?\??\s*$)")  # (`torch.*Tensor?`: a wildcard search)
@@ -238,5 +239,17 @@ def check_notebook(source: bytes, path: str, rules: Sequence, check) -> list[Fin
     if not notebook.program.strip():
         return broken
     # a finding told at another file's line (a project module the notebook calls) is placed in that file
-    return broken + [notebook.place(f) if f.path == path else notebook.mentions_in_cells(f, path)
-                     for f in check(notebook.program.encode("utf-8"))]
+    placed = [notebook.place(f) if f.path == path else notebook.mentions_in_cells(f, path)
+              for f in check(notebook.program.encode("utf-8"))]
+    return broken + [f for f in placed if not (f.code == ThrownAwayMove.code and _displayed(notebook, f))]
+
+
+def _displayed(notebook: Notebook, finding: Finding) -> bool:
+    """On its cell's last line, an expression whose value Jupyter shows (`m.to(device)` to show the moved copy):
+    the result is used, not thrown away."""
+    cell = next((c for c in notebook.cells if c.number == finding.cell), None)
+    if cell is None:
+        return False
+    lines = cell.text.splitlines()
+    last = max((i for i, line in enumerate(lines, 1) if line.strip() and not line.lstrip().startswith("#")), default=0)
+    return finding.line == finding.end_line == last and not lines[last - 1].rstrip().endswith(";")
