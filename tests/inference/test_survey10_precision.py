@@ -6,6 +6,8 @@
   `if`, and where the paths meet; a value left on the selected device is still converted;
 - `if isinstance(net, nn.Module):` given a module runs only its branch, given a plain function only the other
   (Dive-into-DL-PyTorch's d2lzh `evaluate_accuracy`, called with both);
+  an object of unknown kind is no module in the other branch (d2lzh's fine-tuning notebook hands it a
+  torchvision model);
 - a function nobody can see, given `device=` (`convert_tensor(batch, device=device)`, pytorch/ignite's
   examples), may put its result there: it does not "follow its inputs" back to the cpu;
 - a `forward` that moves an element of its argument (`co_data[0].cuda()`, NVlabs/FUNIT) takes the argument on
@@ -69,6 +71,25 @@ batches = [(torch.randn(8, 4), torch.randint(0, 3, (8,)))]
 dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 evaluate(batches, scratch_net, dev)
 evaluate(batches, nn.Linear(4, 3).to(dev), dev)
+"""
+
+UNKNOWN_KIND = """
+import torch
+import torch.nn as nn
+from zoo import build_model
+
+
+def evaluate(batches, net):
+    total = 0.0
+    for X, y in batches:
+        if {test}:
+            continue
+        total += (net(X).argmax(dim=1) == y).sum().item(){mark}
+    return total
+
+
+dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+evaluate([(torch.randn(8, 4), torch.randint(0, 3, (8,)))], build_model().to(dev))
 """
 
 DEVICE_KEYWORD = """
@@ -157,6 +178,9 @@ CASES = {
     "twin_another_test_runs_both_branches": TYPE_TEST.format(test="hasattr(net, 'weight')",
                                                              mark="  # expect: DEV102",
                                                              mark_net="  # expect: DEV104"),
+    "what_is_no_module_in_the_other_branch": UNKNOWN_KIND.format(test="isinstance(net, nn.Module)", mark=""),
+    "twin_what_may_be_a_module_after_another_test": UNKNOWN_KIND.format(test="hasattr(net, 'skip')",
+                                                                        mark="  # expect: DEV102"),
     "an_unseen_function_given_a_device_may_put_its_result_there": DEVICE_KEYWORD.format(
         keyword="device=idist.device(), ", mark=""),
     "twin_an_unseen_function_given_no_device_follows_its_input": DEVICE_KEYWORD.format(

@@ -164,7 +164,8 @@ def sent_params(fdef: cst.FunctionDef) -> set[str]:
             source = derived.get(root.value) if root is not None else None
             if source is not None:
                 derived.setdefault(cast(cst.Name, target).value, source)
-        elif kind is cst.Call and type(cast(cst.Call, node).func) is cst.Attribute and device_move(cast(cst.Call, node)):
+        elif kind is cst.Call and type(cast(cst.Call, node).func) is cst.Attribute \
+                and device_move(cast(cst.Call, node)):
             root = root_name(cast(cst.Attribute, cast(cst.Call, node).func).value)
             source = derived.get(root.value) if root is not None else None
             if source is not None:

@@ -216,6 +216,15 @@ def type_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optiona
     return None
 
 
+def module_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optional[str]:
+    """x for `isinstance(x, nn.Module)`; None for any other test."""
+    if type(test) is not cst.Call or len(test.args) != 2 or dotted(test.func) != "isinstance":
+        return None
+    kind = getattr(interp.eval(test.args[1].value, state), "path", "")
+    answer = api.TYPE_TEST_ANSWERS.get(kind)
+    return dotted(test.args[0].value) if answer is not None and answer[2] else None
+
+
 def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Optional[bool]:
     """A type test the subject's value answers (`isinstance(x, list)`, `np.isscalar(x)`, `isinstance(x,
     torch.Tensor)`...): a tensor a caller passed (not a parameter only guessed to be one, nor an object that

@@ -207,7 +207,8 @@ class PrePass:
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
                 self._note_save(node, scope)
             elif callee.endswith(".save"):
-                self._other_saves.append((callee, node, scope))  # `t.save` of `import torch as t`: once imports are read
+                # `t.save` of `import torch as t`: told once the imports are all read
+                self._other_saves.append((callee, node, scope))
 
     def _note_evidence(self, node: cst.Call, callee: Optional[str], scope: Scope) -> None:
         """What a call shows of the file's intent (a device option, a device variable) and of its clocks (a

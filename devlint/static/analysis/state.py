@@ -113,7 +113,8 @@ class State:
             return self.copy()
         new = self.copy()
         env = new.env
-        missing = self.unavailable != other.unavailable  # one path knows CUDA is missing: its selected device is the cpu
+        # one path knows CUDA is missing: its selected device is the cpu
+        missing = self.unavailable != other.unavailable
         for name, value in other.env.items():
             mine = env.get(name)
             if mine is not value:

@@ -14,8 +14,8 @@ from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, is_skip_marker, learns, not_a_tensor, polarity, same_place,
-    type_test,
+    as_condition, decided_type, extension_flags, is_skip_marker, learns, module_test, not_a_tensor, polarity,
+    same_place, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move
@@ -27,7 +27,8 @@ from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace,
+    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
+    Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -310,6 +311,9 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
         return
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
+    module = module_test(interp, test, state)
+    if module is not None and isinstance(else_state.env.get(module), (Module, Located)):
+        else_state.env[module] = UNKNOWN  # `else:` of `isinstance(net, nn.Module)`: a plain function (d2lzh)
     if tested is None and type(test) is cst.Name:
         flag = _flag_definition(interp, test.value)
         tested = type_test(interp, flag, state) if flag is not None else None

@@ -62,7 +62,8 @@ def follows_inputs(site: CallSite) -> Value:
     inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
     if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs) \
             or any(name.endswith("device") for name in site.args.keywords):
-        return UNKNOWN  # a module or a device handed over (`convert_tensor(x, device=d)`): the function may well move things
+        # a module or a device handed over (`convert_tensor(x, device=d)`): the function may well move things
+        return UNKNOWN
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
     if not devices or len(devices) < len(tensors):
