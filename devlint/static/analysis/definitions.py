@@ -4,7 +4,7 @@ other parts and the tables' questions (`FileQuestions`) all ask them; they ask n
 
 from __future__ import annotations
 
-from typing import Optional, cast
+from typing import Iterator, Optional, cast
 
 import libcst as cst
 
@@ -149,29 +149,49 @@ def sent_params(fdef: cst.FunctionDef) -> set[str]:
     """Parameters the function sends to a device, as they are or as a name computed from them (`tensor =
     data.detach()` ... `tensor = tensor.cuda()`, `return t.detach().cuda()`)."""
     params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
-    derived = {name: name for name in params}  # a name -> the parameter it was computed from
+    derived, _ = derived_names(fdef, params)
     sent: set[str] = set()
-    stack: list[cst.CSTNode] = [fdef.body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
-            continue
-        if kind is cst.Assign:
-            assign = cast(cst.Assign, node)
-            target = assign.targets[0].target if len(assign.targets) == 1 else None
-            root = root_name(assign.value) if type(target) is cst.Name else None
-            source = derived.get(root.value) if root is not None else None
-            if source is not None:
-                derived.setdefault(cast(cst.Name, target).value, source)
-        elif kind is cst.Call and type(cast(cst.Call, node).func) is cst.Attribute \
-                and device_move(cast(cst.Call, node)):
-            root = root_name(cast(cst.Attribute, cast(cst.Call, node).func).value)
+    for node in body_nodes(fdef):
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and device_move(node):
+            root = root_name(node.func.value)
             source = derived.get(root.value) if root is not None else None
             if source is not None:
                 sent.add(source)
-        stack.extend(reversed(children(node)))  # in the order written: a name is computed before it is moved
     return sent
+
+
+def derived_names(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, str], set[int]]:
+    """Each name computed from a parameter (-> that parameter), and id() of the Name nodes that only bind or
+    compute such names (an assignment's target, the root of its value, a loop's iterable)."""
+    derived = {name: name for name in params}
+    binding: set[int] = set()
+    for node in body_nodes(fdef):  # in the order written: a name is computed before it is used
+        target: Optional[cst.BaseExpression] = None
+        value: Optional[cst.BaseExpression] = None
+        if type(node) is cst.Assign and len(node.targets) == 1:
+            target, value = node.targets[0].target, node.value
+        elif type(node) is cst.For:
+            target, value = node.target, node.iter
+        root = root_name(value) if value is not None and type(target) is cst.Name else None
+        if root is not None and root.value in derived:
+            name = cast(cst.Name, target).value
+            if derived.setdefault(name, derived[root.value]) == derived[root.value]:
+                binding.update((id(target), id(root)))
+    return derived, binding
+
+
+def body_nodes(fdef: cst.FunctionDef) -> Iterator[cst.CSTNode]:
+    """The function's body node by node, in the order written; nested functions, classes and lambdas left out."""
+    stack: list[cst.CSTNode] = [fdef.body]
+    while stack:
+        node = stack.pop()
+        if type(node) in _NESTED_SCOPES:
+            continue
+        yield node
+        stack.extend(reversed(children(node)))
+
+
+_NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
 def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:

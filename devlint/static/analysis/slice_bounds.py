@@ -12,7 +12,7 @@ from typing import Callable, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import root_name
+from devlint.static.analysis.definitions import derived_names
 from devlint.static.syntax import children
 
 # A method of the function's class, by name (None: not one of its methods)
@@ -27,7 +27,7 @@ def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0
     (`location = (parts[i][0] // 2).int()`, `for box in boxes:`), or handed to a method of the class
     (`self.swap(feat, location)`) that uses its parameter so."""
     params = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
-    derived, binding = _derived(fdef, set(params))
+    derived, binding = derived_names(fdef, set(params))
     bad: set[str] = set()
     stack: list[tuple[cst.CSTNode, bool]] = [(fdef.body, False)]
     while stack:
@@ -50,32 +50,6 @@ def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0
         stack.extend((child, in_bound) for child in children(node))
     return {name for name in params if name not in bad and name in derived.values()} - {params[0]} \
         if params else set()
-
-
-def _derived(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, str], set[int]]:
-    """Each name computed from a parameter (-> that parameter), and id() of the Name nodes that only bind or
-    compute such names (an assignment's target, the root of its value, a loop's iterable)."""
-    derived = {name: name for name in params}
-    binding: set[int] = set()
-    stack: list[cst.CSTNode] = [fdef.body]
-    while stack:
-        node = stack.pop()
-        kind = type(node)
-        if kind is cst.FunctionDef or kind is cst.ClassDef or kind is cst.Lambda:
-            continue
-        target: Optional[cst.BaseExpression] = None
-        value: Optional[cst.BaseExpression] = None
-        if kind is cst.Assign and len(cast(cst.Assign, node).targets) == 1:
-            target, value = cast(cst.Assign, node).targets[0].target, cast(cst.Assign, node).value
-        elif kind is cst.For:
-            target, value = cast(cst.For, node).target, cast(cst.For, node).iter
-        root = root_name(value) if value is not None and type(target) is cst.Name else None
-        if root is not None and root.value in derived:
-            name = cast(cst.Name, target).value
-            if derived.setdefault(name, derived[root.value]) == derived[root.value]:
-                binding.update((id(target), id(root)))
-        stack.extend(reversed(children(node)))  # in the order written: a name is computed before it is used
-    return derived, binding
 
 
 def _handed(call: cst.Call, derived: dict[str, str], method_of: MethodOf, depth: int) -> Optional[set[int]]:
