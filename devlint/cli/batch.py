@@ -20,7 +20,6 @@ from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Fin
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
 from devlint.static.relevance import may_hold_device_bug
 from devlint.static.rule_index import merge_findings
-from devlint.cli.workers import chunks_biggest_first, run_jobs
 
 _PARALLEL_FROM = 24  # below this many files, starting processes costs more than it saves
 _SCAN_BLOCK = 1 << 20
@@ -153,6 +152,8 @@ def _check_in_workers(todo: list[str], sizes: list[int], jobs: int, setup_args: 
         path = todo[index]
         code = TOO_COMPLEX if timed_out else INTERNAL_ERROR
         store(path, None, [file_error(code, path, 1, 1, f"not analysed: {why} (every other file was checked)")])
+
+    from devlint.cli.workers import chunks_biggest_first, run_jobs  # multiprocessing: only where workers run
 
     DEEP_STACK.stop()  # no thread of ours in a process that forks its workers
     chunks = chunks_biggest_first([(i, path) for i, path in enumerate(todo)], sizes, jobs)
