@@ -121,7 +121,8 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
 
 class FileQuestions:
     """Read-only questions about the file and where the walk is in it: the `FileView` a semantics handler
-    gets (`site.file`). It owns nothing; only `self_placed_inputs` fills a memo of the tables."""
+    gets (`site.file`). It owns nothing; only `self_placed_inputs` fills a memo of the tables (and may have a
+    project module read, through `member`, to see a helper it calls)."""
 
     __slots__ = ("_tables", "_frames", "_member")
 
@@ -197,7 +198,8 @@ class FileQuestions:
 
     def _function_at(self, func: cst.BaseExpression, env: Mapping[str, Value]) -> Optional[cst.FunctionDef]:
         """The plain function a call's callee names: `to_gpu` of this module, `at.totensor` of a project module
-        already walked (None for anything else: a method, a library's)."""
+        (read now if the walk has not read it yet, as a call of it would be); None for anything else (a method,
+        a library's)."""
         if type(func) is cst.Name:
             value = env.get(func.value)
         elif type(func) is cst.Attribute and type(func.value) is cst.Name:
