@@ -110,10 +110,20 @@ def is_classmethod(fdef: cst.FunctionDef) -> bool:
     return any(decorator_name(d) == "classmethod" for d in fdef.decorators)
 
 
+def positional_names(fdef: cst.FunctionDef) -> list[str]:
+    """The names of the parameters an argument can reach by position, in order."""
+    return [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
+
+
+def bound_to(arg: cst.Arg, index: int, names: list[str]) -> Optional[str]:
+    """The parameter a call's `index`-th argument goes to: its keyword, or the name at its position."""
+    return arg.keyword.value if arg.keyword is not None else names[index] if index < len(names) else None
+
+
 def host_params(fdef: cst.FunctionDef) -> set[str]:
     """Parameters the function uses on the host: handed to a cpu-only argument, or brought to the cpu
     (`lengths.cpu()`, `.tolist()`): its caller may keep them there."""
-    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    params = set(positional_names(fdef))
     short = {path.rsplit(".", 1)[-1]: spec for path, spec in api.CPU_ONLY_ARGS.items()}
     found: set[str] = set()
     stack: list[cst.CSTNode] = [fdef.body]
@@ -148,7 +158,7 @@ def _to_cpu(call: cst.Call) -> bool:
 def sent_params(fdef: cst.FunctionDef) -> set[str]:
     """Parameters the function sends to a device, as they are or as a name computed from them (`tensor =
     data.detach()` ... `tensor = tensor.cuda()`, `return t.detach().cuda()`)."""
-    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    params = set(positional_names(fdef))
     derived, _ = derived_names(fdef, params)
     sent: set[str] = set()
     for node in body_nodes(fdef):

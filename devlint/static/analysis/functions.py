@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static
+from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static, positional_names
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -367,7 +367,7 @@ def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) ->
         return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():
         return True
-    params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+    params = set(positional_names(fdef))
     scope = interp.tables.scope_of(fdef)
     if scope.numpy_receivers and data_params(fdef) & numpy_inputs(fdef, scope.numpy_receivers):
         return True  # `.numpy()` of what a parameter computes, never moved to the cpu: its inputs are host data

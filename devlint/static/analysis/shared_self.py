@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import find_method
+from devlint.static.analysis.definitions import find_method, positional_names
 from devlint.static.syntax import children
 from devlint.core.values import Const, Instance, Module, Unknown, Value, replace
 
@@ -31,11 +31,11 @@ _NAME_OF_CLASS = "__name__"
 def self_attributes(fdef: cst.FunctionDef) -> Optional[frozenset[str]]:
     """The attributes a method reads or writes on its first parameter, or None where it uses that parameter
     otherwise (hands it on, returns it, tests its class): then which object it is may matter."""
-    plist = list(fdef.params.posonly_params) + list(fdef.params.params)
-    if not plist:
+    names = positional_names(fdef)
+    if not names:
         return None
-    me = plist[0].name.value
-    names: set[str] = set()
+    me = names[0]
+    touched: set[str] = set()
     stack: list[cst.CSTNode] = [fdef.body]
     while stack:
         node = stack.pop()
@@ -43,7 +43,7 @@ def self_attributes(fdef: cst.FunctionDef) -> Optional[frozenset[str]]:
         if kind is cst.Attribute:
             attribute = cast(cst.Attribute, node)
             if _is_name(attribute.value, me):
-                names.add(attribute.attr.value)
+                touched.add(attribute.attr.value)
                 continue
             if attribute.attr.value == _NAME_OF_CLASS and _type_of(attribute.value, me):
                 continue
@@ -52,7 +52,7 @@ def self_attributes(fdef: cst.FunctionDef) -> Optional[frozenset[str]]:
         elif kind is cst.Name and cast(cst.Name, node).value == me:
             return None
         stack.extend(children(node))
-    return frozenset(names)
+    return frozenset(touched)
 
 
 def _is_name(node: cst.BaseExpression, name: str) -> bool:

@@ -12,7 +12,7 @@ from typing import Callable, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import derived_names
+from devlint.static.analysis.definitions import bound_to, derived_names, positional_names
 from devlint.static.syntax import children
 
 # A method of the function's class, by name (None: not one of its methods)
@@ -23,10 +23,10 @@ _COUNTS = frozenset({"len"})  # what reads only a container's length
 
 
 def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0) -> set[str]:
-    """Parameters used only as slice bounds, as they are or through names computed from them
-    (`location = (parts[i][0] // 2).int()`, `for box in boxes:`), or handed to a method of the class
-    (`self.swap(feat, location)`) that uses its parameter so."""
-    params = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
+    """A method's parameters (its first, the object, left out) used only as slice bounds, as they are or
+    through names computed from them (`location = (parts[i][0] // 2).int()`, `for box in boxes:`), or handed to
+    a method of the class (`self.swap(feat, location)`) that uses its parameter so."""
+    params = positional_names(fdef)
     derived, binding = derived_names(fdef, set(params))
     bad: set[str] = set()
     stack: list[tuple[cst.CSTNode, bool]] = [(fdef.body, False)]
@@ -66,7 +66,5 @@ def _handed(call: cst.Call, derived: dict[str, str], method_of: MethodOf, depth:
     method = method_of(func.attr.value) if handed else None
     if method is None:
         return None
-    names = [p.name.value for p in list(method.params.posonly_params) + list(method.params.params)][1:]
-    bounds = bound_only_params(method, method_of, depth + 1)
-    return {id(arg.value) for i, arg in handed
-            if (arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) in bounds}
+    names, bounds = positional_names(method)[1:], bound_only_params(method, method_of, depth + 1)
+    return {id(arg.value) for i, arg in handed if bound_to(arg, i, names) in bounds}

@@ -9,7 +9,7 @@ import libcst as cst
 
 from devlint.core.facts import Operand
 from devlint.core.values import Function, Ref
-from devlint.static.analysis.definitions import find_method, host_params, sent_params
+from devlint.static.analysis.definitions import bound_to, find_method, host_params, positional_names, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, children, dotted
@@ -165,7 +165,7 @@ class FileQuestions:
                 | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef))
         if not host:
             return set()
-        names = [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)][1 if bound else 0:]
+        names = positional_names(fdef)[1 if bound else 0:]
         out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
         out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
         return out
@@ -173,7 +173,7 @@ class FileQuestions:
     def _sent_by_helpers(self, fdef: cst.FunctionDef) -> set[str]:
         """Parameters `fdef` hands to a function of the project that sends them to a device (`index =
         to_gpu(index)`, `at.totensor(rois)` of another module): where its caller put them does not matter."""
-        params = {p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)}
+        params = set(positional_names(fdef))
         env = self._tables.closures.get(id(fdef), self._frames.globals)
         found: set[str] = set()
         for call in _calls_in(fdef.body):
@@ -182,12 +182,8 @@ class FileQuestions:
             callee = self._function_at(call.func, env) if handed else None
             if callee is None or callee is fdef:
                 continue
-            sent = sent_params(callee)
-            names = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
-            for i, arg in handed:
-                name = arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None
-                if name in sent:
-                    found.add(cast(cst.Name, arg.value).value)
+            sent, names = sent_params(callee), positional_names(callee)
+            found.update(cast(cst.Name, arg.value).value for i, arg in handed if bound_to(arg, i, names) in sent)
         return found
 
     def _method_of(self, fdef: cst.FunctionDef) -> Callable[[str], Optional[cst.FunctionDef]]:
@@ -270,9 +266,8 @@ class FileQuestions:
             if callee is None or id(callee) not in self._tables.prepass.scopes:
                 continue
             saved = self._tables.scope_of(callee).saved_to
-            names = [p.name.value for p in list(callee.params.posonly_params) + list(callee.params.params)]
-            if any((arg.keyword.value if arg.keyword is not None else names[i] if i < len(names) else None) in saved
-                   for i, arg in handed):
+            names = positional_names(callee)
+            if any(bound_to(arg, i, names) in saved for i, arg in handed):
                 return True
         return False
 
