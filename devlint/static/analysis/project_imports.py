@@ -113,6 +113,7 @@ class ProjectImports:
         self.seen: list[Seen] = []  # per module walk in progress: what it met of its context (walked.py)
         self.verified: set[int] = set()  # id() of the earlier walks found current for this file (walked.py)
         self.digests: dict[str, Optional[str]] = {}  # path -> digest of the module there now, as looked up
+        self.closures: dict[str, bool] = {}  # closure key (core.digests) -> are its files unchanged, as looked up
         # (name, dots, importer's folder) -> what it resolved to: one walk's imports name the same modules again
         # and again, each a stat per folder searched; the files they name are read once per checked file too
         self._resolved: dict[tuple[str, int, Path], Optional[Target]] = {}

@@ -177,12 +177,20 @@ def _unchanged(walked: Walked, project: ProjectImports) -> bool:
         return True
     for path, digest in walked.used.items():
         if path.startswith(CLOSURE_PREFIX):  # files whose import lines were read, not parsed: their bytes
-            if not closure_current(digest, lambda file: _digest_now(project, file, parse=False)):
+            if not _closure_now(project, path, digest):
                 return False
         elif _digest_now(project, path) != digest:
             return False
     project.verified.add(id(walked))
     return True
+
+
+def _closure_now(project: ProjectImports, key: str, text: str) -> bool:
+    """Is every file of the closure `key` as it was? Asked once per checked file: many walks rest on one."""
+    current = project.closures.get(key)
+    if current is None:
+        current = project.closures[key] = closure_current(text, lambda file: _digest_now(project, file, parse=False))
+    return current
 
 
 def _digest_now(project: ProjectImports, path: str, parse: bool = True) -> Optional[str]:
