@@ -107,6 +107,11 @@ TIMEDELTA = "timedelta"
 # Class methods that build a torch module around a tensor they are given: the module is where that tensor is
 PRETRAINED_MODULE_CONSTRUCTORS = frozenset({"torch.nn.Embedding.from_pretrained",
                                             "torch.nn.EmbeddingBag.from_pretrained"})
+# Class methods that library base classes give a project's model class, each building an instance of that class
+# from saved weights (Lightning's `Net.load_from_checkpoint(path)`, Hugging Face's `Net.from_pretrained(name)`):
+# its keyword arguments go to the class's `__init__`, save those that place it (on the cpu without them)
+INHERITED_CONSTRUCTORS = frozenset({"load_from_checkpoint", "from_pretrained", "from_config", "from_single_file"})
+PLACING_KEYWORDS = frozenset({"map_location", "device_map", "device"})
 # numpy functions that only slice their argument (its `.shape`, `np.swapaxes`, then `ary[a:b]`): a tensor comes
 # back as tensors on its device, never through numpy (stylegan-t's `np.array_split(images, n)`)
 NUMPY_SPLITS = frozenset({"numpy.array_split", "numpy.split"})

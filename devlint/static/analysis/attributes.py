@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import find_method, is_abstract, sole_override
+from devlint.static.analysis.definitions import find_method, is_abstract, is_classmethod, sole_override
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.static.syntax import dotted
@@ -51,7 +51,9 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
     if isinstance(base, Class):
         method = find_method(base, attr, interp.tables.classes)
-        return _method_value(interp, method, None) if method is not None else UNKNOWN
+        if method is None:
+            return UNKNOWN
+        return _method_value(interp, method, base if is_classmethod(method) else None)  # `cls()` builds one
     if isinstance(base, ArgsNamespace):
         for dest, default in base.options:
             if dest == attr:

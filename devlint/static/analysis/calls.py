@@ -18,7 +18,7 @@ from devlint.static.semantics import data, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.core.values import (
     BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction, Located, Module,
-    Ref, Tensor, TensorType, Value,
+    Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:
@@ -41,6 +41,8 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
         name = func.attr.value
         if isinstance(receiver, (Module, Instance, Class)):
             callee = attribute(interp, receiver, name, state)
+            if isinstance(receiver, Class) and callee is UNKNOWN and name in api.INHERITED_CONSTRUCTORS:
+                return functions.restored(interp, receiver, CallSite(interp, node, state))
             if isinstance(callee, Function):
                 site = CallSite(interp, node, state)
                 return interp.invoke(callee, site.args, node, state, func.value)

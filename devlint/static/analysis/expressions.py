@@ -353,6 +353,11 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     indices = eval_slices(interp, node, state)
     if isinstance(container, Seq):
         return _seq_subscript(container, node)
+    if isinstance(container, Tensor) and container.scalar and container.derived and indices \
+            and all(_is_int(v) for _, v in indices):
+        # `loss.data[0]` of a 0-dim result: torch before 0.4 gave a Python number (what `.item()` gives now),
+        # today it raises IndexError on every device. Either way no tensor comes out.
+        return UNKNOWN
     if isinstance(container, Tensor):
         tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
         if tensor_indices:

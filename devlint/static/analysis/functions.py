@@ -512,9 +512,10 @@ def class_summary(interp: Walker, cls: Class) -> Value:
     return base
 
 
-def instantiate(interp: Walker, cls: Class, site: CallSite) -> Value:
-    """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it."""
-    args, state, node = site.args, site.state, site.node
+def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args] = None) -> Value:
+    """`Net(...)`: a module on the cpu (or the default device), with what its __init__ gives it (`args`: the
+    arguments its __init__ takes, where they are not the call's)."""
+    args, state, node = args or site.args, site.state, site.node
     if cls.is_module:
         note = "modules are created on cpu" if state.default_device is None else "created on the default device"
         obj: Value = Module(why=((node, note),), where=state.default_device or CPU, cls=cls.name, ident=id(node))
@@ -543,6 +544,22 @@ def instantiate(interp: Walker, cls: Class, site: CallSite) -> Value:
     if isinstance(final_self, Module) and final_self.where == cast(Module, obj).where and not final_self.moved:
         final_self = placed_by_members(final_self)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+
+def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
+    """`Net.load_from_checkpoint(path, n=4)`, a constructor a library base class gives `Net`: an instance of
+    `Net` whose `__init__` takes the call's keywords (the rest came with the weights), on the cpu unless a
+    keyword places it."""
+    loaded = site.evaluate_arguments()
+    args = Args()
+    args.keywords = {k: a for k, a in loaded.keywords.items() if k not in api.PLACING_KEYWORDS}
+    args.starstar = loaded.starstar
+    built = instantiate(interp, cls, site, args)
+    if isinstance(built, Module) and len(args.keywords) != len(loaded.keywords):
+        return replace(built, where=None)  # `map_location=`, `device_map=`: where the caller said, unknown here
+    if isinstance(built, Module) and built.where == CPU and not built.moved:
+        return replace(built, why=((site.node, "loaded on cpu"),))
+    return built
 
 
 def placed_by_members(module: Module) -> Module:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, cast
 
 from devlint.core.values import CPU, SELECTED, Device, Module, Step, Tensor, Value, join, replace
+from devlint.core.torch_catalogue.records import CPU_TYPE
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -120,6 +121,11 @@ class State:
             if mine is not value:
                 if missing and mine is not None:
                     mine, value = where_missing(mine, self.unavailable), where_missing(value, other.unavailable)
+                    kept = _placed_where_available(mine, value) if other.unavailable else \
+                        _placed_where_available(value, mine)
+                    if kept is not None:
+                        env[name] = kept
+                        continue
                 env[name] = value if mine is None else join(mine, value, availability_split, branch)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
@@ -155,6 +161,16 @@ def where_missing(value: Value, missing: bool) -> Value:
     if missing and isinstance(value, Tensor) and value.where is not None and value.where.kind == "selected":
         return replace(value, where=CPU)
     return value
+
+
+def _placed_where_available(available: Value, missing: Value) -> Optional[Value]:
+    """A tensor the path with CUDA placed beside a parameter (`if self.cuda: target = target.type_as(pred)`)
+    and the path without CUDA left on the cpu: without CUDA the parameter is on the cpu too, so on both paths
+    the tensor is where the parameter is."""
+    if isinstance(available, Tensor) and isinstance(missing, Tensor) and available.where is not None \
+            and available.where.kind == "param" and missing.where is not None and missing.where.kind == CPU_TYPE:
+        return available
+    return None
 
 
 def _join_moves(mine: "State", other: "State", availability_split: bool,

@@ -1,0 +1,146 @@
+"""False findings of the eleventh precision survey (issue 17 item 9), each beside a twin that must stay reported.
+
+- `loss.data[0]` of a 0-dim result is the idiom of torch before 0.4 for `loss.item()`: it gave a Python number
+  (today it raises IndexError on every device), never a tensor, so a list of them plotted is no conversion
+  (higgsfield/RL-Adventure's notebooks: `losses.append(loss.data[0])` ... `plt.plot(losses)`);
+- a classmethod called on its class binds `cls` to the class, so `cls()` builds one and its `forward` is read
+  (`Speech.load(path)`); a constructor a library base class gives the class (Lightning's
+  `DeepSpeech.load_from_checkpoint(path)`, SeanNaren/deepspeech.pytorch; Hugging Face's `from_pretrained`)
+  builds an instance of it too, on the cpu unless `map_location=` / `device_map=` place it;
+- one GPU switch guarding both the model's move and, inside a loss, `target.type_as(pred)`
+  (bubbliiiing/yolov4-pytorch's `if self.cuda:`): on the path that knows CUDA is missing, the parameter is on
+  the cpu too, so where the paths meet the target is where the parameter is.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+LEGACY_INDEX = """
+import torch
+import torch.nn as nn
+import matplotlib.pyplot as plt
+
+model = nn.Linear(4, 2)
+if torch.cuda.is_available():
+    model = model.cuda()
+
+
+def compute_loss():
+    x = torch.randn(8, 4)
+    if torch.cuda.is_available():
+        x = x.cuda()
+    return model(x).pow(2).mean()
+
+
+losses = []
+for step in range(10):
+    losses.append({kept})
+plt.plot(losses){mark}
+"""
+
+SPEECH = """
+import torch
+import torch.nn as nn
+{base_import}
+
+class Speech({base}):
+    def __init__(self, hidden=16):
+        super().__init__()
+        self.rnn = nn.LSTM(8, hidden)
+
+    def forward(self, x, lengths):
+{body}
+{classmethod}
+
+def run(batch):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = {built}.to(device)
+    x = torch.randn(5, 2, 8, device=device)
+    lengths = torch.IntTensor([5, 5])
+    return model(x, lengths){mark}
+"""
+
+PACKED = """\
+        lengths = lengths.cpu().int()
+        packed = nn.utils.rnn.pack_padded_sequence(x, lengths)
+        out, _ = self.rnn(packed)
+        return nn.utils.rnn.pad_packed_sequence(out)[0]"""
+MASKED = """\
+        return self.rnn(x)[0] * lengths.view(1, -1, 1)"""
+
+LOAD = """
+    @classmethod
+    def load(cls, path):
+        model = cls()
+        model.load_state_dict(torch.load(path, map_location="cpu"))
+        return model
+"""
+
+RESTORED = """
+import torch
+import torch.nn as nn
+from transformers import PreTrainedModel
+
+
+class Net(PreTrainedModel):
+    def __init__(self, config, hidden=16):
+        super().__init__(config)
+        self.fc = nn.Linear(8, hidden)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def run():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Net.from_pretrained("net"{placed})
+    return model(torch.randn(2, 8, device=device)){mark}
+"""
+
+ONE_SWITCH = """
+import torch
+import torch.nn as nn
+
+
+class Loss(nn.Module):
+    def __init__(self, cuda):
+        super().__init__()
+        self.cuda = cuda
+
+    def forward(self, pred):
+        target = torch.zeros(pred.shape)
+        if self.{flag}:
+            target = target.type_as(pred)
+        return torch.max(pred, target).sum(){mark}
+"""
+
+CASES = {
+    "a_legacy_index_of_a_0_dim_loss_is_a_number": LEGACY_INDEX.format(kept="compute_loss().data[0]", mark=""),
+    "twin_the_0_dim_loss_itself_is_kept": LEGACY_INDEX.format(kept="compute_loss().data", mark="  # expect: DEV401"),
+    "a_classmethod_builds_its_class": SPEECH.format(base_import="", base="nn.Module", body=PACKED,
+                                                    classmethod=LOAD, built='Speech.load("speech.pt")', mark=""),
+    "twin_a_forward_that_keeps_lengths_where_they_are": SPEECH.format(
+        base_import="", base="nn.Module", body=MASKED, classmethod=LOAD, built='Speech.load("speech.pt")',
+        mark="  # expect: DEV102"),
+    "a_library_constructor_builds_the_class": SPEECH.format(
+        base_import="import pytorch_lightning as pl\n", base="pl.LightningModule", body=PACKED, classmethod="",
+        built='Speech.load_from_checkpoint("speech.ckpt", hidden=32)', mark=""),
+    "twin_library_constructor_forward_keeps_lengths": SPEECH.format(
+        base_import="import pytorch_lightning as pl\n", base="pl.LightningModule", body=MASKED, classmethod="",
+        built='Speech.load_from_checkpoint("speech.ckpt", hidden=32)', mark="  # expect: DEV102"),
+    "a_restored_model_is_on_the_cpu": RESTORED.format(placed="", mark="  # expect: DEV102"),
+    "twin_a_restored_model_placed_by_the_call": RESTORED.format(placed=', device_map="auto"', mark=""),
+    "one_switch_moves_the_target_beside_the_prediction": ONE_SWITCH.format(flag="cuda", mark=""),
+    "twin_another_condition_moves_it": ONE_SWITCH.format(flag="training", mark="  # expect: DEV104"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
