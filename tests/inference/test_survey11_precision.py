@@ -9,7 +9,10 @@
   builds an instance of it too, on the cpu unless `map_location=` / `device_map=` place it;
 - one GPU switch guarding both the model's move and, inside a loss, `target.type_as(pred)`
   (bubbliiiing/yolov4-pytorch's `if self.cuda:`): on the path that knows CUDA is missing, the parameter is on
-  the cpu too, so where the paths meet the target is where the parameter is.
+  the cpu too, so where the paths meet the target is where the parameter is;
+- missed: `copy.deepcopy(module)` is a module where the original is, another object (moved apart from it), and
+  `policy.forward(state)` is the module's call (p-christ's Deep-Reinforcement-Learning-Algorithms-with-PyTorch
+  A3C: `Worker(copy.deepcopy(self.net))` ... `policy.forward(state)` with a cpu state).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -119,6 +122,50 @@ class Loss(nn.Module):
         return torch.max(pred, target).sum(){mark}
 """
 
+WORKER = """
+import copy
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Agent:
+    def __init__(self, use_gpu):
+        self.device = "cuda:0" if use_gpu else "cpu"
+        self.net = nn.Linear(4, 3).to(self.device)
+
+    def run(self):
+        return Worker(copy.deepcopy(self.net), self.device).step(np.zeros(4, dtype=np.float32))
+
+
+class Worker:
+    def __init__(self, local_model, device):
+        self.local_model = local_model
+        self.device = device
+
+    def step(self, obs):
+        policy = self.local_model
+        state = torch.from_numpy(obs).unsqueeze(0){moved}
+        return policy.forward(state){mark}
+
+
+if __name__ == "__main__":
+    print(Agent(use_gpu=torch.cuda.is_available()).run())
+"""
+
+SHADOW = """
+import copy
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = nn.Linear(4, 3)
+shadow = copy.deepcopy(net)
+{moved}.to(device)
+net(torch.randn(2, 4)){mark_net}
+shadow(torch.randn(2, 4)){mark_shadow}
+"""
+
 CASES = {
     "a_legacy_index_of_a_0_dim_loss_is_a_number": LEGACY_INDEX.format(kept="compute_loss().data[0]", mark=""),
     "twin_the_0_dim_loss_itself_is_kept": LEGACY_INDEX.format(kept="compute_loss().data", mark="  # expect: DEV401"),
@@ -137,6 +184,12 @@ CASES = {
     "twin_a_restored_model_placed_by_the_call": RESTORED.format(placed=', device_map="auto"', mark=""),
     "one_switch_moves_the_target_beside_the_prediction": ONE_SWITCH.format(flag="cuda", mark=""),
     "twin_another_condition_moves_it": ONE_SWITCH.format(flag="training", mark="  # expect: DEV104"),
+    "a_deep_copy_of_a_module_is_where_the_module_is": WORKER.format(moved="", mark="  # expect: DEV102"),
+    "twin_the_input_moved_there": WORKER.format(moved=".to(self.device)", mark=""),
+    "moving_the_original_leaves_its_copy": SHADOW.format(moved="net", mark_net="  # expect: DEV102",
+                                                         mark_shadow=""),
+    "moving_the_copy_leaves_the_original": SHADOW.format(moved="shadow", mark_net="",
+                                                         mark_shadow="  # expect: DEV102"),
 }
 
 

@@ -165,6 +165,9 @@ CLOCKS = frozenset(
      "time.monotonic_ns", "timeit.default_timer"}
 )
 
+# The standard library's copies: a new object where the original is (a module's copy is another module, moved
+# apart from it: `Worker(copy.deepcopy(self.net))`)
+COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 # Functions that never return.
 NO_RETURN = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit", "os.abort"}

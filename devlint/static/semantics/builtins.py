@@ -168,7 +168,15 @@ BUILTINS = {
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }
-FUNCTIONS = {path: no_return for path in api.NO_RETURN}
+def copied(site: CallSite) -> Value:
+    """`copy.deepcopy(net)`: a copy where `net` is; a module's copy is another object (its moves are its own)."""
+    original = site.args.first()
+    if isinstance(original, Module):
+        return replace(original, ident=id(site.node), why=original.why + ((site.node, "copied"),))
+    return original
+
+
+FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES}}
 
 
 # ---------------------------------------------------------------- list and dict methods

@@ -157,7 +157,8 @@ def call_module(site: CallSite, module: Value) -> Value:
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
     if any(v is CRASHED for _, v in inputs):
         return CRASHED  # given what a reported crash made: its output is not judged again
-    if site.facts.module_call_fact(site.node, site.node.func, module, inputs):
+    callee = site.receiver_node if site.name == "forward" and site.receiver_node is not None else site.node.func
+    if site.facts.module_call_fact(site.node, callee, module, inputs):
         return CRASHED  # reported once: what follows from it is not judged again
     site.facts.note_gpu_work(site.node, [module] + [v for _, v in inputs], site.state)
     if forward is not None:
@@ -302,6 +303,7 @@ def _registered_members(member: Value) -> Value:
 
 
 def module_forward(site: CallSite) -> Value:
+    """`policy.forward(state)`: the module's call (its hooks aside), named by the module."""
     return call_module(site, site.receiver)
 
 
