@@ -174,6 +174,9 @@ class Module(Value):
     any_device_inputs: tuple[tuple[int, str], ...] = ()
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself
     registered: bool = False  # held by a module's attribute (or a module container): it moves with it
+    # a container (`nn.Sequential(Block(8), Block(8))`) whose members are all of one project class: what they
+    # are together (their join), what iterating or indexing it gives
+    member: Optional[Module] = None
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
     plain_container: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
@@ -183,6 +186,13 @@ class Module(Value):
     @property
     def device(self) -> Optional[Device]:
         return self.where
+
+    def element(self) -> Module:
+        """A member of this container, where it moved (its members share one class; else the container itself:
+        wherever its members are)."""
+        if self.member is None:
+            return self
+        return replace(self.member, why=self.why, where=self.where, moved=self.moved, registered=True, ident=0)
 
     def attr(self, name: str) -> Optional[Value]:
         for key, value in self.attrs:
@@ -199,6 +209,7 @@ class Module(Value):
         return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
                       attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
                       moved=self.moved or other.moved,
+                      member=self.member if self.member == other.member else None,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
 
 

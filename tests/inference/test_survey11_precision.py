@@ -10,6 +10,10 @@
 - one GPU switch guarding both the model's move and, inside a loss, `target.type_as(pred)`
   (bubbliiiing/yolov4-pytorch's `if self.cuda:`): on the path that knows CUDA is missing, the parameter is on
   the cpu too, so where the paths meet the target is where the parameter is;
+- a forward that reads a parameter element by element on the host (`for i, length in enumerate(lengths):
+  ... length.item()`) takes it on any device, and the members of an `nn.Sequential` of one project class are
+  of that class, so each one's `forward` is read (deepspeech.pytorch's MaskConv and BatchRNN, given cpu lengths:
+  2 false DEV102 once its model was built by `load_from_checkpoint`);
 - missed: `copy.deepcopy(module)` is a module where the original is, another object (moved apart from it), and
   `policy.forward(state)` is the module's call (p-christ's Deep-Reinforcement-Learning-Algorithms-with-PyTorch
   A3C: `Worker(copy.deepcopy(self.net))` ... `policy.forward(state)` with a cpu state).
@@ -166,6 +170,73 @@ net(torch.randn(2, 4)){mark_net}
 shadow(torch.randn(2, 4)){mark_shadow}
 """
 
+PIPELINE = """
+import torch
+from diffusers import DiffusionPipeline
+
+
+class Upscale(DiffusionPipeline):
+    def __call__(self, image):
+        return image
+
+
+def main():
+    pipe = Upscale.from_pretrained("upscaler", torch_dtype=torch.float16)
+    pipe = pipe.{move}{mark}
+    return pipe
+"""
+
+STACK = """
+import torch
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.rnn = nn.LSTM(n, n)
+
+    def forward(self, x, lengths):
+{block}
+
+
+class Masker(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(8, 8, 3, padding=1)
+
+    def forward(self, x, lengths):
+        x = self.conv(x)
+        for i, length in enumerate(lengths):
+            {masked}
+        return x
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mask = Masker()
+        self.rnns = nn.Sequential(Block(8), *(Block(8) for _ in range(2)))
+
+    def forward(self, x, lengths):
+        lengths = lengths.cpu().int()
+        x = self.mask(x, lengths){mark_mask}
+        for rnn in self.rnns:
+            x = rnn(x, lengths){mark_rnn}
+        return x
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = Net().to(device)
+net(torch.randn(5, 2, 8, device=device), torch.tensor([5, 4]))
+"""
+PACKS = """\
+        x = nn.utils.rnn.pack_padded_sequence(x, lengths)
+        x, _ = self.rnn(x)
+        return nn.utils.rnn.pad_packed_sequence(x)[0]"""
+SCALES = """\
+        return self.rnn(x)[0] * lengths.view(-1, 1)"""
+
 CASES = {
     "a_legacy_index_of_a_0_dim_loss_is_a_number": LEGACY_INDEX.format(kept="compute_loss().data[0]", mark=""),
     "twin_the_0_dim_loss_itself_is_kept": LEGACY_INDEX.format(kept="compute_loss().data", mark="  # expect: DEV401"),
@@ -184,6 +255,15 @@ CASES = {
     "twin_a_restored_model_placed_by_the_call": RESTORED.format(placed=', device_map="auto"', mark=""),
     "one_switch_moves_the_target_beside_the_prediction": ONE_SWITCH.format(flag="cuda", mark=""),
     "twin_another_condition_moves_it": ONE_SWITCH.format(flag="training", mark="  # expect: DEV104"),
+    "a_restored_object_moved_by_its_library_base_is_still_a_hardcoded_gpu": PIPELINE.format(
+        move='to("cuda")', mark="  # expect: DEV204"),
+    "twin_moved_to_the_cpu": PIPELINE.format(move='to("cpu")', mark=""),
+    "lengths_read_on_the_host_and_packed_by_each_member_of_a_sequential": STACK.format(
+        block=PACKS, masked="x[i, :, length.item():] = 0", mark_mask="", mark_rnn=""),
+    "twin_each_member_computes_with_the_lengths": STACK.format(
+        block=SCALES, masked="x[i, :, length.item():] = 0", mark_mask="", mark_rnn="  # expect: DEV102"),
+    "twin_the_mask_scales_by_the_lengths_tensor": STACK.format(
+        block=PACKS, masked="x = x * lengths.view(-1, 1, 1)", mark_mask="  # expect: DEV102", mark_rnn=""),
     "a_deep_copy_of_a_module_is_where_the_module_is": WORKER.format(moved="", mark="  # expect: DEV102"),
     "twin_the_input_moved_there": WORKER.format(moved=".to(self.device)", mark=""),
     "moving_the_original_leaves_its_copy": SHADOW.format(moved="net", mark_net="  # expect: DEV102",

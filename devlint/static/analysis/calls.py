@@ -48,6 +48,9 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
                 return interp.invoke(callee, site.args, node, state, func.value)
             if isinstance(callee, BoundMethod) or isinstance(receiver, Module) and not isinstance(callee, Module):
                 return _method(interp, node, state, receiver, name, func.value)
+            if isinstance(receiver, Instance) and callee is UNKNOWN and name in _MOVES:
+                # `pipe.to("cuda")` of a class whose base (a library's) gives it `to`: a move, like any object's
+                return _method(interp, node, state, UNKNOWN, name, func.value)
         elif isinstance(receiver, Ref):
             callee = attribute(interp, receiver, name, state)
         else:
@@ -100,6 +103,7 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
 
 
 _CALL = "__call__"
+_MOVES = api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU
 _GETATTR = "getattr"
 
 

@@ -141,8 +141,40 @@ def host_params(fdef: cst.FunctionDef) -> set[str]:
                     named = arg.keyword.value == keyword if arg.keyword else i == position
                     if named and type(arg.value) is cst.Name and arg.value.value in params:
                         found.add(arg.value.value)
+        elif type(node) is cst.For:
+            found |= _read_element_by_element(node, params)
         stack.extend(children(node))
     return found
+
+
+def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
+    """`for i, length in enumerate(lengths): ... length.item()`: a parameter whose elements the loop brings to
+    the host one by one, so its caller may keep it anywhere."""
+    source = loop.iter
+    if type(source) is cst.Call and dotted(source.func) in ("enumerate", "zip", "reversed") and source.args:
+        iterated = [a.value for a in source.args]
+    else:
+        iterated = [source]
+    names = {n.value for n in iterated if type(n) is cst.Name and n.value in params}
+    if not names:
+        return set()
+    targets = {n.value for n in _target_names(loop.target)}
+    stack: list[cst.CSTNode] = [loop.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+                and node.func.value.value in targets and node.func.attr.value in _TO_HOST:
+            return names
+        stack.extend(children(node))
+    return set()
+
+
+def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
+    if type(target) is cst.Name:
+        yield target
+    elif type(target) in (cst.Tuple, cst.List):
+        for element in cast("cst.Tuple | cst.List", target).elements:
+            yield from _target_names(element.value)
 
 
 _TO_HOST = api.TO_HOST_METHODS

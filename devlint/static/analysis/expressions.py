@@ -370,8 +370,8 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         return replace(container, scalar=_one_cpu_element(container, indices), fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)
-    if isinstance(container, Module):
-        return container  # nn.Sequential / ModuleList indexing
+    if isinstance(container, Module):  # nn.Sequential / ModuleList indexing: one member (a slice: another)
+        return container if type(node.slice[0].slice) is cst.Slice else container.element()
     key = const_key(node)
     if isinstance(container, Unknown) and isinstance(key, str) and api.looks_like_device_name(key):
         # `cfg["device"]`: the device a configuration chose

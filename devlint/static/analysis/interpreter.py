@@ -238,7 +238,7 @@ class Interpreter:
             steps = iterable.where is not None and iterable.where.kind == CPU.kind and _one_dim_made(iterable)
             return replace(iterable, scalar=steps, fresh=False, derived=True)
         if isinstance(iterable, Module):
-            return iterable  # iterating a ModuleList
+            return iterable.element()  # iterating a ModuleList
         if isinstance(iterable, Located):
             return Located(where=iterable.where)
         return UNKNOWN

@@ -12,7 +12,7 @@ from devlint.static.semantics import opaque, optim
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, Member
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import dict_entry, tensors_in
+from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.syntax import dotted
 from devlint.core.values import (
@@ -74,10 +74,13 @@ def torch_module(site: CallSite) -> Value:
         attrs = _named_members(args) if path in api.NAMED_MODULE_CONTAINERS else ()
         if given and not members:  # only poolings, activations, losses: no parameters, it runs anywhere
             return Module(why=((site.node, ""),), where=None, attrs=attrs, stateless=True, ident=id(site.node))
+        classes = {m.cls if isinstance(m, Module) else None for m in members}
+        member = join_all(members) if len(classes) == 1 and None not in classes else None
+        member = member if isinstance(member, Module) and member.cls is not None else None
         if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
             return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs,
-                          ident=id(site.node))
-        return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node))
+                          ident=id(site.node), member=member)
+        return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node), member=member)
     where: Optional[Device] = CPU
     if "device" in args.keywords:
         where = device_argument(site.facts, args.keywords["device"][1], state, site.node)
