@@ -14,6 +14,9 @@
   ... length.item()`) takes it on any device, and the members of an `nn.Sequential` of one project class are
   of that class, so each one's `forward` is read (deepspeech.pytorch's MaskConv and BatchRNN, given cpu lengths:
   2 false DEV102 once its model was built by `load_from_checkpoint`);
+- an op whose result's size the data decides (`d[d < 0.5]`, `x.nonzero()`, `torch.masked_select`,
+  `torch.unique`) makes the host wait for the GPU's queue, as `.item()` does: a clock read after it times the
+  work (kornia's benchmarks: a false DEV301);
 - missed: `copy.deepcopy(module)` is a module where the original is, another object (moved apart from it), and
   `policy.forward(state)` is the module's call (p-christ's Deep-Reinforcement-Learning-Algorithms-with-PyTorch
   A3C: `Worker(copy.deepcopy(self.net))` ... `policy.forward(state)` with a cpu state).
@@ -237,6 +240,20 @@ PACKS = """\
 SCALES = """\
         return self.rnn(x)[0] * lengths.view(-1, 1)"""
 
+TIMED = """
+import time
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+a = torch.randn(64, 8, device=device)
+b = torch.randn(64, 8, device=device)
+t0 = time.perf_counter()
+d = torch.cdist(a, b)
+kept = {kept}
+ms = (time.perf_counter() - t0) * 1000{mark}
+print(kept.cpu(), ms)
+"""
+
 CASES = {
     "a_legacy_index_of_a_0_dim_loss_is_a_number": LEGACY_INDEX.format(kept="compute_loss().data[0]", mark=""),
     "twin_the_0_dim_loss_itself_is_kept": LEGACY_INDEX.format(kept="compute_loss().data", mark="  # expect: DEV401"),
@@ -264,6 +281,12 @@ CASES = {
         block=SCALES, masked="x[i, :, length.item():] = 0", mark_mask="", mark_rnn="  # expect: DEV102"),
     "twin_the_mask_scales_by_the_lengths_tensor": STACK.format(
         block=PACKS, masked="x = x * lengths.view(-1, 1, 1)", mark_mask="  # expect: DEV102", mark_rnn=""),
+    "a_boolean_mask_waits_for_the_gpu": TIMED.format(kept="d[d < 0.5]", mark=""),
+    "nonzero_waits_for_the_gpu": TIMED.format(kept="d.nonzero()", mark=""),
+    "masked_select_waits_for_the_gpu": TIMED.format(kept="torch.masked_select(d, d < 0.5)", mark=""),
+    "twin_an_index_tensor_does_not_wait": TIMED.format(kept="d[torch.arange(4, device=device)]",
+                                                       mark="  # expect: DEV301"),
+    "twin_a_comparison_alone_does_not_wait": TIMED.format(kept="d < 0.5", mark="  # expect: DEV301"),
     "a_deep_copy_of_a_module_is_where_the_module_is": WORKER.format(moved="", mark="  # expect: DEV102"),
     "twin_the_input_moved_there": WORKER.format(moved=".to(self.device)", mark=""),
     "moving_the_original_leaves_its_copy": SHADOW.format(moved="net", mark_net="  # expect: DEV102",

@@ -165,6 +165,9 @@ CLOCKS = frozenset(
      "time.monotonic_ns", "timeit.default_timer"}
 )
 
+# Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
+# copies the count to the host, so the host waits for the GPU's queue there, as at `.item()`
+DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
 # The standard library's copies: a new object where the original is (a module's copy is another module, moved
 # apart from it: `Worker(copy.deepcopy(self.net))`)
 COPIES = frozenset({"copy.deepcopy", "copy.copy"})

@@ -360,6 +360,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         return UNKNOWN
     if isinstance(container, Tensor):
         tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
+        if any(type(s) is cst.Comparison for s, _ in tensor_indices) and container.device is not None \
+                and container.device.is_gpu:
+            interp.facts.note_sync(state)  # `d[d < 0.5]`: a boolean mask, whose count the host waits for
         if tensor_indices:
             operand = interp.file.operand
             operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]

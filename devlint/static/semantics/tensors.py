@@ -158,6 +158,8 @@ def torch_function(site: CallSite) -> Value:
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
     reduce = path.rsplit(".", 1)[-1] in api.REDUCTIONS and len(args.positional) <= 1 and not args.keywords
+    if path.rsplit(".", 1)[-1] in api.DATA_DEPENDENT_SIZE:
+        _waits_for_size(site, [o.value for o in operands])
     result = site.walk.operation(site.node, path.replace("torch.nn.functional.", "F."), operands, site.state,
                                  reduce=reduce)
     if isinstance(result, Tensor) and unknown_operand:
@@ -228,12 +230,20 @@ def tensor_op(site: CallSite) -> Value:
             if isinstance(value, Tensor):
                 operands.append(site.operand(arg_node, value))
     reduce = name in api.REDUCTIONS and not args.positional and not args.keywords
+    if name in api.DATA_DEPENDENT_SIZE:
+        _waits_for_size(site, [receiver])
     result = site.walk.operation(site.node, f".{name}", operands, site.state, reduce=reduce)
     if isinstance(result, Tensor):
         result = replace(result, fresh=False, scalar=reduce or (result.scalar and name in api.SCALAR_KEEPING))
         if name in api.TUPLE_METHODS and (args.positional or args.keywords):
             return Seq(kind="tuple", elem=result)
     return result
+
+
+def _waits_for_size(site: CallSite, inputs: list[Value]) -> None:
+    """An op whose result's size the data decides: on a GPU, the host waits for the queue to learn it."""
+    if any(isinstance(v, Tensor) and v.where is not None and v.where.is_gpu for v in inputs):
+        site.facts.note_sync(site.state)
 
 
 def tensor_other(site: CallSite) -> Value:
