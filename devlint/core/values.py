@@ -192,7 +192,8 @@ class Module(Value):
         wherever its members are)."""
         if self.member is None:
             return self
-        return replace(self.member, why=self.why, where=self.where, moved=self.moved, registered=True, ident=0)
+        return replace(self.member, why=self.why, where=self.where, moved=self.moved, registered=True, ident=0,
+                       plain_container=None)  # held by this container: registered, whatever list held it before
 
     def attr(self, name: str) -> Optional[Value]:
         for key, value in self.attrs:

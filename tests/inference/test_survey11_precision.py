@@ -254,6 +254,38 @@ ms = (time.perf_counter() - t0) * 1000{mark}
 print(kept.cpu(), ms)
 """
 
+STAGES = """
+import torch
+import torch.nn as nn
+
+
+class Stage(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Backbone(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stages = []
+        for _ in range(3):
+            self.stages.append(Stage(8))
+{wrap}
+    def forward(self, x):
+        for stage in self.stages:
+            x = stage(x){mark}
+        return x
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = Backbone().to(device)
+net(torch.randn(2, 8, device=device))
+"""
+
 CASES = {
     "a_legacy_index_of_a_0_dim_loss_is_a_number": LEGACY_INDEX.format(kept="compute_loss().data[0]", mark=""),
     "twin_the_0_dim_loss_itself_is_kept": LEGACY_INDEX.format(kept="compute_loss().data", mark="  # expect: DEV401"),
@@ -287,6 +319,9 @@ CASES = {
     "twin_an_index_tensor_does_not_wait": TIMED.format(kept="d[torch.arange(4, device=device)]",
                                                        mark="  # expect: DEV301"),
     "twin_a_comparison_alone_does_not_wait": TIMED.format(kept="d < 0.5", mark="  # expect: DEV301"),
+    "members_of_a_plain_list_registered_by_a_module_list": STAGES.format(
+        wrap="        self.stages = nn.ModuleList(self.stages)\n", mark=""),
+    "twin_left_in_the_plain_list": STAGES.format(wrap="", mark="  # expect: DEV107"),
     "a_deep_copy_of_a_module_is_where_the_module_is": WORKER.format(moved="", mark="  # expect: DEV102"),
     "twin_the_input_moved_there": WORKER.format(moved=".to(self.device)", mark=""),
     "moving_the_original_leaves_its_copy": SHADOW.format(moved="net", mark_net="  # expect: DEV102",

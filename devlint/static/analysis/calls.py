@@ -49,8 +49,10 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
             if isinstance(callee, BoundMethod) or isinstance(receiver, Module) and not isinstance(callee, Module):
                 return _method(interp, node, state, receiver, name, func.value)
             if isinstance(receiver, Instance) and callee is UNKNOWN and name in _MOVES:
-                # `pipe.to("cuda")` of a class whose base (a library's) gives it `to`: a move, like any object's
-                return _method(interp, node, state, UNKNOWN, name, func.value)
+                # `pipe.to("cuda")` of a class whose base (a library's) gives it `to`: its device is read as any
+                # move's is (a hardcoded 'cuda'), but what the library's object then does is unknown
+                _method(interp, node, state, UNKNOWN, name, func.value)
+                return UNKNOWN
         elif isinstance(receiver, Ref):
             callee = attribute(interp, receiver, name, state)
         else:
