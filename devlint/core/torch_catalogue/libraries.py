@@ -168,6 +168,10 @@ CLOCKS = frozenset(
 # Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
 # copies the count to the host, so the host waits for the GPU's queue there, as at `.item()`
 DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
+# The names of the calls that switch the default device (`torch.set_default_device`, the older
+# `torch.set_default_tensor_type`), as the prepass's called names hold them
+TENSOR_TYPE_SWITCH = "set_default_tensor_type"
+SETS_DEFAULT_DEVICE = frozenset({"set_default_device", TENSOR_TYPE_SWITCH})
 # The standard library's copies: a new object where the original is (a module's copy is another module, moved
 # apart from it: `Worker(copy.deepcopy(self.net))`)
 COPIES = frozenset({"copy.deepcopy", "copy.copy"})

@@ -316,6 +316,10 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     state.env = dict(tables.closures.get(id(fdef), names))
     state.env.update(params)
     state.default_device = tables.module_default_device
+    if caller is None and state.default_device is None and tables.prepass.gpu_default_switch:
+        # the file switches the default device in a function (`main()` under `--cuda`): one analysed on its own
+        # (a model only a library calls) may run after the switch, its factories wherever the default is
+        state.default_device = SELECTED
     if caller is not None:
         state.moved = dict(caller.moved)
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \

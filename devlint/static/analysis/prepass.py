@@ -79,6 +79,7 @@ class PrePass:
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
         self._other_saves: list[tuple[str, cst.Call, Scope]] = []  # `x.save(...)` calls, torch's under another name?
         self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
+        self.gpu_default_switch = False  # the default device may be switched to a GPU (`torch.set_default_device`)
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         # (nodes, their scope): a function's body has its own
@@ -209,6 +210,8 @@ class PrePass:
             elif callee.endswith(".save"):
                 # `t.save` of `import torch as t`: told once the imports are all read
                 self._other_saves.append((callee, node, scope))
+            elif callee.rsplit(".", 1)[-1] in api.SETS_DEFAULT_DEVICE and _to_gpu_default(node):
+                self.gpu_default_switch = True
 
     def _note_evidence(self, node: cst.Call, callee: Optional[str], scope: Scope) -> None:
         """What a call shows of the file's intent (a device option, a device variable) and of its clocks (a
@@ -376,6 +379,17 @@ def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement
                     and any(_is_nccl(a.value) or dotted(a.value) in nccl_names for a in call.args):
                 return True
     return False
+
+
+def _to_gpu_default(call: cst.Call) -> bool:
+    """`torch.set_default_device(device)`, `torch.set_default_tensor_type("torch.cuda.FloatTensor")`: a switch
+    that may make the default a GPU (not `set_default_device("cpu")`, `set_default_tensor_type(torch.DoubleTensor)`)."""
+    if not call.args:
+        return False
+    text = cst.Module([]).code_for_node(call.args[0].value).lower()
+    if (dotted(call.func) or "").endswith(api.TENSOR_TYPE_SWITCH):
+        return api.CUDA_TYPE in text
+    return text.strip("'\"") != api.CPU_TYPE
 
 
 def _save_target(call: cst.Call) -> Optional[cst.BaseExpression]:

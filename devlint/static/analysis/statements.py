@@ -203,7 +203,9 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
         isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names())
     if tensor:
         moved = interp.eval(expr, state)
-        if not _already_there(receiver, moved, expr):
+        # `torch.zeros(1).to(device)` alone: a tensor nobody holds, made to be moved (a CUDA warm-up)
+        warm_up = type(receiver_node) is cst.Call and isinstance(receiver, Tensor) and receiver.fresh
+        if not warm_up and not _already_there(receiver, moved, expr):
             interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
                                             interp.frames.context))
         return

@@ -1,0 +1,83 @@
+"""False findings of the twelfth precision survey (issue 17 item 9), each beside a twin that must stay reported.
+
+- a file that switches the default device to a GPU inside a function (`main()` under `--cuda`:
+  `torch.set_default_device("cuda")`) may run a function nobody in it calls after the switch (a model only pyro's
+  SVI calls, pyro's examples/hmm.py): its factories are wherever the default is, not on the cpu; a switch to the
+  cpu, or to a cpu tensor type, is none;
+- `torch.zeros(1).to(device)` alone is a CUDA warm-up: a tensor nobody holds, made to be moved, is no discarded
+  move (skorch's examples/benchmarks/mnist.py); `x.to(device)` alone still is.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+SWITCHED_IN_MAIN = """
+import argparse
+import pyro
+import torch
+
+
+def model_1(data, lengths):
+    steps = torch.arange(data.size(1))
+    mask = steps < lengths.unsqueeze(-1){mark}
+    pyro.factor("obs", (data * mask).sum())
+
+
+MODELS = {{name[len("model_"):]: fn for name, fn in globals().items() if name.startswith("model_")}}
+
+
+def main(args):
+    if args.cuda:
+        {switch}
+    data = torch.rand(8, 20)
+    lengths = torch.randint(1, 20, (8,))
+    svi = pyro.infer.SVI(MODELS[args.model], lambda d, l: None, pyro.optim.Adam({{}}), pyro.infer.Trace_ELBO())
+    svi.step(data, lengths)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cuda", action="store_true")
+    parser.add_argument("--model", default="1")
+    main(parser.parse_args())
+"""
+
+WARM_UP = """
+import time
+import torch
+
+
+def main(device, x):
+    {discarded}{mark}
+    tic = time.time()
+    y = (x @ x).sum().item()
+    print(y, time.time() - tic)
+
+
+if __name__ == "__main__":
+    main("cuda" if torch.cuda.is_available() else "cpu", torch.randn(4, 4))
+"""
+
+CASES = {
+    "a_default_device_switched_in_main_reaches_a_function_only_a_library_calls": SWITCHED_IN_MAIN.format(
+        switch='torch.set_default_device("cuda")', mark=""),
+    "the_old_tensor_type_switch_too": SWITCHED_IN_MAIN.format(
+        switch='torch.set_default_tensor_type("torch.cuda.FloatTensor")', mark=""),
+    "twin_a_switch_to_the_cpu": SWITCHED_IN_MAIN.format(switch='torch.set_default_device("cpu")',
+                                                        mark="  # expect: DEV104"),
+    "twin_a_switch_to_a_cpu_tensor_type": SWITCHED_IN_MAIN.format(
+        switch="torch.set_default_tensor_type(torch.DoubleTensor)", mark="  # expect: DEV104"),
+    "a_warm_up_tensor_moved_and_dropped": WARM_UP.format(discarded="torch.zeros(1).to(device)", mark=""),
+    "twin_a_held_tensor_moved_and_dropped": WARM_UP.format(discarded="x.to(device)", mark="  # expect: DEV103"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
