@@ -5,7 +5,9 @@
   SVI calls, pyro's examples/hmm.py): its factories are wherever the default is, not on the cpu; a switch to the
   cpu, or to a cpu tensor type, is none;
 - `torch.zeros(1).to(device)` alone is a CUDA warm-up: a tensor nobody holds, made to be moved, is no discarded
-  move (skorch's examples/benchmarks/mnist.py); `x.to(device)` alone still is.
+  move (skorch's examples/benchmarks/mnist.py); `x.to(device)` alone still is;
+- `model(x).cpu()` of a model a library placed (`skorch.utils.to_device`): the host copy of what the GPU work
+  just made waits for it, so a clock read after it times the work (skorch's mnist benchmark: a false DEV301).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -63,6 +65,30 @@ if __name__ == "__main__":
     main("cuda" if torch.cuda.is_available() else "cpu", torch.randn(4, 4))
 """
 
+LIBRARY_MODEL = """
+import time
+import numpy as np
+import torch
+from skorch.utils import to_device
+
+
+def run(x, device):
+    model = to_device(torch.nn.Linear(20, 2), device)
+    with torch.no_grad():
+        return {predicted}
+
+
+def main(device):
+    tic = time.time()
+    out = run(np.random.rand(100, 20).astype("float32"), device)
+    elapsed = time.time() - tic{mark}
+    print(out, elapsed)
+
+
+if __name__ == "__main__":
+    main("cuda" if torch.cuda.is_available() else "cpu")
+"""
+
 CASES = {
     "a_default_device_switched_in_main_reaches_a_function_only_a_library_calls": SWITCHED_IN_MAIN.format(
         switch='torch.set_default_device("cuda")', mark=""),
@@ -72,6 +98,10 @@ CASES = {
                                                         mark="  # expect: DEV104"),
     "twin_a_switch_to_a_cpu_tensor_type": SWITCHED_IN_MAIN.format(
         switch="torch.set_default_tensor_type(torch.DoubleTensor)", mark="  # expect: DEV104"),
+    "the_host_copy_of_a_library_models_output_waits_for_it": LIBRARY_MODEL.format(
+        predicted="model(torch.tensor(x).to(device)).cpu().numpy().argmax(1)", mark=""),
+    "twin_the_output_left_on_the_device": LIBRARY_MODEL.format(
+        predicted="model(torch.tensor(x).to(device)).argmax(1)", mark="  # expect: DEV301"),
     "a_warm_up_tensor_moved_and_dropped": WARM_UP.format(discarded="torch.zeros(1).to(device)", mark=""),
     "twin_a_held_tensor_moved_and_dropped": WARM_UP.format(discarded="x.to(device)", mark="  # expect: DEV103"),
 }

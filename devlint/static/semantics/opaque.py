@@ -126,6 +126,9 @@ def _unknown_method(site: CallSite) -> Value:
     args = site.args
     site.walk.escape(args, state)
     located = isinstance(receiver, Located)
+    work = state.timing.work
+    if name in api.TO_HOST_METHODS and work is not None and work[0] is site.receiver_node is not None:
+        facts.note_sync(state)  # `model(x).cpu()`: the host copy of what the GPU work just made waits for it
     if name in api.MOVES_TO_ARGUMENT or name in api.MOVES_TO_GPU:
         return unknown_to(site)
     if name in api.SAME_DEVICE_METHODS_MODULE and located:
