@@ -111,3 +111,18 @@ CASES = {
 def test_case(name):
     source = CASES[name]
     assert found(source) == expected_findings(source)
+
+
+def test_a_discarded_move_of_an_expression_is_told_to_keep_the_result_not_to_assign_to_it():
+    from tests.lint_helpers import lint
+
+    source = (
+        "import torch\n\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "a = torch.randn(3)\n"
+        "(a + a).to(device)\n"
+    )
+    (finding,) = lint(source)
+    assert finding.code == "DEV103"
+    assert finding.fix == "keep the moved tensor (`moved = (a + a).to(...)`) and use it"
+    assert not finding.edits

@@ -69,14 +69,15 @@ model.to(device)
             why=(self.placed(label, fact.value.value),) + self.called_from(fact),
             fix=(f"move its data: `{label}.data = {label}.data.{fact.method}(...)` (an nn.Parameter takes no plain "
                  f"tensor), or move the module" if _is_parameter(fact) else
-                 f"assign it: `{label} = {label}.{fact.method}(...)`"),
+                 f"assign it: `{label} = {label}.{fact.method}(...)`" if _assignable(fact) else
+                 f"keep the moved tensor (`moved = {label}.{fact.method}(...)`) and use it"),
             autofix=self.autofix(fact),
         )
 
     def autofix(self, fact: DiscardedMove) -> Optional[Fix]:
         target = fact.value.node
-        if type(target) not in (cst.Name, cst.Attribute, cst.Subscript):
-            return None  # `torch.zeros(3).cuda()` alone: nothing to assign to
+        if not _assignable(fact):
+            return None  # `x.float().cuda()` alone: nothing to assign to
         name = code(self.file, target)
         if "\n" in name:
             return None  # a target written over several lines: not rewritten
@@ -86,6 +87,11 @@ model.to(device)
             if type(small) is cst.Expr and _receiver(small.value) is target:
                 return Fix.safe(NodeEdit(small.value, f"{name} = ", BEFORE))
         return None
+
+
+def _assignable(fact: DiscardedMove) -> bool:
+    """Is what was moved a name, an attribute or an element (something the result can be assigned to)?"""
+    return type(fact.value.node) in (cst.Name, cst.Attribute, cst.Subscript)
 
 
 def _is_parameter(fact: DiscardedMove) -> bool:
