@@ -313,3 +313,18 @@ class TextEncoder(nn.Module):
     (finding,) = [f for f in lint(source) if f.code == "DEV103"]
     assert not finding.edits
     assert "`self.pos.data = self.pos.data.to(...)`" in finding.fix
+
+
+@pytest.mark.parametrize("opening", ['with open("data.txt") as f:\n    text = f.read()\n',
+                                     'with (open("a") as f, open("b") as g):\n    text = f.read()\n',
+                                     'print("start")\n'])
+def test_a_file_whose_code_starts_before_it_imports_torch_gets_the_device_after_the_import(opening: str):
+    """A `with` first (survey 13: char_rnn.ipynb's first cell) once crashed the fix (its parentheses are no
+    list) and lost every finding; the device line must come after `import torch`, which it needs."""
+    source = opening + "\nimport torch\n\nx = torch.zeros(3).cuda()\n"
+    found = [f for f in check_source(source.encode(), "a.py", [r() for r in ALL_RULES]) if f.code != "DEV501"]
+    assert [f.code for f in found] == ["DEV204"]  # not DEV003: every finding of the file kept
+    fixed, applied = apply_fixes(source, [f for f in found if f.fixable])
+    assert applied
+    ast.parse(fixed)
+    assert fixed.index("import torch") < fixed.index("device = torch.device(")

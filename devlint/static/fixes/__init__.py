@@ -51,7 +51,8 @@ def _span(node: cst.CSTNode, position: Position):
         return None
     start, end = pos.start, pos.end
     lpar, rpar = getattr(node, "lpar", ()), getattr(node, "rpar", ())
-    if lpar and rpar:
+    # an expression's parentheses are sequences; a `with`'s are one paren or MaybeSentinel, around its items
+    if isinstance(lpar, (list, tuple)) and isinstance(rpar, (list, tuple)) and lpar and rpar:
         first, last = position(lpar[0]), position(rpar[-1])
         if first is not None and last is not None:
             start, end = first.start, last.end

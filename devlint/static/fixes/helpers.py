@@ -7,7 +7,7 @@ from typing import Optional
 
 import libcst as cst
 
-from devlint.static.syntax import children, string_value
+from devlint.static.syntax import children, dotted, string_value
 
 
 _COMPOUND_BODIES = ("body", "orelse", "handlers", "finalbody", "cases")
@@ -118,9 +118,22 @@ def module_header_end(module: cst.Module) -> tuple[Optional[cst.CSTNode], str]:
             last = statement
             continue
         break
+    torch_import = _first_torch_import(module)
+    if torch_import is not None and (last is None or module.body.index(torch_import) > module.body.index(last)):
+        return torch_import, "after"  # code before `import torch` (a notebook's first cell): the new lines need it
     if last is not None:
         return last, "after"
     return (module.body[0], "before") if module.body else (None, "")
+
+
+def _first_torch_import(module: cst.Module) -> Optional[cst.CSTNode]:
+    """The first module-level statement that imports torch (`import torch`, `import torch.nn as nn`)."""
+    for statement in module.body:
+        if _is_import(statement) and any(
+                type(s) is cst.Import and any((dotted(a.name) or "").split(".")[0] == "torch" for a in s.names)
+                for s in statement.body):
+            return statement
+    return None
 
 
 def free_name(file, *candidates: str) -> Optional[str]:
