@@ -27,7 +27,7 @@ from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
+    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
     Value, replace,
 )
 
@@ -385,6 +385,10 @@ def exec_match(interp: Walker, node: cst.Match, state: State) -> State:
 
 def exec_for(interp: Walker, node: cst.For, state: State) -> State:
     iterable = interp.eval(node.iter, state)
+    if isinstance(iterable, Instance):
+        # an object of a class of the project: what its `__iter__` yields (a prefetching loader's GPU batches)
+        generated = interp.call_method_of(iterable, "__iter__", [], node, state)
+        iterable = generated if isinstance(generated, Seq) else iterable
     element = interp.iterate(iterable, node)
     if isinstance(iterable, Seq) and iterable.items and len(iterable.items) <= _MOST_UNROLLED and all(
             isinstance(v, Module) and v.ident for v in iterable.items):
