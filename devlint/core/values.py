@@ -170,6 +170,7 @@ class Module(Value):
     attrs: Attributes = ()  # ((name, Value), ...) from __init__
     moved: bool = False  # `.to()`/`.cuda()` seen on it
     stateless: bool = False  # no parameters (a loss, an activation): runs wherever its input is
+    reduces: bool = False  # a loss with a reduction (its default): its output is one number, 0-dim
     # inputs its forward takes on any device: ((position, keyword), ...) (`nn.CTCLoss`'s targets and lengths)
     any_device_inputs: tuple[tuple[int, str], ...] = ()
     moves_inputs: bool = False  # DataParallel / DistributedDataParallel: it moves its inputs itself

@@ -5,6 +5,11 @@
   (d-li14/mobilenetv2.pytorch's imagenet.py: 2 false DEV102); one that yields the DataLoader's batches as they
   are yields cpu ones.
 
+- `criterion(out, y).data[0]` / `F.cross_entropy(out, y).data[0]`: a loss with its default reduction gives one
+  number (0-dim), so the old idiom indexes a 0-dim tensor (a Python number on torch < 0.4; an IndexError since),
+  as survey 11's `loss.data[0]` of a reduction did (code-of-learn-deep-learning-with-pytorch's char_rnn
+  notebook, and the survey's three debatable DEV401 of the same idiom); `reduction="none"` keeps a tensor.
+
 (The survey's crash, a `with` as a file's first statement under DEV204's fix, is tested in tests/test_fixes.py.)
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
@@ -46,7 +51,30 @@ if __name__ == "__main__":
     main()
 """
 
+LOSS_SUM = """
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 3).to(device)
+criterion = nn.CrossEntropyLoss({options})
+train_loss = 0
+for step in range(3):
+    x, y = torch.randn(8, 4).to(device), torch.randint(0, 3, (8,)).to(device)
+    train_loss += {taken}
+print(np.exp(train_loss / 3)){mark}
+"""
+
 CASES = {
+    "a_loss_modules_0_dim_output_indexed_the_old_way_is_a_number": LOSS_SUM.format(
+        options="", taken="criterion(model(x), y).data[0]", mark=""),
+    "a_functional_losss_too": LOSS_SUM.format(options="", taken="F.cross_entropy(model(x), y).data[0]", mark=""),
+    "twin_the_loss_tensor_itself": LOSS_SUM.format(options="", taken="criterion(model(x), y).data",
+                                                   mark="  # expect: DEV401"),
+    "twin_a_loss_without_reduction_keeps_one_per_element": LOSS_SUM.format(
+        options='reduction="none"', taken="criterion(model(x), y).data[0]", mark="  # expect: DEV401"),
     "a_prefetching_loader_yields_batches_on_the_device": PREFETCHED.format(
         yielded="x.to(device, non_blocking=True), y.to(device, non_blocking=True)", mark=""),
     "twin_a_wrapper_that_yields_the_batches_as_they_are": PREFETCHED.format(

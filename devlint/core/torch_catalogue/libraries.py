@@ -61,6 +61,12 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 DATASET_CLASS_SUFFIX = "Dataset"
 LOSS_CLASS_SUFFIX = "Loss"
+# torch.nn.functional's losses whose names do not end in `_loss`: with their default reduction each gives one
+# number (0-dim), as every `nn.*Loss` module does (`reduction="none"` keeps one per element)
+FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"})
+LOSS_SUFFIX = "_loss"
+FUNCTIONAL_PREFIX = "torch.nn.functional."
+NO_REDUCTION = "none"
 # Factories whose result is always 1-D: iterating one gives 0-dim tensors
 ONE_DIM_FACTORIES = frozenset({"arange", "linspace", "logspace", "randperm"})
 # Factories whose positional arguments are all sizes: a literal 0 among them makes an empty placeholder

@@ -14,6 +14,7 @@ from devlint.core.torch_catalogue.records import CPU_TYPE, Member
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
+from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, CRASHED, UNKNOWN, Class, Const, Device, DeviceValue, Located, Module, Ref, Seq, Tensor, Unknown, Value,
@@ -62,8 +63,9 @@ def torch_module(site: CallSite) -> Value:
     if path not in api.MODULES_WITH_PARAMETERS:
         # A loss, an activation, pooling: no parameters, it runs wherever its input is.
         weight = args.get("weight")
+        reduces = path.endswith(api.LOSS_CLASS_SUFFIX) and reduces_to_one(args)
         return Module(why=weight.why, where=weight.device, stateless=weight.device is None, ident=id(site.node),
-                      any_device_inputs=api.ANY_DEVICE_ARGS.get(path, ()))
+                      any_device_inputs=api.ANY_DEVICE_ARGS.get(path, ()), reduces=reduces)
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
         given: list[Value] = []
@@ -175,7 +177,7 @@ def call_module(site: CallSite, module: Value) -> Value:
     if isinstance(module, Module) and module.stateless and len(operands) >= 2:
         # a loss or an activation computes on its inputs as they are: they must share a device
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
-        return result if not isinstance(result, Tensor) else replace(result, scalar=False)
+        return result if not isinstance(result, Tensor) else replace(result, scalar=module.reduces)
     device = module.device
     if device is None or not device.concrete:
         # where the module computes is unknown here: where its inputs are (else the call fails)

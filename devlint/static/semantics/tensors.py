@@ -13,7 +13,7 @@ import libcst as cst
 
 from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry
 from devlint.static.semantics.devices import device_argument
 from devlint.core.values import (
@@ -144,6 +144,13 @@ def cuda_tensor_type(site: CallSite) -> Value:
 # ---------------------------------------------------------------- torch functions
 
 
+def reduces_to_one(args: Args) -> bool:
+    """A loss's arguments keep its default reduction (not `reduction="none"`, nor the old `reduce=False`)."""
+    reduction, reduce = args.get("reduction"), args.get("reduce")
+    return not (isinstance(reduction, Const) and reduction.value == api.NO_REDUCTION) \
+        and not (isinstance(reduce, Const) and reduce.value is False)
+
+
 def torch_function(site: CallSite) -> Value:
     """`torch.cat([a, b])`, `F.linear(x, w)`: the tensors must share a device; the result is there."""
     args, path = site.args, site.path
@@ -157,7 +164,10 @@ def torch_function(site: CallSite) -> Value:
             return Tensor(why=((site.node, ""),), where=None, derived=True)  # a loss, an activation: a tensor
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
-    reduce = path.rsplit(".", 1)[-1] in api.REDUCTIONS and len(args.positional) <= 1 and not args.keywords
+    name = path.rsplit(".", 1)[-1]
+    reduce = name in api.REDUCTIONS and len(args.positional) <= 1 and not args.keywords or (
+        path.startswith(api.FUNCTIONAL_PREFIX) and (name.endswith(api.LOSS_SUFFIX) or name in api.FUNCTIONAL_LOSSES)
+        and reduces_to_one(args))
     if path.rsplit(".", 1)[-1] in api.DATA_DEPENDENT_SIZE:
         _waits_for_size(site, [o.value for o in operands])
     result = site.walk.operation(site.node, path.replace("torch.nn.functional.", "F."), operands, site.state,
