@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import fields
 from operator import attrgetter
-from typing import Any, Callable, Optional, cast
+from typing import Any, Callable, Iterator, Optional, cast
 
 import libcst as cst
 from libcst import CSTNode
@@ -161,6 +161,15 @@ def _subclasses(kind: type[object]) -> set[type[object]]:
 
 
 NODE_KINDS = frozenset(_subclasses(cst.CSTNode))  # every node class: a set lookup, not an ABC isinstance
+
+
+def target_names(target: cst.CSTNode) -> Iterator[str]:
+    """The names an assignment or loop target binds: `x`, `i, (a, b)`, `[x, y]` (not `self.x`, `d[k]`)."""
+    if type(target) is cst.Name:
+        yield target.value
+    elif type(target) in (cst.Tuple, cst.List):
+        for element in cast("cst.Tuple | cst.List", target).elements:
+            yield from target_names(element.value)
 
 
 def children(node: cst.CSTNode) -> list[cst.CSTNode]:

@@ -11,7 +11,7 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Class
 from devlint.static.analysis.prepass import device_move
-from devlint.static.syntax import children, dotted
+from devlint.static.syntax import children, dotted, target_names
 
 
 def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
@@ -158,7 +158,7 @@ def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
     names = {n.value for n in iterated if type(n) is cst.Name and n.value in params}
     if not names:
         return set()
-    targets = {n.value for n in _target_names(loop.target)}
+    targets = set(target_names(loop.target))
     stack: list[cst.CSTNode] = [loop.body]
     while stack:
         node = stack.pop()
@@ -167,14 +167,6 @@ def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
             return names
         stack.extend(children(node))
     return set()
-
-
-def _target_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
-    if type(target) is cst.Name:
-        yield target
-    elif type(target) in (cst.Tuple, cst.List):
-        for element in cast("cst.Tuple | cst.List", target).elements:
-            yield from _target_names(element.value)
 
 
 _TO_HOST = api.TO_HOST_METHODS

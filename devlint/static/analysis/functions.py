@@ -559,7 +559,7 @@ def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
     args.keywords = {k: a for k, a in loaded.keywords.items() if k not in api.PLACING_KEYWORDS}
     args.starstar = loaded.starstar
     built = instantiate(interp, cls, site, args)
-    if isinstance(built, Module) and len(args.keywords) != len(loaded.keywords):
+    if isinstance(built, Module) and not api.PLACING_KEYWORDS.isdisjoint(loaded.keywords):
         return replace(built, where=None)  # `map_location=`, `device_map=`: where the caller said, unknown here
     if isinstance(built, Module) and built.where == CPU and not built.moved:
         return replace(built, why=((site.node, "loaded on cpu"),))

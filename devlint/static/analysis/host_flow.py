@@ -7,12 +7,12 @@ caller could pass (`spec = F.conv1d(wave, basis); return spec.norm().numpy()`: `
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
-from devlint.static.syntax import children
+from devlint.static.syntax import children, target_names
 
 
 def numpy_inputs(fdef: cst.FunctionDef, receivers: Sequence[cst.CSTNode]) -> set[str]:
@@ -59,21 +59,13 @@ def _assignments(fdef: cst.FunctionDef) -> dict[str, list[cst.CSTNode]]:
             continue
         if isinstance(node, cst.Assign):
             for target in node.targets:
-                for name in _target_names(target.target):
+                for name in target_names(target.target):
                     out.setdefault(name, []).append(node.value)
         elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and node.value is not None:
-            for name in _target_names(node.target):
+            for name in target_names(node.target):
                 out.setdefault(name, []).append(node.value)
         stack.extend(children(node))
     return out
-
-
-def _target_names(target: cst.CSTNode) -> Iterable[str]:
-    if isinstance(target, cst.Name):
-        yield target.value
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
-            yield from _target_names(element.value)
 
 
 def _names(node: cst.CSTNode) -> list[str]:

@@ -160,7 +160,7 @@ def torch_function(site: CallSite) -> Value:
         where = device_argument(site.facts, args.keywords["device"][1], site.state, site.node)
         return Tensor(why=((site.node, ""),), where=where)
     if not operands:
-        if path.startswith("torch.nn.functional.") and any(isinstance(v, Unknown) for _, v in args.positional[:1]):
+        if path.startswith(api.FUNCTIONAL_PREFIX) and any(isinstance(v, Unknown) for _, v in args.positional[:1]):
             return Tensor(why=((site.node, ""),), where=None, derived=True)  # a loss, an activation: a tensor
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
@@ -170,7 +170,7 @@ def torch_function(site: CallSite) -> Value:
         and reduces_to_one(args))
     if path.rsplit(".", 1)[-1] in api.DATA_DEPENDENT_SIZE:
         _waits_for_size(site, [o.value for o in operands])
-    result = site.walk.operation(site.node, path.replace("torch.nn.functional.", "F."), operands, site.state,
+    result = site.walk.operation(site.node, path.replace(api.FUNCTIONAL_PREFIX, "F."), operands, site.state,
                                  reduce=reduce)
     if isinstance(result, Tensor) and unknown_operand:
         # `torch.matmul(unknown, x)`: the result is wherever the unknown operand is
