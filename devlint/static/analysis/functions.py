@@ -34,7 +34,7 @@ from devlint.core.values import (
 
 if TYPE_CHECKING:
     from devlint.static.analysis.state import LoopFrame, Timing
-    from devlint.static.analysis.summary import Moves
+    from devlint.static.analysis.summary import Filled, Moves
     from devlint.static.analysis.walker import Walker
 
     # what open_frame saves: the frames' (context, current function, loops, if depth, constructing), and the
@@ -68,7 +68,21 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
         name = dotted(receiver_node)
         if name and isinstance(summary.final_self, (Module, Instance)):
             interp.assign_name(name, summary.final_self, state, node)
+    for param, filled in summary.filled:
+        _refill(interp, fdef, bound, args, param, filled, state, node)
     return summary.result
+
+
+def _refill(interp: Walker, fdef: cst.FunctionDef, bound: Optional[Value], args: Args, param: str, filled: Value,
+            state: State, node: cst.CSTNode) -> None:
+    """`to_gpu(batch)` whose body writes `d["x"] = d["x"].cuda()`: the caller's `batch` holds what the callee
+    left in its parameter (fastMRI's `input_cuda(input)` before `model(input)`)."""
+    names = positional_names(fdef)[1 if bound is not None else 0:]
+    position = names.index(param) if param in names else None
+    given = args.find(position, param)
+    name = dotted(given[0]) if given is not None else None
+    if name is not None:
+        interp.assign_name(name, filled, state, node)
 
 
 def _note_caller(interp: Walker, fdef: cst.FunctionDef, args: Args, node: cst.CSTNode) -> None:
@@ -100,7 +114,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
         cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
                           guards=end.guarded and not state.guarded, ranks=(end.ranks, state.ranks),
                           chose=end.device_chosen and not state.device_chosen,
-                          default=(end.default_device,) if end.default_device != state.default_device else None)
+                          default=(end.default_device,) if end.default_device != state.default_device else None,
+                          filled=_filled(interp, fn, params, end))
         if shared is not None:
             keep_shared(interp, shared, cached, next(iter(params.values())), said=interp.facts.told != told)
     if key is not None:
@@ -178,13 +193,23 @@ def call_lambda(interp: Walker, fn: LambdaFunction, site: CallSite) -> Value:
 
 def _summary(result: Value, final_self: Optional[Value], before: Timing, after: Timing, moved: Moves = (),
              guards: bool = False, ranks: tuple[Optional[cst.CSTNode], Optional[cst.CSTNode]] = (None, None),
-             chose: bool = False, default: Optional[tuple[Optional[Device]]] = None) -> Summary:
+             chose: bool = False, default: Optional[tuple[Optional[Device]]] = None, filled: Filled = ()) -> Summary:
     clock = after.clock if after.clocks > before.clocks else None
     synced = after.syncs > before.syncs and after.synced
     work = after.work if after.works > before.works and after.work is not None else None
     end, start = ranks  # an NCCL group the callee set up, or a `set_device` it ran
     return Summary(result, final_self, clock, synced, work, moved, guards,
-                   end if end is not None and start is None else None, chose, default)
+                   end if end is not None and start is None else None, chose, default, filled)
+
+
+def _filled(interp: Walker, fn: Function, params: dict[str, Value], end: State) -> Filled:
+    """The parameters whose items the body wrote, with what they hold at its end (when that changed)."""
+    if end.dead:
+        return ()
+    scope = interp.tables.scope_of(fn.node)
+    written = scope.filled_names - scope.rebound_names  # (a dict of its own, made in the body, is not the caller's)
+    return tuple((name, end.env[name]) for name in sorted(written & params.keys())
+                 if name in end.env and end.env[name] != params[name])
 
 
 def _moves(caller: State, end: State) -> Moves:

@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
+from devlint.core.devices import Device
 from devlint.core.torch_catalogue import views as api
-from devlint.static.syntax import dotted
+from devlint.static.syntax import children, dotted
 from devlint.core.values import (
-    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Located,
-    Module, Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
+    SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Instance,
+    Located, Module, Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -268,7 +269,8 @@ def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:
         else_state.env[tested[0]] = UNKNOWN
 
 
-def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else_state: State) -> None:
+def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else_state: State,
+               statement: Optional[cst.If] = None) -> None:
     """`if self.window.data.type() == img.data.type():` (or `a.device == b.device`): where the test holds,
     the first is where the second is (pytorch_ssim reuses its window only then)."""
     conjuncts = _conjuncts(test)
@@ -285,6 +287,38 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
         if isinstance(mine, (Tensor, Located)) and isinstance(theirs, (Tensor, Located)) \
                 and mine.device != theirs.device:
             interp.assign_name(first, replace(mine, where=theirs.device), state, comparison)
+            if statement is not None:
+                _siblings_placed(interp, first, (mine.device, theirs.device), state, statement)
+
+
+def _siblings_placed(interp: Walker, first: str, devices: tuple[Optional[Device], Optional[Device]], state: State,
+                     statement: cst.If) -> None:
+    """`if self.mean.device != x.device: self.mean = ...; self.var = ...`: where the test fails, `self.mean` is on
+    x's device, and so is every tensor its object keeps beside it on the same device that the statement moves
+    with it (the statistics moved together: Dive-into-DL's BatchNorm)."""
+    base, _, name = first.rpartition(".")
+    holder = interp.lookup(base, state) if base else None
+    was, now = devices
+    if was is None or not isinstance(holder, (Module, Instance)):
+        return
+    together = _attributes_set(statement, base)
+    for attr, value in holder.attrs:
+        if attr != name and attr in together and isinstance(value, Tensor) and value.where == was:
+            interp.assign_name(f"{base}.{attr}", replace(value, where=now), state, statement.test)
+
+
+def _attributes_set(statement: cst.If, base: str) -> set[str]:
+    """The attributes of `base` that the statement's branches assign (`self.var = ...`)."""
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [statement.body] + ([statement.orelse] if statement.orelse is not None else [])
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.AssignTarget and type(node.target) is cst.Attribute \
+                and dotted(node.target.value) == base:
+            found.add(node.target.attr.value)
+        elif type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            stack.extend(children(node))
+    return found
 
 
 def _conjuncts(test: cst.BaseExpression) -> list[cst.Comparison]:

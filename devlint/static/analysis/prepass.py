@@ -23,7 +23,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes")
+                 "_sizes", "filled_names", "rebound_names")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -52,6 +52,8 @@ class Scope:
         # names in a size a torch factory is given (`torch.arange(height * width)`): numbers, not tensors
         self.size_names: set[str] = set()
         self._sizes: list[tuple[str, cst.BinaryOperation]] = []  # (callee, an arithmetic positional argument)
+        self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
+        self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
 
 
 class PrePass:
@@ -279,6 +281,10 @@ class PrePass:
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
         for assigned in node.targets:
+            if type(assigned.target) is cst.Subscript and type(assigned.target.value) is cst.Name:
+                scope.filled_names.add(assigned.target.value.value)
+            elif type(assigned.target) is cst.Name:
+                scope.rebound_names.add(assigned.target.value)
             name = dotted(assigned.target)
             if name and api.looks_like_device_name(name):
                 self._cuda_constant[name] = self._cuda_constant.get(name, True) and _is_cuda_constant(node.value)

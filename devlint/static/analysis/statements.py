@@ -27,8 +27,8 @@ from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Unknown,
-    Value, replace,
+    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Instance, Loader, Located, Module, Ref, Seq,
+    Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -255,7 +255,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             branch.unavailable = True
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, state, then_state, else_state)
-    same_place(interp, node.test, then_state, else_state)
+    same_place(interp, node.test, then_state, else_state, node)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
     if node.orelse is not None:
@@ -518,8 +518,11 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     autograd = any(isinstance(b, Ref) and b.path in api.AUTOGRAD_FUNCTION_BASES for b in bases)
+    # a `forward` makes a module of a class whose bases are not all known (a base from an unseen library);
+    # `class MLP():` or a project class that is no module stays a plain class, whatever its methods are called
     is_module = not autograd and (any(is_module_base(b) for b in bases) or any(
-        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node)))
+        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
+        and any(not _plain_base(b, arg.value) for b, arg in zip(bases, node.bases)))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases) or (
         not is_module and _dataset_by_shape(node))
@@ -534,6 +537,11 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
         if type(stmt) is cst.FunctionDef:
             exec_function_def(interp, stmt, state, owner=name)
     return state
+
+
+def _plain_base(base: Value, node: cst.BaseExpression) -> bool:
+    """A base known not to be an nn.Module: `object` or a project class that is none."""
+    return isinstance(base, Class) and not base.is_module or type(node) is cst.Name and node.value == "object"
 
 
 def _init_requires_cuda(interp: Walker, node: cst.ClassDef, state: State) -> bool:

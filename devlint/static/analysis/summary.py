@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 
     # ((Module.ident, the module after the move), ...)
     Moves = tuple[tuple[int, Module], ...]
+    # ((parameter, what it holds at the end), ...)
+    Filled = tuple[tuple[str, Value], ...]
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,9 @@ class Summary:
     # the process's default device it left (`torch.set_default_tensor_type(torch.cuda.FloatTensor)` in a
     # helper changes it for the caller too), in a 1-tuple; None: unchanged
     default_device: Optional[tuple[Optional[Device]]] = None
+    # parameters whose items it wrote (`d["x"] = d["x"].cuda()`), with what each holds at its end: the caller's
+    # dict or batch was filled in place
+    filled: Filled = ()
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -48,7 +53,7 @@ class Summary:
         step = (call, "")
         return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
                        step if self.work is not None else None, self.moved, self.guards, self.ranks,
-                       self.device_chosen, self.default_device)
+                       self.device_chosen, self.default_device, self.filled)
 
     def apply_moves(self, state: State) -> None:
         """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`), and what it
