@@ -188,6 +188,11 @@ class Module(Value):
     def device(self) -> Optional[Device]:
         return self.where
 
+    def _wrapped_by(self, other: Module) -> Optional[Module]:
+        """self, if `other` is a wrapper of it that moves its inputs itself (DataParallel of this object)."""
+        wraps = other.moves_inputs and not self.moves_inputs and other.cls is None and self.cls is not None
+        return self if wraps and self.ident and other.ident == self.ident else None
+
     def element(self) -> Module:
         """A member of this container, where it moved (its members share one class; else the container itself:
         wherever its members are)."""
@@ -208,9 +213,12 @@ class Module(Value):
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         where = join_device(self.where, other.where, availability_split)
+        inner = self._wrapped_by(other) or other._wrapped_by(self)
+        if inner is not None:  # `if multigpus: model = DataParallel(model)`: called as the model is on the other path
+            return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
         return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
                       attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
-                      moved=self.moved or other.moved,
+                      moved=self.moved or other.moved, moves_inputs=self.moves_inputs and other.moves_inputs,
                       member=self.member if self.member == other.member else None,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
 

@@ -11,7 +11,14 @@ must stay reported.
   the same device;
 - a helper that writes the moved members back into its argument (`d["x"] = d["x"].cuda()`, fastMRI's
   RadiologyJohnson2022 `input_cuda(input)`) fills the caller's batch in place: the caller's `batch` holds what the
-  helper left in it; a helper that makes a dict of its own does not.
+  helper left in it; a helper that makes a dict of its own does not;
+- `if multigpus: trainer.model = DataParallel(trainer.model)` (NVlabs/FUNIT's train.py): where the paths meet, the
+  model is called as the unwrapped one is (its forward, which moves the batch itself, is still seen); a forward
+  that moves nothing still meets the cpu batch on the path without the wrapper;
+- (survey 5's leftover) a function whose parameter reaches matplotlib through another function's result, with no
+  copy to the host on the way (`ax = plt.gca(); ax.imshow(renorm(img).permute(1, 2, 0))`, GroundingDINO's
+  COCOVisualizer), takes host images: `renorm` is given a cpu image by contract; with `.cpu()` on the way the
+  image may be anywhere, and `renorm`'s cpu constants are judged.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -94,6 +101,58 @@ for batch in DataLoader(data, batch_size=4):
     out = model(batch){mark}
 """
 
+WRAPPED_ON_ONE_PATH = """
+import sys
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, co_data):
+        xa = co_data[0]{moved}
+        return self.lin(xa)
+
+
+class Trainer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Model()
+
+    def update(self, co_data):
+        return self.model(co_data).mean(){mark}
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+trainer = Trainer()
+trainer.to(device)
+if "--multigpus" in sys.argv:
+    trainer.model = nn.DataParallel(trainer.model)
+for co in DataLoader(TensorDataset(torch.randn(8, 4), torch.zeros(8)), batch_size=4):
+    trainer.update(co)
+"""
+
+SHOWN = """
+import matplotlib.pyplot as plt
+import torch
+
+
+def renorm(img, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225)):
+    img_perm = img.permute(1, 2, 0)
+    mean, std = torch.Tensor(mean), torch.Tensor(std)
+    return (img_perm * std + mean).permute(2, 0, 1){mark}
+
+
+def visualize(img):
+    ax = plt.gca()
+    ax.imshow({shown})
+    plt.savefig("out.png")
+"""
+
 CASES = {
     "a_class_with_no_base_is_no_module": SCRATCH_MODEL.format(
         extra="", base="", mark105="", x="torch.randn(2, 4)", mark101="  # expect: DEV104"),
@@ -109,6 +168,13 @@ CASES = {
         body='d["x"] = d["x"].to(device)\n    d["norm"] = d["norm"].float().to(device)', mark=""),
     "twin_a_helper_that_fills_a_dict_of_its_own": FILLED_BATCH.format(
         body='d = dict(d)\n    d["x"] = d["x"].to(device)', mark="  # expect: DEV102"),
+    "a_model_wrapped_on_one_path_still_moves_its_batch_itself": WRAPPED_ON_ONE_PATH.format(
+        moved=".to(device)", mark=""),
+    "twin_one_that_moves_nothing_meets_the_cpu_batch": WRAPPED_ON_ONE_PATH.format(
+        moved="", mark="  # expect: DEV104"),
+    "an_image_shown_as_it_is_is_a_host_image": SHOWN.format(shown="renorm(img).permute(1, 2, 0)", mark=""),
+    "twin_an_image_brought_to_the_host_on_the_way": SHOWN.format(
+        shown="renorm(img).cpu().permute(1, 2, 0)", mark="  # expect: DEV104"),
 }
 
 

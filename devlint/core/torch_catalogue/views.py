@@ -70,6 +70,9 @@ MOVES_TO_ARGUMENT = methods(effect(Device.MOVE))
 MOVES_TO_GPU = methods(effect(Device.TO_GPU))
 MOVES_TO_CPU = methods(effect(Device.TO_CPU))
 MOVE_METHODS = MOVES_TO_ARGUMENT | MOVES_TO_GPU | MOVES_TO_CPU
+# nn.Module methods a subclass overrides to move what registration does not (`def to(self, device):`); every
+# Module move goes through `_apply`
+OWN_MOVE_OVERRIDES = frozenset({"to", "cuda", "_apply"})
 # `x.type_as(y)`: to y's device and dtype.
 MOVES_LIKE = methods(effect(Device.LIKE))
 

@@ -95,6 +95,24 @@ def _derives(cls: Class, base: Class, classes: dict[str, Class], depth: int) -> 
                for p in parents)
 
 
+def moved_by_own_move(cls: Class, classes: dict[str, Class]) -> set[str]:
+    """The attributes a module class's own `to`/`cuda`/`_apply` override moves (`self.scale =
+    self.scale.to(device)` before `super().to(device)`): they move with the module, as a buffer does."""
+    moved: set[str] = set()
+    for name in api.OWN_MOVE_OVERRIDES:
+        method = find_method(cls, name, classes)
+        statements = method.body.body if method is not None and type(method.body) is cst.IndentedBlock else ()
+        for stmt in statements:
+            for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
+                if type(small) is cst.Assign and len(small.targets) == 1 and type(small.value) is cst.Call \
+                        and type(small.value.func) is cst.Attribute \
+                        and small.value.func.attr.value in api.MOVE_METHODS:
+                    target = dotted(small.targets[0].target) or ""
+                    if target.startswith("self.") and dotted(small.value.func.value) == target:
+                        moved.add(target[5:])
+    return moved
+
+
 def decorator_name(decorator: cst.Decorator) -> str:
     expr = decorator.decorator
     if type(expr) is cst.Call:

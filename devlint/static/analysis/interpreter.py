@@ -18,7 +18,7 @@ import libcst as cst
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
-from devlint.static.analysis.definitions import find_method
+from devlint.static.analysis.definitions import find_method, moved_by_own_move
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
@@ -161,6 +161,8 @@ class Interpreter:
         if not self.frames.constructing:
             return value
         if isinstance(value, Tensor) and not value.parameter:
+            if attr in self._moved_by_own_move():
+                return replace(value, parameter=True)  # its class's own `to()` moves it with the module
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
         if isinstance(value, Seq):
             members = list(value.items or ()) + [value.elem]
@@ -171,6 +173,13 @@ class Interpreter:
                 return replace(value, plain_attr=tag, elem=mark(value.elem),
                                items=tuple(mark(m) for m in value.items) if value.items is not None else None)
         return value
+
+    def _moved_by_own_move(self) -> set[str]:
+        """What the `to()` override of the class being built moves (none outside a method of a file's class)."""
+        fdef = self.frames.current_function
+        fn = self.tables.functions.get(id(fdef)) if fdef is not None else None
+        cls = self.tables.classes.get(fn.owner) if fn is not None and fn.owner else None
+        return moved_by_own_move(cls, self.tables.classes) if cls is not None else set()
 
     def lookup(self, name: str, state: State) -> Value:
         value = state.env.get(name)

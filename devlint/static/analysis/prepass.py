@@ -23,7 +23,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -52,6 +52,9 @@ class Scope:
         # names in a size a torch factory is given (`torch.arange(height * width)`): numbers, not tensors
         self.size_names: set[str] = set()
         self._sizes: list[tuple[str, cst.BinaryOperation]] = []  # (callee, an arithmetic positional argument)
+        # (callee, names given to a function whose result the argument is, with no copy to the host between):
+        # `plt.imshow(denorm(img).permute(1, 2, 0))` hands `img` to matplotlib as it is
+        self._through_calls: list[tuple[str, list[str]]] = []
         self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
         self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
 
@@ -199,6 +202,10 @@ class PrePass:
                 names.append(dotted(value))
             elif value_kind is cst.BinaryOperation:
                 scope._sizes.append((callee, cast(cst.BinaryOperation, value)))
+            elif value_kind is cst.Call:
+                given = _given_as_is(cast(cst.Call, value))
+                if given:
+                    scope._through_calls.append((callee, given))
             elif value_kind is cst.List or value_kind is cst.Tuple:
                 names.extend(dotted(element.value) for element in cast("Union[cst.List, cst.Tuple]", value).elements)
         self._note_evidence(node, callee, scope)
@@ -328,13 +335,17 @@ class PrePass:
                 self.strong_evidence = True
             elif path in api.MULTI_GPU:
                 self.multi_gpu = True
-            if path.startswith(api.HOST_LIBRARY_PREFIXES):
+            if path.startswith(api.HOST_LIBRARY_PREFIXES) or self._host_object(callee):
                 scope.host_names.update(names)
             elif is_tensor_operation(path) or self._torch_module(callee):
                 scope.tensor_names.update(names)  # what torch computes on, or a torch module is given
             elif path in api.SIZED_FACTORIES:
                 scope.size_names.update(name for name in names if "." not in name)  # `torch.zeros(n)`
         scope.library_calls = []
+        for callee, names in scope._through_calls:
+            if self._path_of(callee).startswith(api.HOST_LIBRARY_PREFIXES) or self._host_object(callee):
+                scope.host_names.update(names)
+        scope._through_calls = []
         for callee, size in scope._sizes:
             if self._path_of(callee) in api.SIZED_FACTORIES:
                 scope.size_names.update(_arithmetic_names(size))
@@ -354,6 +365,12 @@ class PrePass:
         """The dotted path a call's callee names, its first name resolved through the file's imports."""
         head, _, rest = callee.partition(".")
         return self.imports.get(head, head) + ("." + rest if rest else "")
+
+    def _host_object(self, callee: str) -> bool:
+        """`ax.imshow` of `ax = plt.gca()`: a method of an object a host library built takes host data."""
+        base = callee.rpartition(".")[0]
+        built = self.built_by.get(base) if base else None
+        return built is not None and self._path_of(built).startswith(api.HOST_LIBRARY_PREFIXES)
 
     def _torch_module(self, callee: str) -> bool:
         """Is `callee` a name the file binds to a torch.nn module (`criterion = nn.MSELoss()`)?"""
@@ -484,6 +501,19 @@ def _arithmetic_names(node: cst.BaseExpression) -> list[str]:
         elif type(current) is cst.Name:
             found.append(current.value)
     return found
+
+
+def _given_as_is(call: cst.Call) -> list[str]:
+    """The names a plain function's call is given, under tensor methods that keep the place (`denorm(img)` in
+    `denorm(img).permute(1, 2, 0)`); none where a method copies to the host on the way (`.cpu()`, `.numpy()`)."""
+    node: cst.BaseExpression = call
+    while type(node) is cst.Call and type(node.func) is cst.Attribute:
+        if node.func.attr.value in api.TO_HOST_METHODS:
+            return []
+        node = node.func.value
+    if type(node) is not cst.Call or type(node.func) is not cst.Name:
+        return []
+    return [arg.value.value for arg in node.args if type(arg.value) is cst.Name and arg.keyword is None]
 
 
 def _is_cuda_constant(node: cst.BaseExpression) -> bool:

@@ -158,9 +158,16 @@ class State:
 def where_missing(value: Value, missing: bool) -> Value:
     """A tensor on the selected device, on a path that knows CUDA is missing: on the cpu there (`if on_gpu: p =
     p.cpu()` leaves `p` on the cpu on both paths)."""
-    if missing and isinstance(value, Tensor) and value.where is not None and value.where.kind == "selected":
+    if missing and isinstance(value, (Tensor, Module)) and value.where is not None and value.where.kind == "selected":
         return replace(value, where=CPU)
     return value
+
+
+def without_cuda(state: "State") -> None:
+    """The path that learnt CUDA is missing (`else:` of `if torch.cuda.is_available():`): what is on the selected
+    device is on the cpu there."""
+    state.unavailable = True
+    state.env = {name: where_missing(value, True) for name, value in state.env.items()}
 
 
 def _placed_where_available(available: Value, missing: Value) -> Optional[Value]:

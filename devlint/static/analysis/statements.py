@@ -19,7 +19,7 @@ from devlint.static.analysis.guards import (
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move
-from devlint.static.analysis.state import LoopFrame, Returned, State
+from devlint.static.analysis.state import LoopFrame, Returned, State, without_cuda
 from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
@@ -252,7 +252,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         if known is True:
             branch.guarded = True
         elif known is False:
-            branch.unavailable = True
+            without_cuda(branch)
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state, node)

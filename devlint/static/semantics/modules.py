@@ -69,8 +69,9 @@ def torch_module(site: CallSite) -> Value:
     if path in api.MODULE_CONTAINERS:
         # nn.Sequential(*layers): wherever its layers are
         given: list[Value] = []
-        for _, v in args.positional + args.star:  # `nn.ModuleList([pool, linear])`: each member, where known
+        for arg_node, v in args.positional + args.star:  # `nn.ModuleList([pool, linear])`: each member, where known
             given.extend((v.items if v.items is not None else (v.elem,)) if isinstance(v, Seq) else (v,))
+            _plain_list_registered(site, arg_node, v)
         members = [m for m in given if not (isinstance(m, Module) and m.stateless)]
         devices = {m.where for m in members if isinstance(m, Module)}
         attrs = _named_members(args) if path in api.NAMED_MODULE_CONTAINERS else ()
@@ -298,6 +299,15 @@ def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.
     if name is not None and "." not in name:
         site.walk.assign_name(name, value, site.state, site.node)
     return module, value
+
+
+def _plain_list_registered(site: CallSite, arg_node: cst.CSTNode, given: Value) -> None:
+    """`self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container;
+    `self.blocks[i]` is one of them."""
+    name = dotted(arg_node)
+    registered = _registered_members(given)
+    if name is not None and registered is not given:
+        site.walk.assign_name(name, registered, site.state, site.node)
 
 
 def _registered_members(member: Value) -> Value:

@@ -16,7 +16,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
-from devlint.core.values import CPU, UNKNOWN, DeviceValue, Located, Module, Seq, Tensor, Value
+from devlint.core.values import CPU, UNKNOWN, DeviceValue, HostArray, Located, Module, Seq, Tensor, Value
 
 
 FOLLOWS_INPUTS = "follows its inputs"  # the why-step of an unseen call's result (a pass-through: `tqdm(steps)`)
@@ -149,6 +149,8 @@ def _unknown_method(site: CallSite) -> Value:
     elif args.positional or args.keywords:
         facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
     if isinstance(receiver, Located) and name not in api.METADATA_METHODS:  # (= located, for the type checker)
+        if name in api.HOST_CONVERSION_METHODS:  # `.data.cpu().numpy()` of a model's output: numpy's, on the host
+            return HostArray(why=receiver.why + ((site.node, "a numpy array, on the host"),))
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
         return Located(where=receiver.where)

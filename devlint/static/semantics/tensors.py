@@ -68,6 +68,8 @@ def factory(site: CallSite) -> Value:
         return replace(first, why=first.why + ((node, ""),), fresh=False)
     if state.default_device is not None:
         return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
+    if state.unavailable:  # `else:` of `if torch.cuda.is_available():`: the cpu is this path's choice
+        return Tensor(why=((node, "created on cpu, where CUDA is missing"),), where=CPU, scalar=scalar, fresh=True)
     return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True,
                   empty=_empty_shape(site))
 

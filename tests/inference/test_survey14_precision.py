@@ -1,0 +1,158 @@
+"""False errors of the fourteenth precision survey (issue 17 item 9), each beside a twin that must stay reported.
+
+- `if torch.cuda.is_available(): model = DataParallel(model).cuda() else: model = DataParallel(model)`
+  (yhenon/pytorch-retinanet's train.py): a DataParallel on both paths still moves its inputs itself;
+- the `else:` of `if torch.cuda.is_available():` runs where CUDA is missing: what is on the selected device is on
+  the cpu there, and a tensor made there without `device=` is on the cpu by the path's choice;
+- `.data.cpu().numpy()` of a value of unknown kind (an unseen encoder's output, NVIDIA/pix2pixHD) is a numpy
+  array: indexing it with a 0-dim cuda tensor reads the number (numpy's `__index__`), no cpu tensor is indexed;
+- `self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container, so
+  `self.blocks[i]` moves with the module (no DEV107);
+- a module class whose own `to()` moves an attribute before `super().to(device)` (pranz24's
+  pytorch-soft-actor-critic `action_scale`, also when `__init__` sets it in both branches of an `if`) moves it
+  with the module: no plain attribute left behind.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+WRAPPED_ON_BOTH_PATHS = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader
+
+
+def main():
+    data = [torch.randn(5) for _ in range(4)]
+    model = nn.Linear(5, 1)
+    if torch.cuda.is_available():
+        model = {gpu_side}
+    else:
+        model = torch.nn.DataParallel(model)
+    for batch in DataLoader(data, batch_size=2):
+        print(model(batch)){mark}
+
+
+main()
+"""
+
+WITHOUT_CUDA = """
+import torch
+import torch.nn as nn
+
+
+class Weighted(nn.Module):
+    def forward(self, scores):
+        if torch.cuda.is_available():
+            w = torch.ones(scores.shape).cuda() * 0.25
+        {other}
+            w = torch.ones(scores.shape) * 0.25
+            out = w * scores{mark104}
+        return scores.sum()
+
+
+net = nn.Linear(4, 2)
+if torch.cuda.is_available():
+    net = net.cuda()
+for x in torch.utils.data.DataLoader(torch.randn(8, 4), batch_size=2):
+    if torch.cuda.is_available():
+        out = net(x.cuda())
+    {other}
+        out = net(x){mark102}
+    print(Weighted()(out))
+"""
+
+HOST_COPY_INDEXED = """
+import numpy as np
+import torch
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def features(encoder, image, inst):
+    feats = encoder.forward(image.to(device))
+    feats = {copied}
+    pos = (inst.to(device) == 1).nonzero()
+    return float(feats[pos[0, 0], pos[0, 1]]){mark}
+"""
+
+ALIASED_LIST = """
+import torch
+import torch.nn as nn
+
+
+class Stack(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.blocks = []
+        for _ in range(n):
+            self.blocks.append(nn.Linear(8, 8))
+        self.registered = nn.ModuleList({given})
+
+    def forward(self, h):
+        for i in range(len(self.blocks)):
+            h = torch.relu(self.blocks[i](h)){mark}
+        return h
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = Stack(3).to(device)
+print(net(torch.randn(2, 8, device=device)))
+"""
+
+OWN_TO = """
+import torch
+import torch.nn as nn
+
+
+class Policy(nn.Module):
+    def __init__(self, low=None, high=None):
+        super().__init__()
+        self.lin = nn.Linear(3, 2)
+        if low is None:
+            self.scale = torch.tensor(1.)
+        else:
+            self.scale = torch.FloatTensor((high - low) / 2.0)
+
+    def forward(self, x):
+        return torch.tanh(self.lin(x)) * self.scale{mark}
+
+    def {method}(self, device):
+        self.scale = self.scale.to(device)
+        return super().to(device)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+policy = Policy(torch.zeros(2).numpy(), torch.ones(2).numpy()).to(device)
+print(policy(torch.randn(5, 3).to(device)))
+"""
+
+CASES = {
+    "a_data_parallel_on_both_paths_moves_its_inputs": WRAPPED_ON_BOTH_PATHS.format(
+        gpu_side="torch.nn.DataParallel(model).cuda()", mark=""),
+    "twin_a_plain_model_on_the_gpu_path": WRAPPED_ON_BOTH_PATHS.format(gpu_side="model.cuda()",
+                                                                        mark="  # expect: DEV102"),
+    "the_branch_without_cuda_is_on_the_cpu": WITHOUT_CUDA.format(other="else:", mark104="", mark102=""),
+    "twin_a_branch_that_knows_nothing_of_cuda": WITHOUT_CUDA.format(
+        other="if len(scores) > 1:", mark104="  # expect: DEV104", mark102="  # expect: DEV102"),
+    "a_host_copy_of_an_unseen_output_is_numpys": HOST_COPY_INDEXED.format(copied="feats.data.cpu().numpy()", mark=""),
+    "twin_a_host_tensor_indexed_with_a_cuda_one": HOST_COPY_INDEXED.format(
+        copied="torch.zeros(3, 3)", mark="  # expect: DEV101"),
+    "a_plain_list_registered_by_a_module_list": ALIASED_LIST.format(given="self.blocks", mark=""),
+    "twin_a_module_list_of_other_modules": ALIASED_LIST.format(
+        given="[nn.Linear(8, 8)]", mark="  # expect: DEV107"),
+    "an_attribute_its_own_to_moves": OWN_TO.format(method="to", mark=""),
+    "twin_a_method_nobody_calls_on_a_move": OWN_TO.format(method="place", mark="  # expect: DEV104"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
