@@ -60,6 +60,19 @@ def test_a_bug_in_a_later_cell_is_found_at_its_cell_and_line(tmp_path: Path):
     assert [(f["code"], f["cell"], f["line"], f["column"]) for f in data] == [("DEV101", 4, 3, 5)]
 
 
+def test_findings_at_the_same_place_of_two_cells_are_two_findings(tmp_path: Path):
+    """The same code at the same line and column of two cells is two bugs (survey 14: a notebook plotting its
+    train and its test accuracy lost the second)."""
+    (tmp_path / "nb.ipynb").write_text(notebook(
+        code_cell("import torch", "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')",
+                  "net = torch.nn.Linear(3, 2).to(device)", "x, v = torch.randn(4, 3), torch.randn(4, 3)"),
+        code_cell("y = 1", "out = net(x)"),
+        code_cell("y = 2", "out = net(v)"),
+    ))
+    data = json.loads(run("--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in data] == [("DEV102", 2, 2, 7), ("DEV102", 3, 2, 7)]
+
+
 def test_a_correct_notebook_is_clean(tmp_path: Path):
     (tmp_path / "ok.ipynb").write_text(CLEAN_NB)
     result = run("--no-cache", "ok.ipynb", cwd=tmp_path)

@@ -64,13 +64,13 @@ def merge_findings(findings: Sequence[Finding]) -> list[Finding]:
     """The findings of a run, each once: a helper's line reached from several files (or found by its own
     file's analysis too) is one finding, and the more specific story about one line wins there too."""
     codes_at: dict[tuple, set] = defaultdict(set)
-    for f in findings:
-        codes_at[(f.path, f.line, f.column)].add(f.code)
+    for f in findings:  # (a notebook's lines are counted in their cell: the cell is part of the place)
+        codes_at[(f.path, f.cell, f.line, f.column)].add(f.code)
     seen: set = set()
     merged = []
     for f in findings:
-        key = (f.path, f.line, f.column, f.code)
-        if key in seen or any(f.code in _superseded_by(other) for other in codes_at[key[:3]]):
+        key = (f.path, f.cell, f.line, f.column, f.code)
+        if key in seen or any(f.code in _superseded_by(other) for other in codes_at[key[:4]]):
             continue
         seen.add(key)
         merged.append(f)

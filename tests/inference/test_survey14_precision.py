@@ -10,7 +10,11 @@
   `self.blocks[i]` moves with the module (no DEV107);
 - a module class whose own `to()` moves an attribute before `super().to(device)` (pranz24's
   pytorch-soft-actor-critic `action_scale`, also when `__init__` sets it in both branches of an `if`) moves it
-  with the module: no plain attribute left behind.
+  with the module: no plain attribute left behind;
+- (warnings) torchvision's `nms` reads its suppression mask on the host: a timed detector whose forward ends with
+  it has waited for the GPU (yhenon/pytorch-retinanet's visualize.py, DEV301); `init_process_group(backend=
+  cfg.backend)` in a program whose configuration names NCCL sets up an NCCL group, so the `set_device` after it
+  has a GPU (hysts/pytorch_image_classification, DEV203).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -133,6 +137,55 @@ policy = Policy(torch.zeros(2).numpy(), torch.ones(2).numpy()).to(device)
 print(policy(torch.randn(5, 3).to(device)))
 """
 
+TIMED_DETECTOR = """
+import time
+
+import torch
+import torch.nn as nn
+from torchvision.ops import nms
+
+
+class Detector(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Conv2d(3, 8, 3, padding=1)
+
+    def forward(self, img):
+        scores = self.head(img).flatten(1).sigmoid()[0]
+        boxes = torch.rand(scores.shape[0], 4, device=img.device)
+        return {ending}
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Detector().to(device)
+img = torch.randn(1, 3, 32, 32, device=device)
+start = time.time()
+out = model(img)
+print(time.time() - start){mark}
+"""
+
+CONFIGURED_BACKEND = """
+import types
+
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+
+cfg = types.SimpleNamespace(distributed=False, backend={backend}, local_rank=0,
+                            device="cuda" if torch.cuda.is_available() else "cpu")
+
+
+def main():
+    if cfg.distributed:
+        dist.init_process_group(backend=cfg.backend, init_method="env://")
+        torch.cuda.set_device(cfg.local_rank){mark}
+    model = nn.Linear(4, 2).to(cfg.device)
+    print(model(torch.randn(3, 4, device=cfg.device)))
+
+
+main()
+"""
+
 CASES = {
     "a_data_parallel_on_both_paths_moves_its_inputs": WRAPPED_ON_BOTH_PATHS.format(
         gpu_side="torch.nn.DataParallel(model).cuda()", mark=""),
@@ -149,6 +202,11 @@ CASES = {
         given="[nn.Linear(8, 8)]", mark="  # expect: DEV107"),
     "an_attribute_its_own_to_moves": OWN_TO.format(method="to", mark=""),
     "twin_a_method_nobody_calls_on_a_move": OWN_TO.format(method="place", mark="  # expect: DEV104"),
+    "a_detector_ending_with_nms_has_waited": TIMED_DETECTOR.format(ending="nms(boxes, scores, 0.5)", mark=""),
+    "twin_a_detector_ending_with_gpu_work": TIMED_DETECTOR.format(ending="boxes * scores[:, None]",
+                                                                  mark="  # expect: DEV301"),
+    "a_configured_backend_of_a_program_naming_nccl": CONFIGURED_BACKEND.format(backend='"nccl"', mark=""),
+    "twin_a_program_naming_gloo": CONFIGURED_BACKEND.format(backend='"gloo"', mark="  # expect: DEV203"),
 }
 
 

@@ -174,6 +174,10 @@ CLOCKS = frozenset(
 # Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
 # copies the count to the host, so the host waits for the GPU's queue there, as at `.item()`
 DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
+# Library ops whose output size the data decides: on a GPU they copy a mask or a count to the host, waiting for
+# the queue (torchvision's CUDA nms reads its suppression mask on the cpu)
+DATA_DEPENDENT_LIBRARY_OPS = frozenset({"torchvision.ops.nms", "torchvision.ops.batched_nms",
+                                        "torchvision.ops.boxes.nms", "torchvision.ops.boxes.batched_nms"})
 # The names of the calls that switch the default device (`torch.set_default_device`, the older
 # `torch.set_default_tensor_type`), as the prepass's called names hold them
 TENSOR_TYPE_SWITCH = "set_default_tensor_type"

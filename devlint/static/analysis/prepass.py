@@ -165,23 +165,7 @@ class PrePass:
             callee = cast(cst.Name, func).value
             self.called_names.add(callee)
         elif kind is cst.Attribute:
-            func = cast(cst.Attribute, func)
-            attr = func.attr.value
-            self.called_names.add(attr)
-            base = dotted(func.value)
-            to_numpy = attr == "numpy"
-            if to_numpy:
-                scope.numpy_receivers.append(func.value)
-            if base:
-                callee = f"{base}.{attr}"
-                if to_numpy:
-                    scope.host_names.add(base)
-                elif attr in api.MODULE_ONLY_METHODS:
-                    scope.module_names.add(base)
-                elif device_move(node):
-                    scope.moved_names.add(base)
-                if any(_moved_name(arg.value) for arg in node.args):
-                    scope.met_names.add(base)
+            callee = self._note_method_call(node, cast(cst.Attribute, func), scope)
         names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there
         keywords: list[str] = []  # the dotted names given by keyword
         for arg in node.args:  # one pass: every call in the file comes here
@@ -221,6 +205,26 @@ class PrePass:
                 self._other_saves.append((callee, node, scope))
             elif callee.rsplit(".", 1)[-1] in api.SETS_DEFAULT_DEVICE and _to_gpu_default(node):
                 self.gpu_default_switch = True
+
+    def _note_method_call(self, node: cst.Call, func: cst.Attribute, scope: Scope) -> Optional[str]:
+        """`base.attr(...)`: what it shows of `base` (a module, moved, converted to numpy); its dotted callee."""
+        attr = func.attr.value
+        self.called_names.add(attr)
+        base = dotted(func.value)
+        to_numpy = attr == "numpy"
+        if to_numpy:
+            scope.numpy_receivers.append(func.value)
+        if not base:
+            return None
+        if to_numpy:
+            scope.host_names.add(base)
+        elif attr in api.MODULE_ONLY_METHODS:
+            scope.module_names.add(base)
+        elif device_move(node):
+            scope.moved_names.add(base)
+        if any(_moved_name(arg.value) for arg in node.args):
+            scope.met_names.add(base)
+        return f"{base}.{attr}"
 
     def _note_evidence(self, node: cst.Call, callee: Optional[str], scope: Scope) -> None:
         """What a call shows of the file's intent (a device option, a device variable) and of its clocks (a

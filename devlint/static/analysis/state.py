@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, cast
 
-from devlint.core.values import CPU, SELECTED, Device, Module, Step, Tensor, Value, join, replace
+from devlint.core.values import CPU, SELECTED, Device, Located, Module, Step, Tensor, Value, join, replace
 from devlint.core.torch_catalogue.records import CPU_TYPE
 
 if TYPE_CHECKING:
@@ -158,7 +158,8 @@ class State:
 def where_missing(value: Value, missing: bool) -> Value:
     """A tensor on the selected device, on a path that knows CUDA is missing: on the cpu there (`if on_gpu: p =
     p.cpu()` leaves `p` on the cpu on both paths)."""
-    if missing and isinstance(value, (Tensor, Module)) and value.where is not None and value.where.kind == "selected":
+    if missing and isinstance(value, (Tensor, Module, Located)) and value.where is not None \
+            and value.where.kind == "selected":
         return replace(value, where=CPU)
     return value
 
@@ -168,6 +169,7 @@ def without_cuda(state: "State") -> None:
     device is on the cpu there."""
     state.unavailable = True
     state.env = {name: where_missing(value, True) for name, value in state.env.items()}
+    state.moved = {ident: cast(Module, where_missing(module, True)) for ident, module in state.moved.items()}
 
 
 def _placed_where_available(available: Value, missing: Value) -> Optional[Value]:

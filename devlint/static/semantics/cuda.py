@@ -53,8 +53,12 @@ def skip_marker(site: CallSite) -> Value:
 
 def init_process_group(site: CallSite) -> Value:
     """`init_process_group(backend="nccl")`: NCCL runs on CUDA only, so what follows has a GPU."""
-    backend = site.args.first("backend")
-    if isinstance(backend, Const) and backend.value == "nccl":
+    given = site.args.find(0, "backend")
+    backend = given[1] if given is not None else UNKNOWN
+    # a backend from the configuration (`backend=cfg.backend`) of a program that names NCCL as its backend (the
+    # config's default, an option's): the group is NCCL's
+    configured = given is not None and not isinstance(backend, Const) and site.file.nccl_backend
+    if isinstance(backend, Const) and backend.value == api.NCCL_BACKEND or configured:
         site.state.guarded = True
         if not site.state.device_chosen:  # no `set_device` yet: plain 'cuda' is GPU 0 in every process
             site.state.ranks = site.node

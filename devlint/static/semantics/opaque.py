@@ -28,7 +28,7 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
-    if checkpoint_io(site.path):
+    if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS:
         site.facts.note_sync(state)
     if _constructs_a_module(site, by_name):
         where = state.default_device or CPU
