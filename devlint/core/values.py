@@ -411,6 +411,9 @@ class Class(Value):
     node: Optional[cst.ClassDef] = field(default=None, compare=False)
     name: str = ""
     is_module: bool = False
+    # a module by its `forward` only, its bases all known to be none (`class MLP():`): no registration, so
+    # no tensor of it is "left behind" by a move (DEV105)
+    by_shape: bool = False
     is_dataset: bool = False  # a Dataset or Sampler: its methods run in the data pipeline, on the cpu
     # its base classes as evaluated where it was defined (a Class of this file or another module's, a Ref
     # to a library's, unknown), in order

@@ -2,7 +2,9 @@
 must stay reported.
 
 - a class with no base (`class MultilayerPerceptron():`, rasbt/deeplearning-models' from-scratch MLP notebook) is
-  no nn.Module, whatever its methods are called: its tensors are not "plain attributes left behind" (DEV105). What a
+  used as a model for its `forward` (its methods see `self` where its caller puts it: snap-stanford/ogb's
+  `class KEModel(object)`, whose MLP train_pytorch.py moves), but nothing registers its tensors: none is a "plain
+  attribute left behind" (DEV105). What a
   method combines with its parameters is still judged as any function's is (DEV104: a scheduler's cpu table beside
   a model's output, test_real_code; the notebook's own finding stays a false one of that kind, as its callers,
   all on the cpu, do not stand for every caller);

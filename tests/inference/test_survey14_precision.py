@@ -3,7 +3,9 @@
 - `if torch.cuda.is_available(): model = DataParallel(model).cuda() else: model = DataParallel(model)`
   (yhenon/pytorch-retinanet's train.py): a DataParallel on both paths still moves its inputs itself;
 - the `else:` of `if torch.cuda.is_available():` runs where CUDA is missing: what is on the selected device is on
-  the cpu there, and a tensor made there without `device=` is on the cpu by the path's choice;
+  the cpu there, and a tensor made there without `device=` is on the cpu by the path's choice; the object a
+  method runs on keeps its place after such a path (`def init_hidden(self): ... if use_cuda: return h.cuda()
+  else: return h`, code-of-learn-deep-learning-with-pytorch's seq2seq: the encoder stays on the selected device);
 - `.data.cpu().numpy()` of a value of unknown kind (an unseen encoder's output, NVIDIA/pix2pixHD) is a numpy
   array: indexing it with a 0-dim cuda tensor reads the number (numpy's `__index__`), no cpu tensor is indexed;
 - `self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container, so
@@ -186,6 +188,42 @@ def main():
 main()
 """
 
+METHOD_WITHOUT_CUDA = """
+import torch
+import torch.nn as nn
+
+use_cuda = torch.cuda.is_available()
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.gru = nn.GRU(4, 4)
+
+    def forward(self, x, h):
+        return self.gru(x, h)
+
+    def init_hidden(self):
+        result = torch.zeros(1, 1, 4)
+        if use_cuda:
+            return result.cuda()
+        else:
+            return result
+
+
+def evaluate(encoder, x):
+    if use_cuda:
+        x = x.cuda()
+    h = encoder.init_hidden()
+    return encoder({given}, h){mark}
+
+
+encoder = Encoder()
+if use_cuda:
+    encoder = encoder.cuda()
+evaluate(encoder, torch.randn(3, 1, 4))
+"""
+
 CASES = {
     "a_data_parallel_on_both_paths_moves_its_inputs": WRAPPED_ON_BOTH_PATHS.format(
         gpu_side="torch.nn.DataParallel(model).cuda()", mark=""),
@@ -207,6 +245,9 @@ CASES = {
                                                                   mark="  # expect: DEV301"),
     "a_configured_backend_of_a_program_naming_nccl": CONFIGURED_BACKEND.format(backend='"nccl"', mark=""),
     "twin_a_program_naming_gloo": CONFIGURED_BACKEND.format(backend='"gloo"', mark="  # expect: DEV203"),
+    "a_method_path_without_cuda_leaves_its_object_where_it_was": METHOD_WITHOUT_CUDA.format(given="x", mark=""),
+    "twin_an_input_made_on_the_cpu": METHOD_WITHOUT_CUDA.format(given="torch.randn(3, 1, 4)",
+                                                                mark="  # expect: DEV102"),
 }
 
 

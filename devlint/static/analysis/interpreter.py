@@ -24,7 +24,7 @@ from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
 from devlint.static.analysis.imports import project_attribute
 from devlint.static.analysis.project_imports import ProjectImports
-from devlint.static.analysis.state import State
+from devlint.static.analysis.state import State, where_missing
 from devlint.static.analysis.statements import exec_block
 from devlint.static.analysis.tables import FileQuestions, FileTables
 from devlint.core.torch_catalogue import views as api
@@ -37,7 +37,7 @@ from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, join_device,
+    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, join_device,
     replace,
 )
 
@@ -101,10 +101,12 @@ class Interpreter:
             moved = state.moved.get(value.ident)
             if moved is not None:
                 if moved.where != value.where:  # an alias of a module moved in place since: where, and why
-                    return replace(value, where=moved.where, moved=True, why=moved.why)
+                    value = replace(value, where=moved.where, moved=True, why=moved.why)
             elif value.attrs:
-                return with_moved_members(value, state.moved)
-        return value
+                value = with_moved_members(value, state.moved)
+        # the path that learnt CUDA is missing reads what is on the selected device as on the cpu (what it
+        # holds is unchanged: an object's own place outlives the path)
+        return where_missing(value, True) if state.unavailable else value
 
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
         return exec_block(self, suite.body, state)
@@ -161,7 +163,10 @@ class Interpreter:
         if not self.frames.constructing:
             return value
         if isinstance(value, Tensor) and not value.parameter:
-            if attr in self._moved_by_own_move():
+            cls = self._constructed_class()
+            if cls is not None and cls.by_shape:
+                return value  # a from-scratch model's weights: nothing registers them, nothing moves them
+            if cls is not None and attr in moved_by_own_move(cls, self.tables.classes):
                 return replace(value, parameter=True)  # its class's own `to()` moves it with the module
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
         if isinstance(value, Seq):
@@ -174,12 +179,11 @@ class Interpreter:
                                items=tuple(mark(m) for m in value.items) if value.items is not None else None)
         return value
 
-    def _moved_by_own_move(self) -> set[str]:
-        """What the `to()` override of the class being built moves (none outside a method of a file's class)."""
+    def _constructed_class(self) -> Optional[Class]:
+        """The class whose method is being walked (its `__init__`, building it), if one of the file's."""
         fdef = self.frames.current_function
         fn = self.tables.functions.get(id(fdef)) if fdef is not None else None
-        cls = self.tables.classes.get(fn.owner) if fn is not None and fn.owner else None
-        return moved_by_own_move(cls, self.tables.classes) if cls is not None else set()
+        return self.tables.classes.get(fn.owner) if fn is not None and fn.owner else None
 
     def lookup(self, name: str, state: State) -> Value:
         value = state.env.get(name)

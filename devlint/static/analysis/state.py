@@ -164,12 +164,6 @@ def where_missing(value: Value, missing: bool) -> Value:
     return value
 
 
-def without_cuda(state: "State") -> None:
-    """The path that learnt CUDA is missing (`else:` of `if torch.cuda.is_available():`): what is on the selected
-    device is on the cpu there."""
-    state.unavailable = True
-    state.env = {name: where_missing(value, True) for name, value in state.env.items()}
-    state.moved = {ident: cast(Module, where_missing(module, True)) for ident, module in state.moved.items()}
 
 
 def _placed_where_available(available: Value, missing: Value) -> Optional[Value]:

@@ -19,7 +19,7 @@ from devlint.static.analysis.guards import (
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move
-from devlint.static.analysis.state import LoopFrame, Returned, State, without_cuda
+from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
@@ -252,7 +252,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         if known is True:
             branch.guarded = True
         elif known is False:
-            without_cuda(branch)
+            branch.unavailable = True  # (its reads of the selected device are the cpu: Walker.eval)
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
     narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state, node)
@@ -518,15 +518,16 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     name = node.name.value
     bases = [interp.eval(b.value, state) for b in node.bases]
     autograd = any(isinstance(b, Ref) and b.path in api.AUTOGRAD_FUNCTION_BASES for b in bases)
-    # a `forward` makes a module of a class whose bases are not all known (a base from an unseen library);
-    # `class MLP():` or a project class that is no module stays a plain class, whatever its methods are called
-    is_module = not autograd and (any(is_module_base(b) for b in bases) or any(
-        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
-        and any(not _plain_base(b, arg.value) for b, arg in zip(bases, node.bases)))
+    registered = any(is_module_base(b) for b in bases)
+    is_module = not autograd and (registered or any(
+        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node)))
+    # a `forward` makes a module of a class whose bases are unknown (a base from an unseen library); one whose
+    # bases are all known to be none (`class MLP():`) is used as a model, but registers nothing
+    by_shape = is_module and not registered and all(_plain_base(b, arg.value) for b, arg in zip(bases, node.bases))
     is_dataset = any(isinstance(b, Ref) and (b.path in api.DATASET_BASES or b.path.startswith(api.DATASET_PREFIXES))
                      or isinstance(b, Class) and b.is_dataset for b in bases) or (
         not is_module and _dataset_by_shape(node))
-    cls = Class(node=node, name=name, is_module=is_module, is_dataset=is_dataset,
+    cls = Class(node=node, name=name, is_module=is_module, by_shape=by_shape, is_dataset=is_dataset,
                 bases=tuple(bases))
     if interp.frames.importing is None or name not in interp.tables.classes:  # the checked file's own class wins
         interp.tables.classes[name] = cls
