@@ -581,6 +581,36 @@ def test_a_file_that_a_script_beside_saves_is_loaded_without_map_location(tmp_pa
     assert codes(tmp_path / "gnn.py") == {(5, "DEV202")}
 
 
+CPU_TRAINING = """\
+    import torch
+    import torch.nn as nn
+
+    net = nn.Linear(4, 2){moved}
+    loss = net(torch.randn(8, 4{placed})).pow(2).mean()
+    loss.backward()
+    save_path = "./lenet.pth"
+    torch.save(net.state_dict(), save_path)
+"""
+
+PREDICTS = """\
+    import torch
+    import torch.nn as nn
+
+    net = nn.Linear(4, 2)
+    net.load_state_dict(torch.load("lenet.pth"))
+"""
+
+
+@pytest.mark.parametrize("moved, placed, expected", [
+    ("", "", set()), (".cuda()", ", device='cuda'", {(5, "DEV202")})])
+def test_a_state_dict_a_cpu_script_beside_saves_loads_anywhere(tmp_path, moved, placed, expected):
+    """WZMIAOMIAO's Test1_official_demo: train.py trains LeNet without ever naming a GPU and saves its state dict
+    to `save_path = './Lenet.pth'`; predict.py beside it loads 'Lenet.pth' (survey 12). A script that uses a GPU
+    saves a checkpoint on it: reported."""
+    write(tmp_path, {"train.py": CPU_TRAINING.format(moved=moved, placed=placed), "predict.py": PREDICTS})
+    assert codes(tmp_path / "predict.py") == expected
+
+
 TRAINER = """\
     import torch
     import torch.distributed as dist

@@ -6,6 +6,9 @@
   the cpu there, and a tensor made there without `device=` is on the cpu by the path's choice; the object a
   method runs on keeps its place after such a path (`def init_hidden(self): ... if use_cuda: return h.cuda()
   else: return h`, code-of-learn-deep-learning-with-pytorch's seq2seq: the encoder stays on the selected device);
+  `device_count() > 1` false is one GPU as well as none, so its `else:` learns nothing (CorentinJ's
+  Real-Time-Voice-Cloning: `if device.type == "cuda" and torch.cuda.device_count() > 1: data_parallel(...)
+  else: model(texts, ...)`); a callee runs where its caller's path runs;
 - `.data.cpu().numpy()` of a value of unknown kind (an unseen encoder's output, NVIDIA/pix2pixHD) is a numpy
   array: indexing it with a 0-dim cuda tensor reads the number (numpy's `__index__`), no cpu tensor is indexed;
 - `self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container, so
@@ -224,6 +227,30 @@ if use_cuda:
 evaluate(encoder, torch.randn(3, 1, 4))
 """
 
+ONE_GPU_OR_MORE = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.enc(x)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = Net().to(device)
+for x in torch.utils.data.DataLoader(torch.randn(8, 4), batch_size=2):
+    {moved}
+    if device.type == "cuda" and torch.cuda.device_count() > 1:
+        out = nn.parallel.data_parallel(model, x)
+    else:
+        out = model(x){mark}
+"""
+
 CASES = {
     "a_data_parallel_on_both_paths_moves_its_inputs": WRAPPED_ON_BOTH_PATHS.format(
         gpu_side="torch.nn.DataParallel(model).cuda()", mark=""),
@@ -248,6 +275,8 @@ CASES = {
     "a_method_path_without_cuda_leaves_its_object_where_it_was": METHOD_WITHOUT_CUDA.format(given="x", mark=""),
     "twin_an_input_made_on_the_cpu": METHOD_WITHOUT_CUDA.format(given="torch.randn(3, 1, 4)",
                                                                 mark="  # expect: DEV102"),
+    "more_than_one_gpu_false_may_be_one": ONE_GPU_OR_MORE.format(moved="x = x.to(device)", mark=""),
+    "twin_a_batch_left_on_the_cpu": ONE_GPU_OR_MORE.format(moved="pass", mark="  # expect: DEV102"),
 }
 
 

@@ -10,8 +10,8 @@ from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    as_condition, boolean, comparison_guard, decided_type, learns, negate, not_a_tensor, polarity, type_test,
-    world_size_guard,
+    as_condition, boolean, comparison_guard, count_guard_branch, decided_type, learns, negate, not_a_tensor, polarity,
+    type_test, world_size_guard,
 )
 from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
@@ -259,7 +259,7 @@ def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value
         elif world is not None:
             result = world
         elif guard is not None:
-            result = Availability(positive=guard)
+            result = Availability(positive=guard, branch=count_guard_branch(left, op, right))
         elif isinstance(left, (Tensor, Located)) or isinstance(right, (Tensor, Located)):
             if type(op) not in (cst.Is, cst.IsNot, cst.In, cst.NotIn):
                 result = binary(interp, node, op_text(op), left, right, node.left, target.comparator, state)

@@ -99,7 +99,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
               node: cst.CSTNode) -> Summary:
     """Analyse fn's body with `params`, once per distinct arguments and path conditions."""
     key: Optional[tuple[object, ...]]
-    key = (id(fn.node), tuple(params.items()), state.guarded, state.cuda_index, bool(interp.facts.muted),
+    key = (id(fn.node), tuple(params.items()), state.guarded, state.unavailable, state.cuda_index,
+           bool(interp.facts.muted),
            state.timing.key(), (state.ranks is not None, state.device_chosen))
     try:
         cached = interp.tables.memo.get(key)
@@ -349,6 +350,7 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
         state.moved = dict(caller.moved)
         state.guarded, state.cuda_index, state.default_device = caller.guarded, caller.cuda_index, \
             caller.default_device
+        state.unavailable = caller.unavailable  # called where CUDA is missing: its body runs without it too
         state.ranks, state.device_chosen = caller.ranks, caller.device_chosen
         # the measurement in progress goes on inside (its loop depth and laps are the caller's business)
         state.timing = caller.timing.copy()

@@ -165,6 +165,16 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
     return None
 
 
+def count_guard_branch(left: Value, op: cst.BaseCompOp, right: Value) -> str:
+    """Which path of a device-count comparison learns of CUDA: `device_count() > 1` (or `> rank`) false is one
+    GPU as well as none, so only its true path does ("then"); `> 0`, `== 0`, `< 1` tell both ("both")."""
+    if not isinstance(left, DeviceCount) or left.world or type(op) not in (cst.GreaterThan, cst.GreaterThanEqual):
+        return "both"
+    n = right.value if isinstance(right, Const) and type(right.value) is int else None
+    exact = n == 0 if type(op) is cst.GreaterThan else n == 1
+    return "both" if exact else "then"
+
+
 def _device_count_guard(op: cst.BaseCompOp, n: int) -> Optional[bool]:
     if type(op) is cst.GreaterThan:
         return True if n >= 0 else None

@@ -430,6 +430,13 @@ def _is_nccl(node: cst.BaseExpression) -> bool:
     return type(node) is cst.SimpleString and node.value[1:-1] == api.NCCL_BACKEND
 
 
+def _state_dict_of(saved: cst.BaseExpression) -> Optional[str]:
+    """`net` of `net.state_dict()`."""
+    if type(saved) is cst.Call and type(saved.func) is cst.Attribute and type(saved.func.value) is cst.Name:
+        return saved.func.value.value
+    return None
+
+
 def path_template(node: cst.CSTNode) -> str:
     """The string parts of a path expression, in order (`"ckpt/%s_%d.pth" % (name, epoch)` ->
     `ckpt/%s_%d.pth`): two paths with the same parts name the same kind of file."""
@@ -443,6 +450,8 @@ def path_template(node: cst.CSTNode) -> str:
         else:
             stack.extend(reversed(children(current)))
     text = "|".join(parts)
+    if text.startswith("./"):
+        text = text[2:]  # `'./model.pth'` is `'model.pth'`
     if not any(c.isalnum() for c in text):
         # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file
         return f".{node.attr.value}" if type(node) is cst.Attribute else ""
@@ -567,19 +576,29 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
 }
 
 
-def save_templates(tree: cst.Module) -> set[str]:
+def save_templates(tree: cst.Module, state_dicts: bool = False) -> set[str]:
     """The path templates a module `torch.save`s to, of what is not a state dict (a module's tensors are
-    on its device; other saved values are the data a pipeline's next step loads)."""
+    on its device; other saved values are the data a pipeline's next step loads); `state_dicts`: of those too
+    (a script that never names a GPU has its modules on the cpu)."""
     found: set[str] = set()
+    assigned: dict[str, list[cst.BaseExpression]] = {}  # a name -> what it is assigned (`save_path = './x.pth'`)
+    saves: list[cst.Call] = []
     stack: list[cst.CSTNode] = [tree]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[0] in ("torch", "th") \
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+            assigned.setdefault(node.targets[0].target.value, []).append(node.value)
+        elif type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[0] in ("torch", "th") \
                 and (dotted(node.func) or "").endswith(".save"):
-            target, saved = _save_target(node), node.args[0].value if node.args else None
-            if target is not None and saved is not None and "state_dict" not in _source(saved):
-                template = path_template(target)
-                if template:
-                    found.add(template)
+            saves.append(node)
         stack.extend(children(node))
+    for node in saves:
+        target, saved = _save_target(node), node.args[0].value if node.args else None
+        if type(target) is cst.Name and len(assigned.get(target.value, ())) == 1:
+            target = assigned[target.value][0]  # a path named once: what it names
+        if target is not None and saved is not None and ("state_dict" not in _source(saved) or state_dicts and (
+                _state_dict_of(saved) in assigned)):  # (a model the script builds, not one it is handed)
+            template = path_template(target)
+            if template:
+                found.add(template)
     return found

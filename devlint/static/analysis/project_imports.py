@@ -155,7 +155,10 @@ class ProjectImports:
             if source is None or source.tree is None:
                 continue
             self.used[str(path)] = source.digest  # the cache entry depends on it
-            if template in save_templates(source.tree):
+            # a script that never names a GPU (no `cuda`, no device) trains on the cpu: its state dicts are too
+            text = _script_bytes(path).lower()
+            on_cpu = not any(word in text for word in api.GPU_WORDS)
+            if template in save_templates(source.tree, state_dicts=on_cpu):
                 return True
         return False
 

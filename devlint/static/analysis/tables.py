@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from devlint.static.semantics.callsite import Args
 
     # functions.summarise's key: the function, its arguments, and the path conditions it depends on
-    MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, Optional[int], bool, tuple[bool, bool, bool],
+    MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, bool, Optional[int], bool, tuple[bool, bool, bool],
                     tuple[bool, bool]]
 
 
