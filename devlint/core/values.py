@@ -351,7 +351,13 @@ class Seq(Value):
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
         elem = other.elem if self.items == () else self.elem if other.items == () else join(self.elem, other.elem)
-        return Seq(kind=self.kind, elem=elem, gpu_members=(self.gpu_members + other.gpu_members)[-1:],
+        keys, items = None, None
+        if self.keys is not None and self.keys == other.keys and self.items is not None and other.items is not None:
+            # `collect = {"epoch": [], "cost": []}` filled key by key in a loop: each key keeps its own values
+            keys, items = self.keys, tuple(join(a, b, availability_split, branch) for a, b in zip(self.items,
+                                                                                                  other.items))
+        return Seq(kind=self.kind, items=items, keys=keys, elem=elem,
+                   gpu_members=(self.gpu_members + other.gpu_members)[-1:],
                    plain_attr=self.plain_attr or other.plain_attr)  # (a list attribute filled in a loop)
 
 

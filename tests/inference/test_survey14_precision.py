@@ -9,6 +9,8 @@
   `device_count() > 1` false is one GPU as well as none, so its `else:` learns nothing (CorentinJ's
   Real-Time-Voice-Cloning: `if device.type == "cuda" and torch.cuda.device_count() > 1: data_parallel(...)
   else: model(texts, ...)`); a callee runs where its caller's path runs;
+- a dict of lists filled key by key in a loop keeps each key's values (rasbt's cyclical-learning-rate notebook:
+  `collect["epoch"]` holds ints, `collect["cost"]` the GPU losses: plotting the epochs converts nothing);
 - `.data.cpu().numpy()` of a value of unknown kind (an unseen encoder's output, NVIDIA/pix2pixHD) is a numpy
   array: indexing it with a 0-dim cuda tensor reads the number (numpy's `__index__`), no cpu tensor is indexed;
 - `self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container, so
@@ -251,6 +253,22 @@ for x in torch.utils.data.DataLoader(torch.randn(8, 4), batch_size=2):
         out = model(x){mark}
 """
 
+FILLED_BY_KEY = """
+import matplotlib.pyplot as plt
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 1).to(device)
+collect = {{"epoch": [], "lr": [], "cost": []}}
+for epoch in range(3):
+    cost = model(torch.randn(8, 4, device=device)).pow(2).mean()
+    collect["epoch"].append(epoch + 1)
+    collect["lr"].append(0.1 / (epoch + 1))
+    collect["cost"].append(cost)
+plt.plot(collect["epoch"], collect[{plotted}]){mark}
+"""
+
 CASES = {
     "a_data_parallel_on_both_paths_moves_its_inputs": WRAPPED_ON_BOTH_PATHS.format(
         gpu_side="torch.nn.DataParallel(model).cuda()", mark=""),
@@ -277,6 +295,8 @@ CASES = {
                                                                 mark="  # expect: DEV102"),
     "more_than_one_gpu_false_may_be_one": ONE_GPU_OR_MORE.format(moved="x = x.to(device)", mark=""),
     "twin_a_batch_left_on_the_cpu": ONE_GPU_OR_MORE.format(moved="pass", mark="  # expect: DEV102"),
+    "a_dict_filled_key_by_key_keeps_each_keys_values": FILLED_BY_KEY.format(plotted='"lr"', mark=""),
+    "twin_the_key_that_holds_gpu_losses": FILLED_BY_KEY.format(plotted='"cost"', mark="  # expect: DEV401"),
 }
 
 
