@@ -218,9 +218,16 @@ class Module(Value):
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
         return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
                       attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
-                      moved=self.moved or other.moved, moves_inputs=self.moves_inputs and other.moves_inputs,
+                      moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
+
+
+def _moves_inputs_joined(a: Module, b: Module) -> bool:
+    """Both paths move their inputs, or one wraps the model in DataParallel and the other left it on the cpu
+    (`if device.type == "cuda": model = DataParallel(model).cuda()`): cpu batches are right on either path."""
+    return a.moves_inputs and b.moves_inputs or any(
+        m.moves_inputs and on_cpu(o.where) for m, o in ((a, b), (b, a)))
 
 
 @record
@@ -347,18 +354,24 @@ class Seq(Value):
     gpu_members: tuple[Value, ...] = ()  # a GPU tensor appended to it, kept though the join forgets it
     # a plain list/dict attribute of a module holding modules nobody registered: (assignment, name)
     plain_attr: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
+    # its modules were registered one by one (`for i, h in enumerate(self.heads): self.add_module(str(i), h)`):
+    # registered where paths meet too (the loop's path that registered none ran over no module)
+    hand_registered: bool = False
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
         elem = other.elem if self.items == () else self.elem if other.items == () else join(self.elem, other.elem)
+        hand = self.hand_registered or other.hand_registered
+        if hand and isinstance(elem, Module):
+            elem = replace(elem, registered=True, plain_container=None)
         keys, items = None, None
         if self.keys is not None and self.keys == other.keys and self.items is not None and other.items is not None:
             # `collect = {"epoch": [], "cost": []}` filled key by key in a loop: each key keeps its own values
             keys, items = self.keys, tuple(join(a, b, availability_split, branch) for a, b in zip(self.items,
                                                                                                   other.items))
         return Seq(kind=self.kind, items=items, keys=keys, elem=elem,
-                   gpu_members=(self.gpu_members + other.gpu_members)[-1:],
-                   plain_attr=self.plain_attr or other.plain_attr)  # (a list attribute filled in a loop)
+                   gpu_members=(self.gpu_members + other.gpu_members)[-1:], hand_registered=hand,
+                   plain_attr=None if hand else self.plain_attr or other.plain_attr)  # (a list filled in a loop)
 
 
 @record

@@ -174,6 +174,10 @@ CLOCKS = frozenset(
 # Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
 # copies the count to the host, so the host waits for the GPU's queue there, as at `.item()`
 DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
+# Factories built from index and value tensors: where those are (a parameter of unknown kind is such a tensor)
+INDEX_BUILT_FACTORIES = frozenset({"torch.sparse_coo_tensor", "torch.sparse_csr_tensor"})
+# Python's counting loop (`for epoch in range(epochs)`): its body runs at least once
+COUNTING_RANGE = "range"
 # Words a script that may run on a GPU writes somewhere (lowercased bytes): one with none of them trains on the cpu
 GPU_WORDS = (b"cuda", b"device", b"gpu", b"mps", b"xla", b"accelerat")
 # Library ops whose output size the data decides: on a GPU they copy a mask or a count to the host, waiting for

@@ -26,8 +26,10 @@ FACTORY_RECORDS: List[Api] = [
     fn("torch.scalar_tensor", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER),
     fn("torch.empty_permuted", device=FACTORY, takes_device=True),
     # (`torch.complex`, `torch.polar` are element-wise over their tensors: no factories)
-    *(fn(f"torch.{name}", device=FACTORY) for name in "range sparse_coo_tensor sparse_csr_tensor "
-      "Tensor".split()),
+    *(fn(f"torch.{name}", device=FACTORY) for name in "range Tensor".split()),
+    # built where their indices and values are, unless given device=
+    fn("torch.sparse_coo_tensor", "torch.sparse_csr_tensor", device=FACTORY, takes_device=True,
+       roles=Role.FOLLOWS_DATA),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
     *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli", "multinomial")),
     *(fn(f"torch.{kind}Tensor", device=FACTORY) for kind in TENSOR_TYPE_NAMES),

@@ -61,7 +61,10 @@ def eval_unknown(interp: Walker, node: cst.CSTNode, state: State) -> Value:
 def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: State) -> Value:
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
-            interp.eval(part.expression, state)
+            value = interp.eval(part.expression, state)
+            if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
+                # `f"{loss:.3f}"` reads the value (`Tensor.__format__`): it waits for the GPU
+                interp.facts.host_sync(part, "an f-string", interp.file.operand(part.expression, value), state)
     first = node.parts[0] if node.parts else None
     if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here

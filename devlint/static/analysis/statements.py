@@ -400,10 +400,25 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
         if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
             s.guarded = True  # `for i in range(torch.cuda.device_count()):` runs only with GPUs
 
-    out = loop(interp, node.body, state, bind, training)
+    out = loop(interp, node.body, state, bind, training, runs_once=_runs_once(node.iter))
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
     return out
+
+
+def _runs_once(iterable: cst.BaseExpression) -> bool:
+    """`for epoch in range(epochs)`, `for m in [g, d]`: the body runs at least once (a run of no epochs is no
+    run), so what follows the loop is what the body left (`train(model)` that moves the model, in every epoch)."""
+    if type(iterable) in (cst.List, cst.Tuple):
+        return bool(cast("cst.List | cst.Tuple", iterable).elements)
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != api.COUNTING_RANGE \
+            or not iterable.args or len(iterable.args) > 2:
+        return False
+    stop = iterable.args[-1].value
+    start = iterable.args[0].value if len(iterable.args) == 2 else cst.Integer("0")
+    if type(stop) is cst.Integer:
+        return type(start) is cst.Integer and int(start.value, 0) < int(stop.value, 0)
+    return type(start) is cst.Integer and int(start.value, 0) <= 1  # `range(n)`, `range(1, n + 1)`
 
 
 _MOST_UNROLLED = 8
@@ -435,7 +450,7 @@ def exec_while(interp: Walker, node: cst.While, state: State) -> State:
 
 
 def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
-         training: bool) -> State:
+         training: bool, runs_once: bool = False) -> State:
     """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
 
     A loop met while facts are already muted (inside an outer loop's fixed-point
@@ -453,7 +468,7 @@ def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[Stat
         interp.frames.loops.pop()
         for c in frame.continues:
             end = end.join(c)
-        return _loop_exit(head.join(end), frame, entry, training)
+        return _loop_exit(end if runs_once and not end.dead else head.join(end), frame, entry, training)
     interp.facts.muted += 1
     for i in range(MAX_LOOP_ITERATIONS):
         frame.breaks, frame.continues = [], []
@@ -477,6 +492,10 @@ def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[Stat
     bind(s)
     end = interp.exec_suite(body, s)
     interp.frames.loops.pop()
+    if runs_once and not end.dead:  # after its last pass: where some pass ended, or continued
+        for c in frame.continues:
+            end = end.join(c)
+        return _loop_exit(end, frame, entry, training)
     return _loop_exit(head.join(end), frame, entry, training)
 
 

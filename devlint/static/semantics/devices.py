@@ -277,7 +277,12 @@ def xla_device(site: CallSite) -> Value:
 
 
 def string_method(site: CallSite) -> Value:
-    """`"cuda:{}".format(rank)`: a GPU chosen at run time."""
+    """`"cuda:{}".format(rank)`: a GPU chosen at run time. `"{:.0f}".format(n_ok)` of a GPU tensor reads its value
+    (`Tensor.__format__` calls `.item()`): it waits for the GPU."""
+    if site.name == "format":
+        for arg_node, value in site.args.positional + list(site.args.keywords.values()):
+            if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
+                site.facts.host_sync(site.node, "str.format", site.operand(arg_node, value), site.state)
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
         return DeviceValue(why=((site.node, ""),), where=cuda(None))

@@ -17,7 +17,7 @@ from devlint.static.semantics.devices import device_argument, keeps_device, move
 from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Class, Const, Device, DeviceValue, Located, Module, Ref, Seq, Tensor, Unknown, Value,
+    CPU, CRASHED, SELECTED, UNKNOWN, Class, Const, Device, DeviceValue, Located, Module, Ref, Seq, Tensor, Unknown, Value,
     join_device, replace,
 )
 
@@ -180,7 +180,11 @@ def call_module(site: CallSite, module: Value) -> Value:
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         return result if not isinstance(result, Tensor) else replace(result, scalar=module.reduces)
     device = module.device
-    if device is None or not device.concrete:
+    if isinstance(module, Module) and module.moves_inputs and (device is None or not device.is_gpu):
+        # DataParallel gathers its outputs on device_ids[0]: a GPU wherever there is one (without one it runs the
+        # module where it is, on the cpu): the selected device, whatever its inputs were
+        device = SELECTED
+    elif device is None or not device.concrete:
         # where the module computes is unknown here: where its inputs are (else the call fails)
         # (operands are tensors: tensors_in)
         known = [o.value.where for o in operands if o.value.where is not None]  # type: ignore[attr-defined]
@@ -313,7 +317,7 @@ def _plain_list_registered(site: CallSite, arg_node: cst.CSTNode, given: Value) 
 def _registered_members(member: Value) -> Value:
     if isinstance(member, Seq) and member.plain_attr is not None and isinstance(member.elem, Module):
         return replace(member, plain_attr=None, elem=replace(member.elem, registered=True, plain_container=None),
-                       items=None)
+                       items=None, hand_registered=True)
     return member
 
 

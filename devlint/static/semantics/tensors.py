@@ -66,6 +66,8 @@ def factory(site: CallSite) -> Value:
     first = args.first()
     if site.path in api.DATA_FOLLOWING_FACTORIES and isinstance(first, Tensor):
         return replace(first, why=first.why + ((node, ""),), fresh=False)
+    if site.path in api.INDEX_BUILT_FACTORIES and isinstance(first, (Unknown, Located)):
+        return Tensor(why=((node, ""),), where=first.device if isinstance(first, Located) else None, derived=True)
     if state.default_device is not None:
         return Tensor(why=((node, "created on the default device"),), where=state.default_device, scalar=scalar)
     if state.unavailable:  # `else:` of `if torch.cuda.is_available():`: the cpu is this path's choice
