@@ -4,6 +4,11 @@
   its cpu input's (MadryLab/robustness's `train_model`: `accuracy(model(inp), target.cuda())`);
 - a helper that wraps the model in DataParallel on the GPU path and leaves it on the cpu otherwise (kenshohara's
   3D-ResNets `make_data_parallel`) gives a model that takes cpu batches on either path;
+- a model of unknown device given a batch the code leaves on the host while it moves the batch's targets takes
+  it so: it moves it itself (DataParallel), and its output is not on the cpu (3D-ResNets' `train_epoch`);
+- (warning) a parameter named as a GPU switch by its words (`cuda_flag`, `enable_gpu`, `train_on_gpu`) guards the
+  move under it (Shawn1993/cnn-text-classification-pytorch's `predict(..., cuda_flag)`); `multi_gpu` is no such
+  switch (false is one GPU);
 - a plain list whose modules a loop registers one by one (`self.add_module("head_%d" % i, head)`, pyGAT) is
   registered after the loop;
 - `for epoch in range(epochs): train(model, ...)` where `train` moves the model in place: the body runs at least
@@ -133,6 +138,29 @@ n_ok = (res.abs() < 1e10).float().sum()
 print({shown} + " in {{:.1f}} s".format(time.time() - start)){mark}
 """
 
+HOST_BATCH_TO_UNKNOWN_MODEL = """
+import torch
+
+
+def train_epoch(model, loader, device):
+    for inputs, targets in loader:
+        targets = targets.to(device, non_blocking=True)
+        {made}
+        outputs = model(inputs)
+        print(outputs.argmax(1).eq(targets)){mark}
+"""
+
+FLAG_PARAMETER = """
+import torch
+
+
+def predict(ids, model, {flag}):
+    x = torch.tensor([ids], dtype=torch.long)
+    if {flag}:
+        x = x.cuda(){mark}
+    return model(x).argmax(1).item()
+"""
+
 CASES = {
     "a_data_parallel_gathers_on_the_gpu": DATA_PARALLEL_OUTPUT.format(wrapped="nn.DataParallel(model)", mark=""),
     "twin_a_plain_model_computes_where_its_input_is": DATA_PARALLEL_OUTPUT.format(
@@ -153,6 +181,11 @@ CASES = {
     "formatting_a_gpu_count_waits_for_it": FORMATTED.format(shown='"{:.0f}".format(n_ok)', mark=""),
     "an_f_string_too": FORMATTED.format(shown='f"{n_ok:.0f}"', mark=""),
     "twin_a_message_without_the_count": FORMATTED.format(shown='"done"', mark="  # expect: DEV301"),
+    "a_batch_left_on_the_host_for_the_model": HOST_BATCH_TO_UNKNOWN_MODEL.format(made="", mark=""),
+    "twin_a_tensor_made_on_the_cpu_for_it": HOST_BATCH_TO_UNKNOWN_MODEL.format(
+        made="inputs = torch.randn(4, 4)", mark="  # expect: DEV101"),
+    "a_switch_named_by_its_words": FLAG_PARAMETER.format(flag="cuda_flag", mark=""),
+    "twin_a_parameter_that_is_no_switch": FLAG_PARAMETER.format(flag="verbose", mark="  # expect: DEV204"),
 }
 
 

@@ -225,7 +225,16 @@ def flag_polarity(name: str) -> Optional[bool]:
             return True
         if spelled in NEGATIVE_FLAG_NAMES:
             return False
+    words = set(name.lower().split("_"))  # `cuda_flag`, `enable_gpu`, `train_on_gpu`: a switch by its words
+    if words & _GPU_WORDS and words <= _GPU_WORDS | _SWITCH_WORDS:
+        return True
     return None
+
+
+_GPU_WORDS = frozenset({"cuda", "gpu", "gpus"})
+# (not `multi_gpu`: false is one GPU, not the cpu)
+_SWITCH_WORDS = frozenset({"use", "flag", "enabled", "enable", "on", "with", "has", "is", "available", "train",
+                           "run", "do", "want", "mode"})
 # `x.is_cuda`: where x is a tensor, a question about where it is, not a switch
 TENSOR_PLACEMENT_TEST = "is_cuda"
 

@@ -494,7 +494,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
-    if name in api.FLAG_NAMES:
+    if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
         # `def sample(n, device="cuda")`: whatever callers pass, the default assumes a GPU when they pass none

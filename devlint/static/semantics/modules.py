@@ -185,9 +185,11 @@ def call_module(site: CallSite, module: Value) -> Value:
         # module where it is, on the cpu): the selected device, whatever its inputs were
         device = SELECTED
     elif device is None or not device.concrete:
-        # where the module computes is unknown here: where its inputs are (else the call fails)
-        # (operands are tensors: tensors_in)
-        known = [o.value.where for o in operands if o.value.where is not None]  # type: ignore[attr-defined]
+        # where the module computes is unknown here: where its inputs are (else the call fails). Not a batch the
+        # code left on the host while it moved its siblings (`targets.to(device)` beside `model(inputs)`): a
+        # model that takes it so moves it itself (DataParallel: 3D-ResNets' train_epoch)
+        tensors = [cast(Tensor, o.value) for o in operands]  # (operands are tensors: tensors_in)
+        known = [t.where for t in tensors if t.where is not None and not t.host_batch]
         device = next((d for d in known if d.concrete), known[0] if known else device)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one). A value
     # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself)
