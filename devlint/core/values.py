@@ -99,6 +99,19 @@ class Located(Value):
 
 
 @record
+class ModelWrapper(Value):
+    """An object of a class nobody can see, built around a module (`atk = torchattacks.PGD(model)`, an
+    evaluator, an EMA): calling it runs that module on inputs it moves itself, so what it returns is where the
+    module is (`where`: None when that is unknown or may change: a module on the cpu may be moved after)."""
+
+    where: Optional[Device] = None
+
+    @property
+    def device(self) -> Optional[Device]:
+        return self.where
+
+
+@record
 class Tensor(Value):
     where: Optional[Device] = None
     scalar: bool = False  # 0-dim: a cpu one combines with any device

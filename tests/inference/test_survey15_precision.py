@@ -9,6 +9,9 @@
 - (warning) a parameter named as a GPU switch by its words (`cuda_flag`, `enable_gpu`, `train_on_gpu`) guards the
   move under it (Shawn1993/cnn-text-classification-pytorch's `predict(..., cuda_flag)`); `multi_gpu` is no such
   switch (false is one GPU);
+- an object of a class nobody can see, built around the model (`atk = torchattacks.PGD(model, eps=...)`,
+  Harry24k's demo notebooks), runs the model on inputs it moves itself: what it returns is where the model is, not
+  where its cpu inputs were ("follows its inputs" is for callables given no module);
 - a plain list whose modules a loop registers one by one (`self.add_module("head_%d" % i, head)`, pyGAT) is
   registered after the loop;
 - `for epoch in range(epochs): train(model, ...)` where `train` moves the model in place: the body runs at least
@@ -161,6 +164,19 @@ def predict(ids, model, {flag}):
     return model(x).argmax(1).item()
 """
 
+WRAPPED_OBJECT = """
+import torch
+import torch.nn as nn
+import torchattacks
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 2).to(device)
+atk = {built}
+images = torch.randn(3, 4)
+adv_images = atk(images, torch.zeros(3, dtype=torch.long))
+print(model(adv_images)){mark}
+"""
+
 CASES = {
     "a_data_parallel_gathers_on_the_gpu": DATA_PARALLEL_OUTPUT.format(wrapped="nn.DataParallel(model)", mark=""),
     "twin_a_plain_model_computes_where_its_input_is": DATA_PARALLEL_OUTPUT.format(
@@ -186,6 +202,10 @@ CASES = {
         made="inputs = torch.randn(4, 4)", mark="  # expect: DEV101"),
     "a_switch_named_by_its_words": FLAG_PARAMETER.format(flag="cuda_flag", mark=""),
     "twin_a_parameter_that_is_no_switch": FLAG_PARAMETER.format(flag="verbose", mark="  # expect: DEV204"),
+    "an_object_built_around_the_model_runs_it": WRAPPED_OBJECT.format(
+        built="torchattacks.PGD(model, eps=8 / 255)", mark=""),
+    "twin_an_object_given_no_model_follows_its_inputs": WRAPPED_OBJECT.format(
+        built="torchattacks.Jitter(scale=0.1)", mark="  # expect: DEV102"),
 }
 
 

@@ -176,6 +176,8 @@ CLOCKS = frozenset(
 DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
 # Factories built from index and value tensors: where those are (a parameter of unknown kind is such a tensor)
 INDEX_BUILT_FACTORIES = frozenset({"torch.sparse_coo_tensor", "torch.sparse_csr_tensor"})
+# Reductions whose second positional argument is an order, not a dim (`torch.norm(x, 2)`: one number)
+ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once
 COUNTING_RANGE = "range"
 # Words a script that may run on a GPU writes somewhere (lowercased bytes): one with none of them trains on the cpu

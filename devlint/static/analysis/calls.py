@@ -17,8 +17,8 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.semantics import data, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.core.values import (
-    BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction, Located, Module,
-    Ref, Tensor, TensorType, UNKNOWN, Value,
+    BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction, Located,
+    ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:
@@ -96,6 +96,8 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         return modules.call_module(site, callee)
     if isinstance(callee, BoundMethod):
         return _method(interp, node, state, callee.receiver, callee.name, node.func)
+    if isinstance(callee, ModelWrapper):
+        return opaque.wrapper_call(site, callee)
     if isinstance(callee, Instance):
         # `predictor(image)`: calling an object runs its class's `__call__`
         method = attribute(interp, callee, _CALL, state)

@@ -281,7 +281,8 @@ def _keyword_or_default(interp: Walker, param: cst.Param, args: Args, state: Sta
         if entry is not None:
             return entry
     if param.default is not None:
-        return interp.eval(param.default, state)
+        bound = interp.tables.defaults.get(id(param))  # a name's value when the `def` ran
+        return bound if bound is not None else interp.eval(param.default, state)
     return UNKNOWN
 
 

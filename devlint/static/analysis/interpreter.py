@@ -37,8 +37,8 @@ from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value, join_device,
-    replace,
+    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
+    join_device, replace,
 )
 
 if TYPE_CHECKING:
@@ -81,7 +81,11 @@ class Interpreter:
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
                 functions.analyse_standalone(self, fn)
-        for fn in list(tables.functions.values()):
+        # the rest, callers first: one the file never calls as its own (`Exp.train`, whose name only
+        # `self.model.train()` uses) before what it calls (`vali(loader)` then sees the loader it is given)
+        rest = sorted(tables.functions.values(),
+                      key=lambda f: cast(cst.FunctionDef, f.node).name.value in prepass.own_called)
+        for fn in rest:
             if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())

@@ -64,6 +64,9 @@ class PrePass:
 
     def __init__(self, module: cst.Module) -> None:
         self.called_names: set[str] = set()
+        # called as a function of this file may be: `name(...)`, `self.name(...)`, `cls.name(...)` (not
+        # `self.model.train()`, a member's method)
+        self.own_called: set[str] = set()
         self.passed_names: set[str] = set()  # names handed to a call as arguments (callbacks, hooks, collate_fn)
         self.scopes: dict[int, Scope] = {0: Scope()}  # id(FunctionDef) -> scope; 0: the module
         self.consumers: dict[int, cst.CSTNode] = {}  # id(call) -> the subtraction or assignment it feeds
@@ -164,6 +167,7 @@ class PrePass:
         if kind is cst.Name:
             callee = cast(cst.Name, func).value
             self.called_names.add(callee)
+            self.own_called.add(callee)
         elif kind is cst.Attribute:
             callee = self._note_method_call(node, cast(cst.Attribute, func), scope)
         names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there
@@ -211,6 +215,8 @@ class PrePass:
         attr = func.attr.value
         self.called_names.add(attr)
         base = dotted(func.value)
+        if base in ("self", "cls"):
+            self.own_called.add(attr)
         to_numpy = attr == "numpy"
         if to_numpy:
             scope.numpy_receivers.append(func.value)

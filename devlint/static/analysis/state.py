@@ -10,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, cast
 
-from devlint.core.values import CPU, SELECTED, Device, Located, Module, Step, Tensor, Value, join, replace
+from devlint.core.torch_catalogue.libraries import flag_polarity
+from devlint.core.values import (
+    CPU, SELECTED, Availability, Const, Device, Located, Module, Step, Tensor, Value, join, replace,
+)
 from devlint.core.torch_catalogue.records import CPU_TYPE
 
 if TYPE_CHECKING:
@@ -123,6 +126,9 @@ class State:
                     mine, value = where_missing(mine, self.unavailable), where_missing(value, other.unavailable)
                     kept = _placed_where_available(mine, value) if other.unavailable else \
                         _placed_where_available(value, mine)
+                    if kept is None and (other.guarded if self.unavailable else self.guarded):
+                        pair = (mine, value) if self.unavailable else (value, mine)  # (missing, available)
+                        kept = _switched_off_where_missing(name, *pair)
                     if kept is not None:
                         env[name] = kept
                         continue
@@ -173,6 +179,16 @@ def _placed_where_available(available: Value, missing: Value) -> Optional[Value]
     if isinstance(available, Tensor) and isinstance(missing, Tensor) and available.where is not None \
             and available.where.kind == "param" and missing.where is not None and missing.where.kind == CPU_TYPE:
         return available
+    return None
+
+
+def _switched_off_where_missing(name: str, missing: Value, available: Value) -> Optional[Value]:
+    """`if not torch.cuda.is_available(): use_cuda = False`: a switch turned off where CUDA is missing, joined with
+    the switch on the path that has CUDA: true only where there is a GPU, an availability check from here on."""
+    switch = isinstance(available, Availability) or isinstance(available, Const) and type(available.value) is bool \
+        or flag_polarity(name) is True
+    if switch and isinstance(missing, Const) and missing.value is False:
+        return Availability(positive=True)
     return None
 
 

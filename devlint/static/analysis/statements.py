@@ -411,8 +411,8 @@ def _runs_once(iterable: cst.BaseExpression) -> bool:
     run), so what follows the loop is what the body left (`train(model)` that moves the model, in every epoch)."""
     if type(iterable) in (cst.List, cst.Tuple):
         return bool(cast("cst.List | cst.Tuple", iterable).elements)
-    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or iterable.func.value != api.COUNTING_RANGE \
-            or not iterable.args or len(iterable.args) > 2:
+    if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name \
+            or iterable.func.value != api.COUNTING_RANGE or not iterable.args or len(iterable.args) > 2:
         return False
     stop = iterable.args[-1].value
     start = iterable.args[0].value if len(iterable.args) == 2 else cst.Integer("0")
@@ -528,9 +528,22 @@ def exec_function_def(interp: Walker, node: cst.FunctionDef, state: State,
         interp.tables.enclosing[id(node)] = interp.frames.context.function
     for deco in node.decorators:
         interp.eval(deco.decorator, state)
+    _bind_defaults(interp, node, state)
     if owner is None:
         state.env[node.name.value] = interp.tables.functions[id(node)]
     return state
+
+
+def _bind_defaults(interp: Walker, node: cst.FunctionDef, state: State) -> None:
+    """A default is evaluated once, when the `def` runs: `def plot(xs=X_train)` keeps the X_train of then, not
+    the one `X_train = X_train.to(device)` binds later (mrdbourke's workflow notebook). Only names are read
+    here; a call or a literal is read at each call, as before."""
+    params = node.params
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        default = param.default
+        if default is not None and type(default) in (cst.Name, cst.Attribute) and dotted(default) is not None \
+                and dotted(default) not in ("None", "True", "False"):
+            interp.tables.defaults[id(param)] = interp.lookup(cast(str, dotted(default)), state)
 
 
 def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:

@@ -46,9 +46,9 @@ class FileTables:
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
-                 "closures", "enclosing", "star_modules", "dotted_bases", "moved_at_end", "module_default_device",
-                 "memo", "analysed", "class_summaries", "self_placed_params", "imported_layers", "demo_only",
-                 "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls")
+                 "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
+                 "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
+                 "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -59,6 +59,8 @@ class FileTables:
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
         self.defined_guarded: set[int] = set()  # id(FunctionDef) of functions defined where CUDA was known
         self.closures: dict[int, dict[str, Value]] = {}  # id(FunctionDef) -> the names it sees around it
+        # id(Param) -> what its default named when the `def` ran (`def plot(xs=X_train)`: the X_train of then)
+        self.defaults: dict[int, Value] = {}
         self.enclosing: dict[int, Optional[str]] = {}  # id(nested FunctionDef) -> the function around it
         self.star_modules: list[str] = []  # the project's modules imported with `*`
         self.dotted_bases: set[str] = set()  # names whose attributes have entries of their own (`data.x`)

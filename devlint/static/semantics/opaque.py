@@ -16,7 +16,9 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
-from devlint.core.values import CPU, UNKNOWN, DeviceValue, HostArray, Located, Module, Seq, Tensor, Value
+from devlint.core.values import (
+    CPU, UNKNOWN, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Value,
+)
 
 
 FOLLOWS_INPUTS = "follows its inputs"  # the why-step of an unseen call's result (a pass-through: `tqdm(steps)`)
@@ -37,7 +39,25 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
         # `criterion = losses.CharbonnierLoss()`: a loss, as torch's own are: it computes where its inputs are,
         # and they must share a device
         return Module(why=((site.node, ""),), where=None, stateless=True, ident=id(site.node))
+    # (a module, or a value of unknown kind moved to a device: `load_model(name).to(device)`)
+    wrapped = next((v for _, v in args.all() if isinstance(v, Module) and not v.stateless or type(v) is Located),
+                   None)
+    if not by_name and wrapped is not None and _class_like(site.path):
+        # `atk = torchattacks.PGD(model, eps=...)`: an object that runs the model (on a GPU only if known there)
+        on_gpu = wrapped.device is not None and wrapped.device.is_gpu
+        return ModelWrapper(why=wrapped.why + ((site.node, "it runs the module it is given"),),
+                            where=wrapped.device if on_gpu else None)
     return UNKNOWN if by_name else follows_inputs(site)
+
+
+def wrapper_call(site: CallSite, wrapper: ModelWrapper) -> Value:
+    """`atk(images, labels)`: the wrapped module's work, on its device (its inputs moved there by the object)."""
+    site.walk.escape(site.args, site.state)
+    site.facts.note_gpu_work(site.node, [wrapper] + [v for _, v in site.args.all()], site.state)
+    if wrapper.where is None:
+        return UNKNOWN
+    step = (site.node, f"`{site.file.code(site.node.func)}(...)` runs its module (inferred)")
+    return Tensor(why=wrapper.why + (step,), where=wrapper.where, derived=True, inferred=True, maybe_object=True)
 
 
 def checkpoint_io(name: str) -> bool:

@@ -169,7 +169,8 @@ def torch_function(site: CallSite) -> Value:
         return UNKNOWN
     unknown_operand = any(isinstance(v, Unknown) for _, v in args.positional[:2]) and path not in api.SEQUENCE_OPS
     name = path.rsplit(".", 1)[-1]
-    reduce = name in api.REDUCTIONS and len(args.positional) <= 1 and not args.keywords or (
+    reduce = name in api.REDUCTIONS and (len(args.positional) <= 1 or name in api.ORDER_SECOND_REDUCTIONS
+                                         and len(args.positional) == 2) and not args.keywords or (
         path.startswith(api.FUNCTIONAL_PREFIX) and (name.endswith(api.LOSS_SUFFIX) or name in api.FUNCTIONAL_LOSSES)
         and reduces_to_one(args))
     if path.rsplit(".", 1)[-1] in api.DATA_DEPENDENT_SIZE:
