@@ -73,6 +73,20 @@ def test_findings_at_the_same_place_of_two_cells_are_two_findings(tmp_path: Path
     assert [(f["code"], f["cell"], f["line"], f["column"]) for f in data] == [("DEV102", 2, 2, 7), ("DEV102", 3, 2, 7)]
 
 
+def test_a_cell_indented_as_a_whole_is_read_as_ipython_reads_it(tmp_path: Path):
+    """IPython strips the indent every line of a cell shares before it runs it (survey 16: two mrdbourke cells
+    were DEV001 and their findings lost); findings keep the cell's own columns. A cell whose lines do not share
+    it stays a syntax error."""
+    (tmp_path / "nb.ipynb").write_text(notebook(
+        code_cell("import torch"),
+        code_cell(" x = torch.ones(2).to('cuda' if torch.cuda.is_available() else 'cpu')", " x.numpy()"),
+        code_cell("  y = 1", " z = 2"),
+    ))
+    data = json.loads(run("--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert [(f["code"], f["cell"], f["line"], f["column"]) for f in data] == [
+        ("DEV401", 2, 2, 2), ("DEV001", 3, 1, 2)]
+
+
 def test_a_correct_notebook_is_clean(tmp_path: Path):
     (tmp_path / "ok.ipynb").write_text(CLEAN_NB)
     result = run("--no-cache", "ok.ipynb", cwd=tmp_path)

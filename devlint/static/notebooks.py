@@ -36,6 +36,7 @@ class Cell:
     text: str  # the cell's source as written
     first_line: int  # where it starts in the program (1-based)
     line_count: int
+    indent: int = 0  # the indent every line had, which IPython strips before it runs the cell (and we did too)
 
 
 class Notebook:
@@ -56,7 +57,12 @@ class Notebook:
             lines = python_lines(text)
             if not lines:
                 continue
-            cell_entry = Cell(index, number, text, len(program) + 1, len(lines))
+            indent = _common_indent(lines) if _syntax_error(lines) is not None else ""
+            if indent and _syntax_error([line[len(indent):] for line in lines]) is None:
+                lines = [line[len(indent):] for line in lines]  # IPython's leading-indent cleanup
+            else:
+                indent = ""
+            cell_entry = Cell(index, number, text, len(program) + 1, len(lines), len(indent))
             self.cells.append(cell_entry)
             error = _syntax_error(lines)
             if error is not None:
@@ -87,11 +93,13 @@ class Notebook:
         end_column = finding.end_column
         if end_cell is not cell:  # a span across cells ends with the first cell
             end_line, end_column = cell.line_count, len(cell.text.splitlines()[-1] if cell.text else "") + 1
-        edits = tuple(self._edit(e) for e in finding.edits)
+        edits = tuple(self._edit(e) for e in finding.edits) if not cell.indent else ()
         if any(e is None for e in edits):
             edits = ()
         why, places = self._why_in_cells(finding)
-        return replace(finding, line=line, end_line=end_line, end_column=end_column, cell=cell.number,
+        column = finding.column + cell.indent
+        end_column += cell.indent if end_cell is cell else 0
+        return replace(finding, line=line, column=column, end_line=end_line, end_column=end_column, cell=cell.number,
                        why=why, places=places, edits=edits, applicability=finding.applicability if edits else None)
 
     def mentions_in_cells(self, finding: Finding, path: str) -> Finding:
@@ -204,6 +212,15 @@ def python_lines(text: str) -> list[str]:
             code = _STRINGS_AND_COMMENT.sub("", line)
             depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
     return out
+
+
+def _common_indent(lines: list[str]) -> str:
+    """The indent of the cell's first line, where every line has it (blank ones aside); else ""."""
+    written = [line for line in lines if line.strip()]
+    if not written:
+        return ""
+    indent = written[0][: len(written[0]) - len(written[0].lstrip())]
+    return indent if indent and all(line.startswith(indent) for line in written) else ""
 
 
 def _syntax_error(lines: list[str]) -> Optional[tuple[int, int, str]]:

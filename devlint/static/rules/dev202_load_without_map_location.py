@@ -17,7 +17,9 @@ class LoadWithoutMapLocation(Rule):
     guarded by a CUDA availability check. Not flagged: loading what the file
     itself writes with `torch.save` (the same path expression or buffer, or a
     path with the same string parts) or what a script beside it saves there
-    (other than a state dict: a pipeline's steps hand each other data), what a test loads (a test function loads
+    (other than a state dict: a pipeline's steps hand each other data; a state
+    dict too where that script never names a GPU and saves a model it builds),
+    what a test loads (a test function loads
     what the code it tests just wrote, on the same machine), what a dataset
     loads (its split indices and metadata come with the download or from its
     own preprocessing: a class deriving from a dataset base, named `...Dataset`,
