@@ -76,7 +76,7 @@ class Interpreter:
         called = prepass.called_names
         foreign = tables.project.foreign_functions if tables.project is not None else ()
         for fn in list(tables.functions.values()):
-            if id(fn.node) in foreign:
+            if id(fn.node) in foreign or self._called_from_run(fn):
                 continue
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
@@ -86,11 +86,21 @@ class Interpreter:
         rest = sorted(tables.functions.values(),
                       key=lambda f: cast(cst.FunctionDef, f.node).name.value in prepass.own_called)
         for fn in rest:
-            if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
+            if id(fn.node) in foreign or self._called_from_run(fn):
+                continue
+            if id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node)):
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
                                    xla, prepass.only_cuda_variables))
+
+    def _called_from_run(self, fn: Function) -> bool:
+        """A function this file does not call, that another file of the run calls (not a `forward`, which runs
+        for any caller, nor a method a dunder name reaches): analysed there, with its callers' arguments."""
+        project, name = self.tables.project, cast(cst.FunctionDef, fn.node).name.value
+        if project is None or name == "forward" or name.startswith("__") or id(fn.node) in self.tables.analysed:
+            return False
+        return project.called_from_run(name, fn.owner)
 
     # ------------------------------------------------------------ the two dispatchers
 

@@ -6,6 +6,7 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,20 @@ _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
+
+_CALLS: list[Optional[object]] = [None, None]  # [the run's `checked` table, name -> the files that call it]
+_CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def _run_calls(checked: dict[str, str]) -> dict[bytes, list[str]]:
+    """What each file of the run calls by name (`name(` or `obj.name(`), read as text once per run."""
+    if _CALLS[0] is not checked:
+        index: dict[bytes, list[str]] = {}
+        for path in sorted(checked):
+            for name in set(_CALLED.findall(_script_bytes(Path(path)))):
+                index.setdefault(name, []).append(path)
+        _CALLS[:] = [checked, index]
+    return cast("dict[bytes, list[str]]", _CALLS[1])
 
 
 def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
@@ -159,6 +174,24 @@ class ProjectImports:
             text = _script_bytes(path).lower()
             on_cpu = not any(word in text for word in api.GPU_WORDS)
             if template in save_templates(source.tree, state_dicts=on_cpu):
+                return True
+        return False
+
+    def called_from_run(self, name: str, owner: Optional[str]) -> bool:
+        """Does another file of the run import this module and call `name` (`owner`: the class it is a method of,
+        which that file must name too)? Its analysis then walks the function with the arguments it is given, and
+        reports here what they do there: this file need not guess them (pytorch-pose's `final_preds`, given
+        `output.cpu()` by example/main.py). The cache entry depends on each such file."""
+        if not self.checked:
+            return False
+        stem = self.importer.stem if self.importer.stem != "__init__" else self.importer.parent.name
+        imported = re.compile(rb'^\s*"?\s*(?:from|import)\s[^\n]*\b' + re.escape(stem.encode()) + rb"\b", re.M)
+        for path in _run_calls(self.checked).get(name.encode(), ()):
+            if Path(path) == self.importer:
+                continue
+            data = _script_bytes(Path(path))
+            if imported.search(data) and (owner is None or owner.encode() in data):
+                self.used[path] = digest_of(data)
                 return True
         return False
 
