@@ -71,19 +71,33 @@ _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
 
-_CALLS: list[Optional[object]] = [None, None]  # [the run's `checked` table, name -> the files that call it]
+_CALLS: list[Optional[object]] = [None, None]  # [the run's `checked` table, its _RunText]
 _CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_IMPORT_LINE = re.compile(rb'^\s*"?\s*(?:from|import)\s([^\n]*)', re.M)
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _run_calls(checked: dict[str, str]) -> dict[bytes, list[str]]:
-    """What each file of the run calls by name (`name(` or `obj.name(`), read as text once per run."""
+@dataclass
+class _RunText:
+    """The run's files read as text once per run: who calls what by name, who imports what."""
+
+    calls: dict[bytes, set[str]] = field(default_factory=dict)  # `name(` or `obj.name(` -> the files
+    imports: dict[bytes, set[str]] = field(default_factory=dict)  # a word of an import line -> the files
+    texts: dict[str, bytes] = field(default_factory=dict)
+
+
+def _run_text(checked: dict[str, str]) -> _RunText:
     if _CALLS[0] is not checked:
-        index: dict[bytes, list[str]] = {}
+        run = _RunText()
         for path in sorted(checked):
-            for name in set(_CALLED.findall(_script_bytes(Path(path)))):
-                index.setdefault(name, []).append(path)
-        _CALLS[:] = [checked, index]
-    return cast("dict[bytes, list[str]]", _CALLS[1])
+            data = run.texts[path] = _script_bytes(Path(path))
+            for name in set(_CALLED.findall(data)):
+                run.calls.setdefault(name, set()).add(path)
+            for line in _IMPORT_LINE.findall(data):
+                for word in set(_WORD.findall(line)):
+                    run.imports.setdefault(word, set()).add(path)
+        _CALLS[:] = [checked, run]
+    return cast(_RunText, _CALLS[1])
 
 
 def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
@@ -184,13 +198,12 @@ class ProjectImports:
         `output.cpu()` by example/main.py). The cache entry depends on each such file."""
         if not self.checked:
             return False
+        run = _run_text(self.checked)
         stem = self.importer.stem if self.importer.stem != "__init__" else self.importer.parent.name
-        imported = re.compile(rb'^\s*"?\s*(?:from|import)\s[^\n]*\b' + re.escape(stem.encode()) + rb"\b", re.M)
-        for path in _run_calls(self.checked).get(name.encode(), ()):
-            if Path(path) == self.importer:
-                continue
-            data = _script_bytes(Path(path))
-            if imported.search(data) and (owner is None or owner.encode() in data):
+        callers = run.calls.get(name.encode(), set()) & run.imports.get(stem.encode(), set())
+        for path in sorted(callers):
+            data = run.texts[path]
+            if Path(path) != self.importer and (owner is None or owner.encode() in data):
                 self.used[path] = digest_of(data)
                 return True
         return False
