@@ -76,23 +76,31 @@ class Interpreter:
         called = prepass.called_names
         foreign = tables.project.foreign_functions if tables.project is not None else ()
         for fn in list(tables.functions.values()):
-            if id(fn.node) in foreign or self._called_from_run(fn):
+            if id(fn.node) in foreign:
                 continue
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
-                functions.analyse_standalone(self, fn)
+                self._standalone(fn)
         # the rest, callers first: one the file never calls as its own (`Exp.train`, whose name only
         # `self.model.train()` uses) before what it calls (`vali(loader)` then sees the loader it is given)
         rest = sorted(tables.functions.values(),
                       key=lambda f: cast(cst.FunctionDef, f.node).name.value in prepass.own_called)
         for fn in rest:
-            if id(fn.node) in foreign or self._called_from_run(fn):
-                continue
-            if id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node)):
-                functions.analyse_standalone(self, fn)
+            if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
+                self._standalone(fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
                                    xla, prepass.only_cuda_variables))
+
+    def _standalone(self, fn: Function) -> None:
+        """fn on symbolic parameters; where another file of the run calls it, what its parameters do inside is
+        left to that file's walk, which has their values (its own GPU assumptions and timers are told here)."""
+        elsewhere = self._called_from_run(fn)
+        self.facts.called_elsewhere += elsewhere
+        try:
+            functions.analyse_standalone(self, fn)
+        finally:
+            self.facts.called_elsewhere -= elsewhere
 
     def _called_from_run(self, fn: Function) -> bool:
         """A function this file does not call, that another file of the run calls (not a `forward`, which runs
