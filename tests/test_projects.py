@@ -652,6 +652,17 @@ def test_a_function_another_file_of_the_run_calls_is_judged_with_its_arguments(t
     assert codes(post) == {(8, "DEV104")}  # alone: its callers are not in the run
 
 
+def test_a_function_called_from_the_run_keeps_its_own_habits(tmp_path):
+    """What such a function assumes itself (a checkpoint loaded without map_location) is still told in its own
+    file: the caller's walk tells only what its arguments do there (litgpt's loaders lost their DEV202 in a
+    first version)."""
+    loads = REFINES.replace("coords = heat", 'table = torch.load("table.pt")\n        coords = heat', 1)
+    write(tmp_path, {"post.py": loads, "run.py": RUNS_REFINE.format(given="heat.cpu()")})
+    post, run = tmp_path / "post.py", tmp_path / "run.py"
+    checked = {str(post.resolve()): "post.py", str(run.resolve()): "run.py"}
+    assert {(f.line, f.code) for f in check(post, checked=dict(checked))} == {(5, "DEV202")}
+
+
 TRAINER = """\
     import torch
     import torch.distributed as dist
