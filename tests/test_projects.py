@@ -611,58 +611,6 @@ def test_a_state_dict_a_cpu_script_beside_saves_loads_anywhere(tmp_path, moved, 
     assert codes(tmp_path / "predict.py") == expected
 
 
-REFINES = """\
-    import torch
-
-
-    def refine(heat):
-        coords = heat.flatten(1).argmax(1).float().unsqueeze(1).repeat(1, 2)
-        for n in range(coords.size(0)):
-            step = torch.Tensor([heat[n, 0, 1] - heat[n, 0, 0], heat[n, 1, 0] - heat[n, 0, 0]])
-            coords[n] += step.sign() * 0.25
-        return coords
-"""
-
-RUNS_REFINE = """\
-    import torch
-    import torch.nn as nn
-
-    from post import refine
-
-    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    net = nn.Conv2d(3, 4, 3, padding=1).to(device)
-    for x in torch.utils.data.DataLoader(torch.randn(4, 3, 8, 8), batch_size=2):
-        heat = net(x.to(device))
-        print(refine({given}))
-"""
-
-
-@pytest.mark.parametrize("given, expected", [("heat.cpu()", set()), ("heat", {("post.py", 8, "DEV104")})])
-def test_a_function_another_file_of_the_run_calls_is_judged_with_its_arguments(tmp_path, given, expected):
-    """pytorch-pose's `final_preds` (survey 14) and Sequence-Labeling's decoder (survey 13): the only callers, in
-    another file, pass cpu tensors. When that file is in the run, its analysis walks the function with them and
-    reports there what they do (a GPU heat map: the DEV104, told in post.py); checked alone, the function is
-    judged on its own as before."""
-    write(tmp_path, {"post.py": REFINES, "run.py": RUNS_REFINE.format(given=given)})
-    post, run = tmp_path / "post.py", tmp_path / "run.py"
-    checked = {str(post.resolve()): "post.py", str(run.resolve()): "run.py"}
-    found = {(Path(f.path).name, f.line, f.code) for path in (post, run)
-             for f in check(path, checked=dict(checked)) if f.code.startswith("DEV1")}
-    assert found == expected
-    assert codes(post) == {(8, "DEV104")}  # alone: its callers are not in the run
-
-
-def test_a_function_called_from_the_run_keeps_its_own_habits(tmp_path):
-    """What such a function assumes itself (a checkpoint loaded without map_location) is still told in its own
-    file: the caller's walk tells only what its arguments do there (litgpt's loaders lost their DEV202 in a
-    first version)."""
-    loads = REFINES.replace("coords = heat", 'table = torch.load("table.pt")\n        coords = heat', 1)
-    write(tmp_path, {"post.py": loads, "run.py": RUNS_REFINE.format(given="heat.cpu()")})
-    post, run = tmp_path / "post.py", tmp_path / "run.py"
-    checked = {str(post.resolve()): "post.py", str(run.resolve()): "run.py"}
-    assert {(f.line, f.code) for f in check(post, checked=dict(checked))} == {(5, "DEV202")}
-
-
 TRAINER = """\
     import torch
     import torch.distributed as dist

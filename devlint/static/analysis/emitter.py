@@ -36,14 +36,12 @@ class Emitter:
       sees crash is reported too): `statements.loop`;
     - `foreign` (> 0: in another module's function, called from this file: only what the caller's values do
       there is reported): `functions.open_frame` / `close_frame`;
-    - `called_elsewhere` (> 0: a function another file of the run calls, walked on symbolic parameters: the
-      facts its arguments make are left to that file): `Walker.run`;
     - `portable_uses` (values placed on a device chosen at run time: the file means to be portable):
       `portable_use()`, saved and restored around another module's code (`open_frame`, `imports.py`).
     """
 
     __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "told",
-                 "_own_nodes", "called_elsewhere")
+                 "_own_nodes")
 
     def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames) -> None:
         self._send = send
@@ -51,9 +49,6 @@ class Emitter:
         self.muted = 0
         self.first_pass: Optional[int] = None
         self.foreign = 0
-        # > 0: walking, on symbolic parameters, a function another file of the run calls: what its arguments do
-        # inside is that file's to tell (with the arguments it has); its own habits are told here
-        self.called_elsewhere = 0
         self.portable_uses = 0
         self.told = 0  # facts handed to `emit` so far, said or not (a walk that told none said nothing)
         self._own_nodes: Optional[set[int]] = None  # id() of every node of this file, made when first needed
@@ -62,8 +57,6 @@ class Emitter:
         self.told += 1
         if self.foreign and type(fact) not in _CROSSING and not self._times_this_file(fact):
             return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
-        if self.called_elsewhere and type(fact) in _CROSSING:
-            return
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
             self._send(fact)
 

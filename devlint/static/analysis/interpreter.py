@@ -80,35 +80,17 @@ class Interpreter:
                 continue
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
             if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
-                self._standalone(fn)
+                functions.analyse_standalone(self, fn)
         # the rest, callers first: one the file never calls as its own (`Exp.train`, whose name only
         # `self.model.train()` uses) before what it calls (`vali(loader)` then sees the loader it is given)
         rest = sorted(tables.functions.values(),
                       key=lambda f: cast(cst.FunctionDef, f.node).name.value in prepass.own_called)
         for fn in rest:
             if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
-                self._standalone(fn)
+                functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
                                    xla, prepass.only_cuda_variables))
-
-    def _standalone(self, fn: Function) -> None:
-        """fn on symbolic parameters; where another file of the run calls it, what its parameters do inside is
-        left to that file's walk, which has their values (its own GPU assumptions and timers are told here)."""
-        elsewhere = self._called_from_run(fn)
-        self.facts.called_elsewhere += elsewhere
-        try:
-            functions.analyse_standalone(self, fn)
-        finally:
-            self.facts.called_elsewhere -= elsewhere
-
-    def _called_from_run(self, fn: Function) -> bool:
-        """A function this file does not call, that another file of the run calls (not a `forward`, which runs
-        for any caller, nor a method a dunder name reaches): analysed there, with its callers' arguments."""
-        project, name = self.tables.project, cast(cst.FunctionDef, fn.node).name.value
-        if project is None or name == "forward" or name.startswith("__") or id(fn.node) in self.tables.analysed:
-            return False
-        return project.called_from_run(name, fn.owner)
 
     # ------------------------------------------------------------ the two dispatchers
 

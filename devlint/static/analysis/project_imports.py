@@ -6,7 +6,6 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,34 +69,6 @@ _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
-
-_CALLS: list[Optional[object]] = [None, None]  # [the run's `checked` table, its _RunText]
-_CALLED = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-_IMPORT_LINE = re.compile(rb'^\s*"?\s*(?:from|import)\s([^\n]*)', re.M)
-_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-
-
-@dataclass
-class _RunText:
-    """The run's files read as text once per run: who calls what by name, who imports what."""
-
-    calls: dict[bytes, set[str]] = field(default_factory=dict)  # `name(` or `obj.name(` -> the files
-    imports: dict[bytes, set[str]] = field(default_factory=dict)  # a word of an import line -> the files
-    texts: dict[str, bytes] = field(default_factory=dict)
-
-
-def _run_text(checked: dict[str, str]) -> _RunText:
-    if _CALLS[0] is not checked:
-        run = _RunText()
-        for path in sorted(checked):
-            data = run.texts[path] = _script_bytes(Path(path))
-            for name in set(_CALLED.findall(data)):
-                run.calls.setdefault(name, set()).add(path)
-            for line in _IMPORT_LINE.findall(data):
-                for word in set(_WORD.findall(line)):
-                    run.imports.setdefault(word, set()).add(path)
-        _CALLS[:] = [checked, run]
-    return cast(_RunText, _CALLS[1])
 
 
 def _root_of_run(checked: Optional[dict[str, str]]) -> Optional[str]:
@@ -188,23 +159,6 @@ class ProjectImports:
             text = _script_bytes(path).lower()
             on_cpu = not any(word in text for word in api.GPU_WORDS)
             if template in save_templates(source.tree, state_dicts=on_cpu):
-                return True
-        return False
-
-    def called_from_run(self, name: str, owner: Optional[str]) -> bool:
-        """Does another file of the run import this module and call `name` (`owner`: the class it is a method of,
-        which that file must name too)? Its analysis then walks the function with the arguments it is given, and
-        reports here what they do there: this file need not guess them (pytorch-pose's `final_preds`, given
-        `output.cpu()` by example/main.py). The cache entry depends on each such file."""
-        if not self.checked:
-            return False
-        run = _run_text(self.checked)
-        stem = self.importer.stem if self.importer.stem != "__init__" else self.importer.parent.name
-        callers = run.calls.get(name.encode(), set()) & run.imports.get(stem.encode(), set())
-        for path in sorted(callers):
-            data = run.texts[path]
-            if Path(path) != self.importer and (owner is None or owner.encode() in data):
-                self.used[path] = digest_of(data)
                 return True
         return False
 
