@@ -8,6 +8,8 @@
   exp_informer.py: `vali` analysed alone saw its loader's batches "from the caller");
 - `torch.norm(a - b, 2)` is one number (its second argument is an order, not a dim): writing it into a numpy
   array reads it (motion-diffusion-model's precision_recall.py);
+- a forward that brings a parameter to the host through a view of its data (`lens.data.tolist()`, motion-diffusion-
+  model's evaluator wrapper) takes it on any device, as one calling `lens.tolist()` does;
 - `if not torch.cuda.is_available(): use_cuda = False` turns a switch off where CUDA is missing: from there on it
   is true only where there is a GPU (yuqinie98/PatchTST's basics.py, DEV203).
 
@@ -88,6 +90,28 @@ def pick_device(use_cuda=True, device_id=None):
     return torch.device(torch.cuda.current_device()) if use_cuda else torch.device("cpu"){mark}
 """
 
+LENGTHS_TO_HOST = """
+import torch
+import torch.nn as nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+
+class Enc(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.gru = nn.GRU(n, n, batch_first=True)
+
+    def forward(self, x, lens):
+        packed = pack_padded_sequence(x, {lengths}, batch_first=True){pack_mark}
+        return self.gru(packed)[1][0]
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+enc = Enc(8).to(device)
+for feats, lens in torch.utils.data.DataLoader([(torch.ones(5, 8), 5)] * 4, batch_size=2):
+    print(enc(feats.to(device), lens)){mark}
+"""
+
 CASES = {
     "a_default_is_what_the_name_held_at_the_def": DEFAULT_AT_DEF.format(moved_before="", mark=""),
     "twin_a_name_moved_before_the_def": DEFAULT_AT_DEF.format(moved_before="xs_all = xs_all.to(device)",
@@ -100,6 +124,10 @@ CASES = {
     "a_switch_turned_off_where_cuda_is_missing": SWITCHED_OFF.format(test="not torch.cuda.is_available()", mark=""),
     "twin_a_switch_turned_off_for_another_reason": SWITCHED_OFF.format(test="device_id is None",
                                                                        mark="  # expect: DEV203"),
+    "lengths_read_on_the_host_through_their_data": LENGTHS_TO_HOST.format(
+        lengths="lens.data.tolist()", pack_mark="", mark=""),
+    "twin_lengths_used_as_a_tensor": LENGTHS_TO_HOST.format(
+        lengths="lens * 1", pack_mark="  # expect: DEV106", mark="  # expect: DEV102"),
 }
 
 

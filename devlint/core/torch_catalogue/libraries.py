@@ -178,6 +178,8 @@ DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_c
 INDEX_BUILT_FACTORIES = frozenset({"torch.sparse_coo_tensor", "torch.sparse_csr_tensor"})
 # Reductions whose second positional argument is an order, not a dim (`torch.norm(x, 2)`: one number)
 ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
+# Views of a tensor's own data: what brings one to the host brings the tensor (`lens.data.tolist()`)
+SAME_DATA_VIEWS = frozenset({"data", "detach"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once
 COUNTING_RANGE = "range"
 # Words a script that may run on a GPU writes somewhere (lowercased bytes): one with none of them trains on the cpu

@@ -149,9 +149,15 @@ def host_params(fdef: cst.FunctionDef) -> set[str]:
         node = stack.pop()
         if type(node) is cst.Call:
             func = node.func
-            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value in params \
+            receiver = func.value if type(func) is cst.Attribute else None
+            if type(receiver) is cst.Attribute and receiver.attr.value in api.SAME_DATA_VIEWS:
+                receiver = receiver.value  # `lens.data.tolist()`, `lens.detach().cpu()`'s receiver is lens
+            elif type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
+                    and receiver.func.attr.value in api.SAME_DATA_VIEWS and not receiver.args:
+                receiver = receiver.func.value
+            if type(func) is cst.Attribute and type(receiver) is cst.Name and receiver.value in params \
                     and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
-                found.add(func.value.value)
+                found.add(receiver.value)
             spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
             if spec is not None:
                 position, keyword = spec
@@ -163,6 +169,8 @@ def host_params(fdef: cst.FunctionDef) -> set[str]:
             found |= _read_element_by_element(node, params)
         stack.extend(children(node))
     return found
+
+
 
 
 def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
