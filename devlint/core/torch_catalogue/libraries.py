@@ -174,8 +174,6 @@ CLOCKS = frozenset(
 # Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
 # copies the count to the host, so the host waits for the GPU's queue there, as at `.item()`
 DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_consecutive", "argwhere"})
-# Factories built from index and value tensors: where those are (a parameter of unknown kind is such a tensor)
-INDEX_BUILT_FACTORIES = frozenset({"torch.sparse_coo_tensor", "torch.sparse_csr_tensor"})
 # Reductions whose second positional argument is an order, not a dim (`torch.norm(x, 2)`: one number)
 ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
 # Views of a tensor's own data: what brings one to the host brings the tensor (`lens.data.tolist()`)

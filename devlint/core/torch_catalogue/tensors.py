@@ -29,7 +29,7 @@ FACTORY_RECORDS: List[Api] = [
     *(fn(f"torch.{name}", device=FACTORY) for name in "range Tensor".split()),
     # built where their indices and values are, unless given device=
     fn("torch.sparse_coo_tensor", "torch.sparse_csr_tensor", device=FACTORY, takes_device=True,
-       roles=Role.FOLLOWS_DATA),
+       roles=Role.FOLLOWS_DATA | Role.FROM_INDICES),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
     *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli", "multinomial")),
     *(fn(f"torch.{kind}Tensor", device=FACTORY) for kind in TENSOR_TYPE_NAMES),

@@ -58,6 +58,7 @@ FACTORIES_WITH_DEVICE = bare(paths(lambda r: r.device is Device.FACTORY and r.ta
 SAMPLING_FACTORIES = paths(role(Role.SAMPLES))
 SCALAR_FACTORIES = paths(role(Role.SCALAR_FROM_NUMBER))
 DATA_FOLLOWING_FACTORIES = paths(role(Role.FOLLOWS_DATA))
+INDEX_BUILT_FACTORIES = paths(role(Role.FROM_INDICES))
 CPU_RESULTS = paths(effect(Device.CPU_RESULT))
 CUDA_TENSOR_TYPES = paths(effect(Device.CURRENT_GPU))
 LIKE_FACTORIES = paths(effect(Device.LIKE))

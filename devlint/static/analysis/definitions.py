@@ -171,8 +171,6 @@ def host_params(fdef: cst.FunctionDef) -> set[str]:
     return found
 
 
-
-
 def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
     """`for i, length in enumerate(lengths): ... length.item()`: a parameter whose elements the loop brings to
     the host one by one, so its caller may keep it anywhere."""

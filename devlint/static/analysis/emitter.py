@@ -102,6 +102,13 @@ class Emitter:
     def note_sync(self, state: State) -> None:
         state.timing.note_sync()
 
+    def shown(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
+        """A value printed or formatted (`print(loss)`, `f"{loss:.3f}"`, `"{}".format(n)`): a GPU tensor's is read on
+        the host (`Tensor.__format__` calls `.item()`), after the GPU's queue."""
+        value = operand.value
+        if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
+            self.host_sync(node, how, operand, state)
+
     def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
         self.note_sync(state)
         frames = self._frames

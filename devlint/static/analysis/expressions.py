@@ -62,9 +62,7 @@ def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: Stat
     for part in node.parts:
         if type(part) is cst.FormattedStringExpression:
             value = interp.eval(part.expression, state)
-            if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
-                # `f"{loss:.3f}"` reads the value (`Tensor.__format__`): it waits for the GPU
-                interp.facts.host_sync(part, "an f-string", interp.file.operand(part.expression, value), state)
+            interp.facts.shown(part, "an f-string", interp.file.operand(part.expression, value), state)
     first = node.parts[0] if node.parts else None
     if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here

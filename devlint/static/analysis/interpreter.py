@@ -342,4 +342,3 @@ def _one_dim_made(tensor: Tensor) -> bool:
         return False
     made = steps[-1]
     return type(made) is cst.Call and (dotted(made.func) or "").rsplit(".", 1)[-1] in api.ONE_DIM_FACTORIES
-

@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence, Union, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
-from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter
+from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter, target_names
 
 
 class Scope:
@@ -300,8 +300,8 @@ class PrePass:
         for assigned in node.targets:
             if type(assigned.target) is cst.Subscript and type(assigned.target.value) is cst.Name:
                 scope.filled_names.add(assigned.target.value.value)
-            elif type(assigned.target) is cst.Name:
-                scope.rebound_names.add(assigned.target.value)
+            else:
+                scope.rebound_names.update(target_names(assigned.target))  # `d = {}`, `d, n = ...`
             name = dotted(assigned.target)
             if name and api.looks_like_device_name(name):
                 self._cuda_constant[name] = self._cuda_constant.get(name, True) and _is_cuda_constant(node.value)

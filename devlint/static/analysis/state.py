@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Optional, cast
 
-from devlint.core.torch_catalogue.libraries import flag_polarity
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     CPU, SELECTED, Availability, Const, Device, Located, Module, Step, Tensor, Value, join, replace,
 )
@@ -186,7 +186,7 @@ def _switched_off_where_missing(name: str, missing: Value, available: Value) -> 
     """`if not torch.cuda.is_available(): use_cuda = False`: a switch turned off where CUDA is missing, joined with
     the switch on the path that has CUDA: true only where there is a GPU, an availability check from here on."""
     switch = isinstance(available, Availability) or isinstance(available, Const) and type(available.value) is bool \
-        or flag_polarity(name) is True
+        or api.flag_polarity(name) is True
     if switch and isinstance(missing, Const) and missing.value is False:
         return Availability(positive=True)
     return None

@@ -281,8 +281,7 @@ def string_method(site: CallSite) -> Value:
     (`Tensor.__format__` calls `.item()`): it waits for the GPU."""
     if site.name == "format":
         for arg_node, value in site.args.positional + list(site.args.keywords.values()):
-            if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
-                site.facts.host_sync(site.node, "str.format", site.operand(arg_node, value), site.state)
+            site.facts.shown(site.node, "str.format", site.operand(arg_node, value), site.state)
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
         return DeviceValue(why=((site.node, ""),), where=cuda(None))
