@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 
 import libcst as cst
 
+from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static, positional_names
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
@@ -458,7 +459,9 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     caller: Optional[State] = None
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
-    params = bind_arguments(interp, fdef, bound, None, symbolic=lambda p: symbolic_param(interp, p, scope, is_forward))
+    passed = from_callers(interp, fdef, fn.owner, bound is not None)
+    params = bind_arguments(interp, fdef, bound, None,
+                            symbolic=lambda p: passed(p, symbolic_param(interp, p, scope, is_forward)))
     analyse_body(interp, fn, params, caller, None)
 
 
@@ -529,7 +532,9 @@ def class_summary(interp: Walker, cls: Class) -> Value:
     if init is not None and id(init) in tables.functions:
         fn = replace(tables.functions[id(init)], bound=base)
         scope = tables.scope_of(init)
-        params = bind_arguments(interp, init, base, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+        passed = from_callers(interp, init, None, True, constructor=cls.name)
+        params = bind_arguments(interp, init, base, None,
+                                symbolic=lambda p: passed(p, symbolic_param(interp, p, scope, False)))
         interp.facts.muted += 1
         try:
             _, final_self, _ = analyse_body(interp, fn, params, None, None)

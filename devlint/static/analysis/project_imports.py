@@ -28,7 +28,7 @@ _MOST_SIBLINGS = 200  # scripts of a folder read for a load's file (a folder of 
 _LARGEST_SIBLING = min(DEFAULT_MAX_FILE_SIZE, 512 * 1024)  # a pipeline step is a script, not generated code
 
 
-def _script_bytes(path: Path) -> bytes:
+def script_bytes(path: Path) -> bytes:
     """A script's bytes, read without parsing; nothing for what is no regular file (a FIFO named `x.py` would
     block the read) or is too big to be a script."""
     try:
@@ -43,7 +43,7 @@ def _script_bytes(path: Path) -> bytes:
 
 def _mentions(path: Path, literal: bytes) -> bool:
     """Does the file hold that text and a save? (Read, not parsed: most siblings do not.)"""
-    data = _script_bytes(path)
+    data = script_bytes(path)
     return literal in data and b"save(" in data
 
 
@@ -57,7 +57,7 @@ def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
     if _NCCL[0] is not checked:
         found = None
         for path in sorted(checked):
-            data = _script_bytes(Path(path))
+            data = script_bytes(Path(path))
             if b"init_process_group" in data and any(text in data for text in _NCCL_TEXTS) and b"gloo" not in data:
                 found = (path, digest_of(data))
                 break
@@ -156,7 +156,7 @@ class ProjectImports:
                 continue
             self.used[str(path)] = source.digest  # the cache entry depends on it
             # a script that never names a GPU (no `cuda`, no device) trains on the cpu: its state dicts are too
-            text = _script_bytes(path).lower()
+            text = script_bytes(path).lower()
             on_cpu = not any(word in text for word in api.GPU_WORDS)
             if template in save_templates(source.tree, state_dicts=on_cpu):
                 return True

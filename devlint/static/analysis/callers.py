@@ -1,0 +1,147 @@
+"""A function its own file never calls, seen from the run's other files: what every caller passes it.
+
+Such a function is analysed on symbolic parameters: a `device` parameter may be a GPU, a tensor parameter may be
+anywhere. Where the run holds its callers and each of them passes the same evident thing for a parameter (the
+literal `'cpu'`, `scores.to("cpu")`, `x.cuda()`, `t.numpy()`), the parameter is that, with the calls as its why.
+An argument read from a variable is not evident (its value is the caller's walk's to know): then, as for a
+caller hidden from the text, the parameter stays symbolic. Calls from tests alone do not count: a test runs a
+helper on whatever its machine has, not on the device the code is used with.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING, Callable, Optional, Union
+
+import libcst as cst
+
+from devlint.core.devices import CPU, Device, cuda, parse_device_string
+from devlint.core.digests import digest_of
+from devlint.core.torch_catalogue import views as api
+from devlint.core.values import DeviceValue, HostArray, Tensor, Value
+from devlint.static.analysis.project_imports import script_bytes
+from devlint.static.project.call_sites import CallText, run_call_sites, subclassed
+from devlint.static.syntax import dotted
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.walker import Walker
+
+class Passed(enum.Enum):
+    """What kind of thing an evident argument is."""
+
+    DEVICE = "a device"
+    TENSOR = "a tensor"
+    HOST = "a host value"
+
+
+Evident = tuple[Passed, Optional[Device]]
+Binder = Callable[[cst.Param, Value], Value]
+
+
+def _keep(param: cst.Param, symbolic: Value) -> Value:
+    return symbolic
+
+
+def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bound: bool,
+                 constructor: Optional[str] = None) -> Binder:
+    """(param, its symbolic value) -> what the run's callers pass it, where they all agree on an evident thing.
+    `owner`: the class of a method (its calls are `x.name(...)`); `bound`: the first parameter is self;
+    `constructor`: the class whose calls (`Cls(...)`) run this `__init__`."""
+    project = interp.tables.project
+    name = constructor or fdef.name.value
+    if project is None or not project.checked or (name.startswith("__") and constructor is None) \
+            or name == "forward":
+        return _keep
+    read: dict[str, bytes] = {}
+    sites = run_call_sites(project.checked, script_bytes, project.importer, name,
+                           None if constructor else owner, read)
+    if constructor and sites and subclassed(project.checked, script_bytes, constructor, read):
+        sites = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
+    for path, data in read.items():
+        project.used[path] = digest_of(data)  # the cache entry depends on the callers' text
+    if not sites or all(site.in_test for site in sites):
+        return _keep
+    plist = list(fdef.params.posonly_params) + list(fdef.params.params)
+    positions = {param.name.value: i for i, param in enumerate(plist[1:] if bound else plist)}
+
+    def bind(param: cst.Param, symbolic: Value) -> Value:
+        agreed = _agreed(sites, param.name.value, positions.get(param.name.value), project.checked)
+        if agreed is None:
+            return symbolic
+        (kind, where), note = agreed
+        why = ((param, note),)
+        if kind is Passed.HOST:
+            return HostArray(why=why)
+        if kind is Passed.TENSOR:
+            return Tensor(why=why, where=where, from_param=param.name.value)
+        if isinstance(symbolic, DeviceValue):
+            return DeviceValue(why=why, where=where, literal=symbolic.literal, literal_guarded=symbolic.literal_guarded)
+        return DeviceValue(why=why, where=where)
+    return bind
+
+
+def _agreed(sites: list[CallText], name: str, position: Optional[int],
+            shown: dict[str, str]) -> Optional[tuple[Evident, str]]:
+    """The evident thing every call passes for the parameter, and the note that says so."""
+    seen: Optional[Evident] = None
+    for site in sites:
+        argument = _argument(site.call, name, position)
+        found = evident(argument) if argument is not None else None
+        if found is None or (seen is not None and found != seen):
+            return None
+        seen = found
+    if seen is None:
+        return None
+    first = sites[0]
+    more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
+    what = seen[0].value if seen[0] is Passed.HOST else f"it on {seen[1]}"
+    return seen, f"every call in the run passes {what}: {shown.get(first.path, first.path)}:{first.line}{more}"
+
+
+def _argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None  # `f(*args)`: positions unknown
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+            continue
+        if positional == position:
+            return arg.value
+        positional += 1
+    return None  # not passed: its default, which the function's own walk reads
+
+
+def evident(node: Union[cst.BaseExpression, None]) -> Optional[Evident]:
+    """What an argument is on its face, without its file: a device literal, a tensor moved to a literal
+    device, a host conversion. None for anything a variable decides."""
+    if isinstance(node, cst.SimpleString):
+        text = node.evaluated_value
+        where = parse_device_string(text) if isinstance(text, str) else None
+        return (Passed.DEVICE, where) if where is not None else None
+    if not isinstance(node, cst.Call):
+        return None
+    if dotted(node.func) in api.DEVICE_CONSTRUCTORS and node.args and not node.args[0].keyword:
+        found = evident(node.args[0].value)
+        return found if found is not None and found[0] is Passed.DEVICE else None
+    if dotted(node.func) in api.CPU_RESULTS:
+        return Passed.TENSOR, CPU
+    if not isinstance(node.func, cst.Attribute):
+        return None
+    method, receiver = node.func.attr.value, node.func.value
+    if method in api.HOST_CONVERSION_METHODS or method in api.HOST_SYNC_METHODS:
+        return Passed.HOST, None
+    if method in api.MOVES_TO_CPU:
+        return Passed.TENSOR, CPU
+    if method in api.MOVES_TO_GPU:
+        index = node.args[0].value if node.args else None
+        return Passed.TENSOR, cuda(int(index.value) if isinstance(index, cst.Integer) else None)
+    if method in api.MOVES_TO_ARGUMENT:
+        target = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "device"), None)
+        found = evident(target)
+        return (Passed.TENSOR, found[1]) if found is not None and found[0] is Passed.DEVICE else None
+    if method in api.SAME_TENSOR_METHODS:
+        found = evident(receiver)
+        return found if found is not None and found[0] is Passed.TENSOR else None
+    return None
