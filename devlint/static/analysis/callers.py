@@ -53,8 +53,7 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bo
             or name == "forward":
         return _keep
     read: dict[str, bytes] = {}
-    sites = run_call_sites(project.checked, script_bytes, project.importer, name,
-                           None if constructor else owner, read)
+    sites = run_call_sites(project.checked, script_bytes, name, owner is not None and constructor is None, read)
     if constructor and sites and subclassed(project.checked, script_bytes, constructor, read):
         sites = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
     for path, data in read.items():

@@ -10,7 +10,9 @@ gives no answer: the analysis then keeps its symbolic parameter.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, cast
@@ -20,7 +22,7 @@ import libcst as cst
 _IMPORT_LINE = re.compile(rb'^[ \t]*(?:from|import)[ \t]([^\n]*)', re.M)
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MOST_SITES = 40  # more calls than this: a utility everybody calls, not one whose callers agree
-_LONGEST_CALL = 4000  # characters of one call's arguments
+_LONGEST_CALL = 100  # lines of one call's arguments
 
 
 @dataclass(frozen=True)
@@ -35,13 +37,15 @@ class CallText:
 
 @dataclass
 class _RunText:
-    """The run's files as text, and who imports what."""
+    """The run's files as text, and which of them hold each word."""
 
-    imports: dict[bytes, set[str]] = field(default_factory=dict)  # a word of an import line -> the files
+    words: dict[bytes, set[str]] = field(default_factory=dict)  # any word -> the files that hold it
     texts: dict[str, bytes] = field(default_factory=dict)
+    tokens: dict[str, Optional[_Tokens]] = field(default_factory=dict)
 
 
 Read = Callable[[Path], bytes]
+_Tokens = tuple[list[tokenize.TokenInfo], list[str], dict[str, list[int]]]
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, its _RunText]
 
 
@@ -50,9 +54,8 @@ def _run_text(checked: dict[str, str], read: Read) -> _RunText:
         run = _RunText()
         for path in sorted(checked):
             data = run.texts[path] = read(Path(path))
-            for line in _IMPORT_LINE.findall(data):
-                for word in set(_WORD.findall(line)):
-                    run.imports.setdefault(word, set()).add(path)
+            for word in set(_WORD.findall(data)):
+                run.words.setdefault(word, set()).add(path)
         _RUN[:] = [checked, run]
     return cast(_RunText, _RUN[1])
 
@@ -64,104 +67,112 @@ def is_test_path(path: str) -> bool:
         part in ("test", "tests") for part in parts[:-1])
 
 
-def run_call_sites(checked: dict[str, str], read: Read, module: Path, name: str, owner: Optional[str],
+def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool,
                    used: dict[str, bytes]) -> Optional[list[CallText]]:
-    """Every call in the run of `name` defined in `module` (`owner`: the class it is a method of; for a class's
-    constructor, `name` is the class), or None where a caller may hide: the name used other than by a call in
-    a file that imports the module. `used` gets the text of each file read for it (the cache depends on them)."""
+    """Every call in the run of the function `name` (`method`: called as `x.name(...)`; a class's constructor is
+    called by the class's name), or None where a caller may hide: the name used other than by a call. `used`
+    gets the text of each file read for it (the cache entry depends on them)."""
     run = _run_text(checked, read)
-    stem = (module.parent.name if module.stem == "__init__" else module.stem).encode()
-    key, mine = name.encode(), str(module)
-    # the files that may call it: those importing its module, or the name itself (a package re-exports it)
-    callers = (run.imports.get(stem, set()) | {mine}) if owner is not None else \
-        run.imports.get(stem, set()) | run.imports.get(key, set()) | {mine}
+    key = name.encode()
     sites: list[CallText] = []
-    for path in sorted(callers):
-        data = run.texts.get(path, b"")
-        if key not in data or (owner is not None and path != mine and owner.encode() not in data):
-            continue  # `x.decode(...)` in a file that never names the class: another class's method
+    # every file that holds the name: a caller may import it through a package, or be handed an object of the
+    # class without naming it; a function of the same name elsewhere makes the sites disagree, never agree wrongly
+    for path in sorted(run.words.get(key, set())):
+        data = run.texts[path]
         used[path] = data
-        found = _calls_in(data, key, method=owner is not None, path=path)
+        if path not in run.tokens:
+            run.tokens[path] = _tokens(data)  # once per file and run: a file names many functions
+        found = _calls_in(run.tokens[path], key, method=method, path=path)
         if found is None or len(sites) + len(found) > _MOST_SITES:
             return None
         sites.extend(found)
     return sites
 
 
-def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
-    """The calls of `key` in one file; None where the name is also used otherwise (or a call does not parse)."""
-    word = re.compile(rb"(?<![A-Za-z0-9_])" + re.escape(key) + rb"(?![A-Za-z0-9_])")
-    found: list[CallText] = []
-    for match in word.finditer(data):
-        start, end = match.start(), match.end()
-        before = data[max(0, start - 80):start]
-        line_start = data.rfind(b"\n", 0, start) + 1
-        line_text = data[line_start:start]
-        if re.search(rb"(?:^|\s)(?:def|class)\s+$", before) or _IMPORT_LINE.match(data, line_start) \
-                or line_text.lstrip().startswith(b"#"):
-            continue  # its definition, an import of it, a comment
-        rest = re.match(rb"\s*\(", data[end:end + 40])
-        attribute = before.endswith(b".")
-        if rest is None or (method and not attribute):
-            if method and not attribute:
-                continue  # a function of the same name, not the method
-            return None
-        call = _parse_call(data, end + rest.end())
+def _calls_in(read: Optional[_Tokens], key: bytes, method: bool,
+              path: str) -> Optional[list[CallText]]:
+    """The calls of `key` in one file; None where the name is also used otherwise (or the file or a call does
+    not read). Strings and comments that mention it do not count: the file is tokenized, as Python reads it."""
+    if read is None:
+        return None
+    tokens, lines, names = read
+    name, found = key.decode(), []
+    for i in names.get(name, ()):
+        token = tokens[i]
+        before = _significant(tokens, i, -1)
+        if before is not None and before.string in ("def", "class") or _in_import(tokens, i):
+            continue  # its definition, an import of it
+        attribute = before is not None and before.string == "."
+        if method and not attribute:
+            continue  # a function of the same name, not the method
+        after = _significant(tokens, i, 1)
+        if after is None or after.string != "(":
+            return None  # passed on, stored: called where the text does not show
+        call = _parse_call(tokens, tokens.index(after, i), lines)
         if call is None:
             return None
-        line = data.count(b"\n", 0, start) + 1
-        found.append(CallText(path=path, line=line, call=call, in_test=is_test_path(path)))
+        found.append(CallText(path=path, line=token.start[0], call=call, in_test=is_test_path(path)))
     return found
 
 
-def _parse_call(data: bytes, open_at: int) -> Optional[cst.Call]:
-    """The call whose arguments start at `open_at` (just after its `(`), parsed alone."""
-    close = _closing(data, open_at)
-    if close is None:
-        return None
+_SKIPPED = (tokenize.NL, tokenize.COMMENT)
+_STATEMENT_ENDS = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
+
+
+def _tokens(data: bytes) -> Optional[_Tokens]:
+    """The file's tokens, its lines (a token's columns count characters of its line), where each name is."""
     try:
-        text = data[open_at:close].decode("utf-8")
-        expression = cst.parse_expression("f(" + " ".join(text.split("\n")) + ")") if "#" not in text else \
-            cst.parse_expression("f(\n" + text + "\n)")
-    except Exception:  # noqa: BLE001 - a caller's text that does not parse hides its arguments
+        text = data.decode("utf-8")
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, ValueError):
         return None
-    return expression if isinstance(expression, cst.Call) else None
+    names: dict[str, list[int]] = {}
+    for i, token in enumerate(tokens):
+        if token.type == tokenize.NAME:
+            names.setdefault(token.string, []).append(i)
+    return tokens, [line + "\n" for line in text.split("\n")], names
 
 
-def _closing(data: bytes, at: int) -> Optional[int]:
-    """The index of the `)` that closes the call opened just before `at` (strings and comments skipped)."""
-    depth, i, end = 1, at, min(len(data), at + _LONGEST_CALL)
-    while i < end:
-        char = data[i:i + 1]
-        if char in (b"'", b'"'):
-            quote = data[i:i + 3] if data[i:i + 3] in (b"'''", b'"""') else char
-            close = data.find(quote, i + len(quote))
-            while close > 0 and _escaped(data, close):
-                close = data.find(quote, close + 1)
-            if close < 0:
-                return None
-            i = close + len(quote)
-            continue
-        if char == b"#":
-            newline = data.find(b"\n", i)
-            i = end if newline < 0 else newline
-            continue
-        if char in b"([{":
-            depth += 1
-        elif char in b")]}":
-            depth -= 1
-            if depth == 0:
-                return i
+def _significant(tokens: list[tokenize.TokenInfo], i: int, step: int) -> Optional[tokenize.TokenInfo]:
+    i += step
+    while 0 <= i < len(tokens) and tokens[i].type in _SKIPPED:
+        i += step
+    return tokens[i] if 0 <= i < len(tokens) else None
+
+
+def _in_import(tokens: list[tokenize.TokenInfo], i: int) -> bool:
+    """Is token i part of an import statement?"""
+    while i > 0 and tokens[i - 1].type not in _STATEMENT_ENDS and tokens[i - 1].string != ";":
+        i -= 1
+    while tokens[i].type in _SKIPPED:
         i += 1
+    return tokens[i].string in ("import", "from")
+
+
+def _parse_call(tokens: list[tokenize.TokenInfo], opened: int, lines: list[str]) -> Optional[cst.Call]:
+    """The call whose `(` is token `opened`, its arguments parsed alone."""
+    depth = 0
+    for token in tokens[opened:]:
+        if token.type != tokenize.OP:
+            continue
+        depth += token.string in "([{"
+        depth -= token.string in ")]}"
+        if depth == 0:
+            (row, col), (end_row, end_col) = tokens[opened].end, token.start
+            if end_row - row > _LONGEST_CALL:
+                return None
+            if row == end_row:
+                return _expression(lines[row - 1][col:end_col])
+            return _expression(lines[row - 1][col:] + "".join(lines[row:end_row - 1]) + lines[end_row - 1][:end_col])
     return None
 
 
-def _escaped(data: bytes, at: int) -> bool:
-    """Is the quote at `at` escaped (an odd run of backslashes before it)?"""
-    count = 0
-    while at - count - 1 >= 0 and data[at - count - 1:at - count] == b"\\":
-        count += 1
-    return count % 2 == 1
+def _expression(text: str) -> Optional[cst.Call]:
+    try:
+        expression = cst.parse_expression("f(\n" + text + "\n)")
+    except Exception:  # noqa: BLE001 - a caller's text that does not parse hides its arguments
+        return None
+    return expression if isinstance(expression, cst.Call) else None
 
 
 def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, bytes]) -> bool:
@@ -169,9 +180,10 @@ def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, b
     run = _run_text(checked, read)
     pattern = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*(?<![A-Za-z0-9_])" + re.escape(name.encode())
                          + rb"(?![A-Za-z0-9_])", re.M)
-    for path in sorted(run.texts):
+    for path in sorted(run.words.get(name.encode(), set())):
         data = run.texts[path]
-        if name.encode() in data and pattern.search(data):
+        if pattern.search(data):
             used[path] = data
             return True
     return False
+

@@ -260,7 +260,7 @@ def unknown_to(site: CallSite) -> Value:
     site.facts.note_gpu_work(site.node, [Located(where=where)], site.state)
     if where is None:
         return UNKNOWN
-    moved = Located(why=((site.node, ""),), where=where)
+    moved = Located(why=target_why(site.args) + ((site.node, ""),), where=where)
     optim.unplaced_moved(site, moved, where)  # a model of an unseen factory, whose optimizer was loaded before
     return moved
 
