@@ -230,7 +230,7 @@ class Module(Value):
         if inner is not None:  # `if multigpus: model = DataParallel(model)`: called as the model is on the other path
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
         return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
-                      attrs=_join_attrs(self.attrs, other.attrs) if self.cls == other.cls else (),
+                      attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if self.cls == other.cls else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
@@ -263,7 +263,8 @@ class Instance(Value):
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
         if self.cls == other.cls:
             # an object whose method set an attribute on one path (`timer.start()` in a loop) is still that object
-            return Instance(why=self.why, cls=self.cls, attrs=_join_attrs(self.attrs, other.attrs))
+            return Instance(why=self.why, cls=self.cls,
+                            attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch))
         return None
 
 
@@ -604,12 +605,15 @@ def _unregistered(module: Module) -> bool:
     return module.plain_container is not None and not module.registered and not module.stateless
 
 
-def _join_attrs(a: Attributes, b: Attributes) -> Attributes:
-    """Attributes where two paths meet: joined by name; one set on a single path keeps its value."""
+def _join_attrs(a: Attributes, b: Attributes, availability_split: bool = False,
+                branch: Optional[cst.CSTNode] = None) -> Attributes:
+    """Attributes where two paths meet: joined by name, as variables are (`self.gpu = True` under a GPU
+    option is that option); one set on a single path keeps its value."""
     if a == b:
         return a
     theirs = dict(b)
-    joined = [(name, join(value, theirs.pop(name)) if name in theirs else value) for name, value in a]
+    joined = [(name, join(value, theirs.pop(name), availability_split, branch) if name in theirs else value)
+              for name, value in a]
     return tuple(joined) + tuple(theirs.items())
 
 

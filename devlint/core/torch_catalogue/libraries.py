@@ -249,3 +249,8 @@ def looks_like_device_name(name: str) -> bool:
     if any(h in low for h in DTYPE_NAME_HINTS):
         return False
     return low in ("device", "dev", "devices") or low.endswith("device") or low.startswith("device")
+
+# A checkpoint file named as torch.hub names published weights (`vgg16-397923af.pth`: the model's name, then
+# the first hex digits of the file's SHA-256, which `load_state_dict_from_url(check_hash=True)` checks).
+# The model zoos that publish them (torchvision, timm, the papers' releases) save them from the cpu.
+RELEASED_CHECKPOINT_NAME = r"[A-Za-z0-9_.]+-[0-9a-f]{8,64}\.(?:pth|pt|bin|ckpt)"

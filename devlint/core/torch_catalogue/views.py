@@ -165,7 +165,7 @@ SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 # set by torchrun (and torch.distributed.launch) in each process it starts
-LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK"})
+LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID"})  # (SLURM: one task per GPU)
 ENVIRON = "os.environ"
 
 # --- the runtime checker and its simulated GPU: bare names (the checker sees function objects)

@@ -136,15 +136,23 @@ def eval_list_comp(interp: Walker, node: cst.BaseSimpleComp, state: State) -> Va
     inner = _comprehension_state(interp, node, state)
     kind = "generator" if type(node) is cst.GeneratorExp else "list"
     made = Seq(kind=kind, elem=interp.eval(node.elt, inner))
-    state.timing = inner.timing  # its body ran on this path: the GPU work it queued, the syncs it made
+    _ran_here(inner, state)
     return made
+
+
+def _ran_here(inner: State, state: State) -> None:
+    """A comprehension's body ran on this path: the GPU work it queued, the syncs it made, the modules it
+    moved in place (`[m.to(device) for m in models]` moves each of them)."""
+    state.timing = inner.timing
+    if moved := {k: v for k, v in inner.moved.items() if state.moved.get(k) is not v}:
+        state.moved.update(moved)
 
 
 def eval_dict_comp(interp: Walker, node: cst.DictComp, state: State) -> Value:
     inner = _comprehension_state(interp, node, state)
     interp.eval(node.key, inner)
     made = Seq(kind="dict", elem=interp.eval(node.value, inner))
-    state.timing = inner.timing
+    _ran_here(inner, state)
     return made
 
 
@@ -178,6 +186,9 @@ def eval_named_expr(interp: Walker, node: cst.NamedExpr, state: State) -> Value:
 
 def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     test = as_condition(interp.eval(node.test, state))
+    if isinstance(test, Const) and isinstance(test.value, bool):
+        # `"cuda" if cuda else "cpu"` after `cuda = True`: a constant flag picks one side (Pytorch-VAE-tutorial)
+        return interp.eval(node.body if test.value else node.orelse, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
     for branch, outcome in ((then_state, True), (else_state, False)):

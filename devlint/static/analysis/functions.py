@@ -52,17 +52,18 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
            receiver_node: Optional[cst.CSTNode]) -> Value:
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
-    interp.facts.note_gpu_work(node, [v for _, v in args.all()], state)
     stack = interp.frames.stack
-    if fdef is None or id(fdef) in stack or len(stack) >= MAX_CALL_DEPTH:
-        return UNKNOWN
-    if any(decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators):
-        return UNKNOWN
-    bound = fn.bound if not is_static(fdef) else None
-    _note_caller(interp, fdef, args, node)
-    params = bind_arguments(interp, fdef, bound, state, args=args)
+    unseen = fdef is None or id(fdef) in stack or len(stack) >= MAX_CALL_DEPTH or any(
+        decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators)
+    bound = fn.bound if fdef is None or not is_static(fdef) else None
+    params = None if unseen else bind_arguments(interp, cast(cst.FunctionDef, fdef), bound, state, args=args)
     if params is None:
+        # a body not walked here, given GPU values, is GPU work (a walked one tells what it queued: a helper
+        # that moves a GPU module to the cpu queues none)
+        interp.facts.note_gpu_work(node, [v for _, v in args.all()], state)
         return UNKNOWN
+    fdef = cast(cst.FunctionDef, fdef)  # (walked: it has one)
+    _note_caller(interp, fdef, args, node)
     summary = _called(interp, summarise(interp, fn, params, state, node), fdef, node, state)
     # Methods change their object: the caller sees the new attributes.
     if fn.bound is not None and summary.final_self is not None and receiver_node is not None:

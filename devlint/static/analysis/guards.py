@@ -118,6 +118,18 @@ def world_size_guard(left: Value, op: cst.BaseCompOp, right: Value, file: FileVi
     return None
 
 
+_TRUE_TEXTS = frozenset({"true", "1", "yes", "y", "on"})
+_FALSE_TEXTS = frozenset({"false", "0", "no", "n", "off"})
+
+
+def _truth_text(value: object) -> Optional[bool]:
+    """What a flag written as text says (`'True'`, `'false'`, `'1'`), or None for other text."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower()
+    return True if text in _TRUE_TEXTS else False if text in _FALSE_TEXTS else None
+
+
 def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
     if isinstance(left, DeviceCount) and left.world:
@@ -134,6 +146,11 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
             return left.positive
         if type(op) in (cst.Is, cst.Equal):
             return not left.positive
+    if isinstance(left, Availability) and isinstance(right, Const) and _truth_text(right.value) is not None \
+            and type(op) in (cst.Equal, cst.NotEqual):
+        # `args.cuda = args.cuda == 'True'`: an option read as text, made a flag (pytorch-wgan)
+        said = cast(bool, _truth_text(right.value))
+        return left.positive if said == (type(op) is cst.Equal) else not left.positive
     if isinstance(right, Seq) and right.items and all(isinstance(v, Const) for v in right.items) \
             and type(op) in (cst.In, cst.NotIn):
         texts = {cast(Const, v).value for v in right.items}

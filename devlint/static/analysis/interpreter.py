@@ -28,6 +28,7 @@ from devlint.static.analysis.state import State, where_missing
 from devlint.static.analysis.statements import exec_block
 from devlint.static.analysis.tables import FileQuestions, FileTables
 from devlint.core.torch_catalogue import views as api
+from devlint.core.devices import SELECTED
 from devlint.core.facts import FileIntent, Operand, Operation
 from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
@@ -72,6 +73,8 @@ class Interpreter:
         frames.globals = end.env
         tables.moved_at_end = end.moved
         tables.module_default_device = end.default_device
+        if end.default_device is None and tables.project is not None and tables.project.gpu_default_from_importer():
+            tables.module_default_device = SELECTED  # its functions run after the importer's switch, or without it
         prepass = tables.prepass
         called = prepass.called_names
         foreign = tables.project.foreign_functions if tables.project is not None else ()

@@ -6,6 +6,7 @@ walking is imports.py's (`names_of`), and the engine makes one per checked file.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -66,6 +67,31 @@ def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
 
 
 _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
+_IMPORT_LINE = re.compile(rb'^[ \t]*(?:from|import)[ \t]([^\n]*)', re.M)
+
+
+def _imports_word(data: bytes, word: bytes) -> bool:
+    """Does an import line of the file name that word (a module's name)?"""
+    return any(re.search(rb"(?<![A-Za-z0-9_])" + re.escape(word) + rb"(?![A-Za-z0-9_])", line)
+               for line in _IMPORT_LINE.findall(data))
+
+
+_GPU_DEFAULT: list[Optional[object]] = [None, None]  # [the run's `checked` table, its files that set one]
+
+
+def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes]]:
+    """The files of the run that make CUDA the default for new tensors (read once per run)."""
+    if _GPU_DEFAULT[0] is not checked:
+        setters = [name.rsplit(".", 1)[-1].encode() + b"("
+                   for name in sorted(api.SET_DEFAULT_TENSOR_TYPE | api.SET_DEFAULT_DEVICE)]
+        gpu = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
+        found = []
+        for path in sorted(checked):
+            data = script_bytes(Path(path))
+            if any(setter in data for setter in setters) and any(text in data for text in gpu):
+                found.append((path, data))
+        _GPU_DEFAULT[:] = [checked, found]
+    return cast("list[tuple[str, bytes]]", _GPU_DEFAULT[1])
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -140,6 +166,19 @@ class ProjectImports:
             return False
         self.used[found[0]] = found[1]
         return True
+
+    def gpu_default_from_importer(self) -> bool:
+        """Does a file of the run that imports this module make CUDA the default for new tensors
+        (`torch.set_default_tensor_type('torch.cuda.FloatTensor')` before it trains, nerf-pytorch's run_nerf.py)?
+        Then a factory here without `device=` may make a GPU tensor: it is on the selected device."""
+        if not self.checked:
+            return False
+        stem = (self.importer.parent.name if self.importer.stem == "__init__" else self.importer.stem).encode()
+        for path, data in _gpu_default_setters(self.checked):
+            if Path(path) != self.importer and _imports_word(data, stem):
+                self.used[path] = digest_of(data)
+                return True
+        return False
 
     def saved_beside(self, template: str) -> bool:
         """Does a script beside the checked file `torch.save` to a path with these string parts? A pipeline's

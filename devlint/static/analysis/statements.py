@@ -313,6 +313,7 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
         return
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
+    none_test(test, then_state, else_state)
     module = module_test(interp, test, state)
     if module is not None and isinstance(else_state.env.get(module), (Module, Located)):
         else_state.env[module] = UNKNOWN  # `else:` of `isinstance(net, nn.Module)`: a plain function (d2lzh)
@@ -330,6 +331,20 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
             then_state.env[subject] = Tensor(where=current.device if current else None, from_param=subject)
             # the current function's pre-pass scope learns it (as if the code said so)
             interp.tables.scope_of(interp.frames.current_function).tensor_names.add(subject)
+
+
+def none_test(test: cst.BaseExpression, then_state: State, else_state: State) -> None:
+    """`if x is not None:` / `if x is None:`: on the path where it is None, x is nothing on any device (the
+    value two paths gave it, a tensor on one, is the other path's)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return
+    target = test.comparisons[0]
+    name = dotted(test.left)
+    if name is None or type(target.comparator) is not cst.Name or target.comparator.value != "None":
+        return
+    none_path = {cst.IsNot: else_state, cst.Is: then_state}.get(type(target.operator))
+    if none_path is not None and name in none_path.env:
+        none_path.env[name] = Const(value=None, node=test)
 
 
 def _flag_definition(interp: Walker, name: str) -> Optional[cst.BaseExpression]:

@@ -3,11 +3,13 @@ semantics handlers may ask (`FileQuestions`, the `FileView` of devlint.static.se
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, cast
 
 import libcst as cst
 
 from devlint.core.facts import Operand
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Function, Ref
 from devlint.static.analysis.definitions import bound_to, find_method, host_params, positional_names, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
     MemoKey = tuple[int, tuple[tuple[str, Value], ...], bool, bool, Optional[int], bool, tuple[bool, bool, bool],
                     tuple[bool, bool]]
 
+
+_RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
 
 class FileTables:
     """The file's tables: what the walk learns of the file (and of the project modules it imports) and keeps
@@ -48,12 +52,14 @@ class FileTables:
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
-                 "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls")
+                 "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
+                 "_names_read")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
         self.project = project  # the project's other modules, or None: this file alone
         self.prepass = PrePass(module)
+        self._names_read: Optional[set[str]] = None
         self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
         self.classes: dict[str, Class] = {}
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
@@ -79,6 +85,12 @@ class FileTables:
         self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
         self._literal_calls: Optional[list[cst.Call]] = None
+
+    def names_read(self) -> AbstractSet[str]:
+        """The names the file reads somewhere (made when first asked: only an interval's end asks)."""
+        if self._names_read is None:
+            self._names_read = _names_read(self.module)
+        return self._names_read
 
     def literal_calls(self) -> list[cst.Call]:
         """The calls of the module given a string literal (a path handed to a helper that saves there)."""
@@ -119,6 +131,26 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
             found.append(current)
         stack.extend(children(current))
     return found
+
+
+def _names_read(module: cst.Module) -> set[str]:
+    """Every name the module reads: any use but being bound (an assignment's plain target, a definition's or a
+    parameter's name, an import's)."""
+    read: set[str] = set()
+    bound: set[int] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign:
+            bound.update(id(t.target) for t in node.targets if type(t.target) is cst.Name)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+            bound.add(id(node.name))
+        elif isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue
+        elif type(node) is cst.Name and id(node) not in bound:
+            read.add(node.value)
+        stack.extend(children(node))
+    return read
 
 
 class FileQuestions:
@@ -254,6 +286,15 @@ class FileQuestions:
         template = path_template(path)
         return bool(template) and template in tables.prepass.saved_templates
 
+    def released(self, path: cst.CSTNode) -> bool:
+        """Is the file named as published weights (`vgg16-397923af.pth`, directly or through a name assigned
+        once: `VGG16_PATH = os.path.join(root, 'vgg16-397923af.pth')`)? Those hold cpu tensors."""
+        if type(path) is cst.Name:
+            values = self._tables.prepass.assigned.get(path.value, ())
+            path = values[0] if len(values) == 1 else path
+        name = path_template(path).split("|")[-1].rsplit("/", 1)[-1]
+        return _RELEASED.fullmatch(name) is not None
+
     def saved_as(self, path: str) -> bool:
         """Does this file `torch.save` to that very path (a literal, given to the function that loads it), itself
         or through a function of the project it hands the path to (`train(..., best_model_save_path="best.pt")`)?"""
@@ -299,6 +340,9 @@ class FileQuestions:
     def consumer(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
         """The subtraction or assignment a call feeds."""
         return self._tables.prepass.consumers.get(id(node))
+
+    def never_read(self, name: str) -> bool:
+        return name not in self._tables.names_read()
 
     def code(self, node: cst.CSTNode) -> str:
         return LazyCode(self._tables.module, node)

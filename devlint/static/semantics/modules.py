@@ -237,8 +237,25 @@ def module_move(site: CallSite) -> Value:
         site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
     if module.ident:
         site.state.moved[module.ident] = moved  # the object moved: every alias of it sees it
+    named = {v.ident for scope in (site.state.env, site.file.globals()) for v in scope.values()
+             if isinstance(v, Module) and v.ident}
+    _move_submodules(site, module, where, named, 0)
     optim.module_moved(site, moved, where)
     return moved
+
+
+def _move_submodules(site: CallSite, module: Module, where: Optional[Device], named: set[int], depth: int) -> None:
+    """`Wrapper(enc, dec).to(device)` moves the `dec` it holds, the same object as the caller's `dec`: a
+    submodule the code also holds by a name sees it (a few levels down). One its holder's `__init__` made is
+    no such object: another instance's is made by the same line, and only its own holder moved."""
+    if depth > 2:
+        return
+    for _, value in module.attrs:
+        if isinstance(value, Module) and value.ident and not value.stateless:
+            if value.ident in named:
+                site.state.moved[value.ident] = replace(
+                    value, where=where, moved=True, why=value.why + ((site.node, "moved with the module holding it"),))
+            _move_submodules(site, value, where, named, depth + 1)
 
 
 def module_same(site: CallSite) -> Value:

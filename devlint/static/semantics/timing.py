@@ -17,7 +17,8 @@ def clock_read(site: CallSite) -> Value:
     timing = site.state.timing
     # Only a read that ends a measurement can lie: `time.time() - t0`, or one stored in a name
     # that is later subtracted from.
-    if timing.clock is not None and _ends_measurement(site) and not timing.lap and not _in_whole_seconds(site):
+    if timing.clock is not None and _ends_measurement(site) and not timing.lap and not _in_whole_seconds(site) \
+            and not _never_read(site):
         # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
         site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
                             site.context, spans_training=timing.trained))
@@ -33,6 +34,15 @@ def _ends_measurement(site: CallSite) -> bool:
         names = {dotted(t.target) for t in consumer.targets}
         return bool(names & site.file.clock_ends())
     return False
+
+
+def _never_read(site: CallSite) -> bool:
+    """`dt = time.time() - t0` with `dt` read nowhere (its print commented out, nerf-pytorch): no number is
+    wrong anywhere."""
+    subtraction = site.file.consumer(site.node)
+    assign = site.file.consumer(subtraction) if type(subtraction) is cst.BinaryOperation else None
+    return type(assign) is cst.Assign and len(assign.targets) == 1 and type(assign.targets[0].target) is cst.Name \
+        and site.file.never_read(assign.targets[0].target.value)
 
 
 def _in_whole_seconds(site: CallSite) -> bool:
