@@ -229,8 +229,9 @@ class Module(Value):
         inner = self._wrapped_by(other) or other._wrapped_by(self)
         if inner is not None:  # `if multigpus: model = DataParallel(model)`: called as the model is on the other path
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
-        return Module(why=self.why, where=where, cls=self.cls if self.cls == other.cls else None,
-                      attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if self.cls == other.cls else (),
+        same = self.cls == other.cls
+        return Module(why=self.why, where=where, cls=self.cls if same else None,
+                      attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))

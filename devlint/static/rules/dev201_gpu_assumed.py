@@ -32,7 +32,7 @@ class GpuAssumed(Rule):
     number: `if opt.gpu > -1:`, `if gpu_id >= 0:`). In a program that sets up
     NCCL (`backend="nccl"`), a process group is up only with GPUs: code past
     `if not dist.is_initialized(): return`, `if world_size == 1: return` or
-    `if "RANK" not in os.environ: return` (directly or through a helper such
+    `if "RANK" not in os.environ: return` (or `SLURM_PROCID`: a SLURM task; directly or through a helper such
     as `get_world_size()`) has one, and so does a body that sets up an NCCL
     group itself (`init_process_group("nccl")` as one of its statements),
     before that call too. A worker that `mp.spawn` starts once per GPU

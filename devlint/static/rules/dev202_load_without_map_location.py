@@ -24,8 +24,11 @@ class LoadWithoutMapLocation(Rule):
     loads (its split indices and metadata come with the download or from its
     own preprocessing: a class deriving from a dataset base, named `...Dataset`,
     or with `__getitem__` and `__len__`), files that
-    are GPU-only throughout (DEV204), and TPU programs that name no GPU (they
-    import `torch_xla`, whose checkpoint writers move tensors to the cpu).
+    are GPU-only throughout (DEV204), TPU programs that name no GPU (they
+    import `torch_xla`, whose checkpoint writers move tensors to the cpu), and
+    published weights, named as torch.hub names them (`vgg16-397923af.pth`:
+    the model, then the first hex digits of the file's SHA-256): the model zoos
+    that release them save them from the cpu.
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
