@@ -92,7 +92,9 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
     findings = []
     text_lines: Optional[list[str]] = None
     silencers = {path: silencer}
-    for rule, report in reports:
+    # a report at the rule's own severity first: where a caller's values make a mix certain, that story is kept
+    # over the same line's guess on symbolic parameters
+    for rule, report in sorted(reports, key=lambda pair: pair[1].severity is not None):
         codes_here = by_node[id(report.node)]
         if any(rule.code in supersedes[other] for other in codes_here):
             continue
@@ -119,7 +121,7 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             text_lines = text_lines or source_text.splitlines(keepends=True)
             edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
         findings.append(Finding(
-            code=rule.code, severity=rule.severity, path=shown, line=pos.start.line, column=pos.start.column + 1,
+            code=rule.code, severity=report.severity or rule.severity, path=shown, line=pos.start.line, column=pos.start.column + 1,
             end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
             why=why, name=rule.name, fix=report.fix, edits=edits,
             applicability=report.autofix.applicability if edits else None,

@@ -298,6 +298,7 @@ if torch.cuda.is_available():
     start = time.time()
     y = run_model(x)
     elapsed = time.time() - start  # expect: DEV301
+    print(elapsed)
 """,
     "mps_only_sync_does_not_sync_cuda": """
 import time
@@ -312,6 +313,7 @@ if torch.cuda.is_available():
     y = x @ x
     sync(device)
     elapsed = time.perf_counter() - start  # expect: DEV301
+    print(elapsed)
 """,
     "a_non_blocking_copy_does_not_wait": """
 import time

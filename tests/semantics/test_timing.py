@@ -8,13 +8,13 @@ GPU = 'import time, torch\ndevice = torch.device("cuda" if torch.cuda.is_availab
 
 
 def test_a_measurement_of_gpu_work():
-    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\nelapsed = time.time() - t0\n")
+    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\nelapsed = time.time() - t0\nprint(elapsed)\n")
     [read] = [f for f in facts if isinstance(f, ClockRead)]
     assert read.gpu_work is not None and not read.synced
 
 
 def test_a_synchronized_measurement():
-    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\ntorch.cuda.synchronize()\nelapsed = time.time() - t0\n")
+    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\ntorch.cuda.synchronize()\nelapsed = time.time() - t0\nprint(elapsed)\n")
     [read] = [f for f in facts if isinstance(f, ClockRead)]
     assert read.synced
 
@@ -25,7 +25,7 @@ def test_a_clock_read_that_ends_nothing_is_no_measurement():
 
 
 def _measured_work(body: str):
-    _, facts = infer(GPU + "import numpy as np\nt0 = time.time()\n" + body + "elapsed = time.time() - t0\n")
+    _, facts = infer(GPU + "import numpy as np\nt0 = time.time()\n" + body + "elapsed = time.time() - t0\nprint(elapsed)\n")
     [read] = [f for f in facts if isinstance(f, ClockRead)]
     return read.gpu_work
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Callable, Optional, Union
 import libcst as cst
 
 from devlint.core.devices import CPU, Device, cuda, parse_device_string
-from devlint.core.digests import digest_of
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import DeviceValue, HostArray, Tensor, Value
 from devlint.static.analysis.project_imports import script_bytes
@@ -52,12 +51,11 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bo
     if project is None or not project.checked or (name.startswith("__") and constructor is None) \
             or name == "forward":
         return _keep
-    read: dict[str, bytes] = {}
+    read: dict[str, str] = {}
     sites = run_call_sites(project.checked, script_bytes, name, owner is not None and constructor is None, read)
     if constructor and sites and subclassed(project.checked, script_bytes, constructor, read):
         sites = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
-    for path, data in read.items():
-        project.used[path] = digest_of(data)  # the cache entry depends on the callers' text
+    project.used.update(read)  # the cache entry depends on the callers' text
     if not sites or all(site.in_test for site in sites):
         return _keep
     plist = list(fdef.params.posonly_params) + list(fdef.params.params)

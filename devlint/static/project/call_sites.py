@@ -3,7 +3,8 @@
 A function that its own file never calls is analysed on symbolic parameters (a parameter named `device` may be
 a GPU). When the other files of the run are its callers, their arguments say more (motion-diffusion-model's
 `Skeleton(offsets, chain, 'cpu')`, at every one of its seven construction sites). The files are read as text
-once per run and indexed by the names they call; a call's arguments are parsed alone, never the whole file.
+once per run and indexed by the words they hold; a file that holds the name is tokenized (once per run) and
+each call's arguments are parsed alone, never the whole file.
 Anything that hides a caller (the name used without a call, a call that does not parse, too many calls)
 gives no answer: the analysis then keeps its symbolic parameter.
 """
@@ -19,7 +20,8 @@ from typing import Callable, Optional, cast
 
 import libcst as cst
 
-_IMPORT_LINE = re.compile(rb'^[ \t]*(?:from|import)[ \t]([^\n]*)', re.M)
+from devlint.core.digests import digest_of
+
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MOST_SITES = 40  # more calls than this: a utility everybody calls, not one whose callers agree
 _LONGEST_CALL = 100  # lines of one call's arguments
@@ -41,6 +43,7 @@ class _RunText:
 
     words: dict[bytes, set[str]] = field(default_factory=dict)  # any word -> the files that hold it
     texts: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)  # of each file's text, for the cache
     tokens: dict[str, Optional[_Tokens]] = field(default_factory=dict)
 
 
@@ -60,6 +63,12 @@ def _run_text(checked: dict[str, str], read: Read) -> _RunText:
     return cast(_RunText, _RUN[1])
 
 
+def _digest(run: _RunText, path: str) -> str:
+    if path not in run.digests:
+        run.digests[path] = digest_of(run.texts[path])
+    return run.digests[path]
+
+
 def is_test_path(path: str) -> bool:
     parts = Path(path).parts
     name = parts[-1] if parts else ""
@@ -68,10 +77,10 @@ def is_test_path(path: str) -> bool:
 
 
 def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool,
-                   used: dict[str, bytes]) -> Optional[list[CallText]]:
+                   used: dict[str, str]) -> Optional[list[CallText]]:
     """Every call in the run of the function `name` (`method`: called as `x.name(...)`; a class's constructor is
     called by the class's name), or None where a caller may hide: the name used other than by a call. `used`
-    gets the text of each file read for it (the cache entry depends on them)."""
+    gets the digest of each file read for it (the cache entry depends on them)."""
     run = _run_text(checked, read)
     key = name.encode()
     sites: list[CallText] = []
@@ -79,7 +88,7 @@ def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool,
     # class without naming it; a function of the same name elsewhere makes the sites disagree, never agree wrongly
     for path in sorted(run.words.get(key, set())):
         data = run.texts[path]
-        used[path] = data
+        used[path] = _digest(run, path)
         if path not in run.tokens:
             run.tokens[path] = _tokens(data)  # once per file and run: a file names many functions
         found = _calls_in(run.tokens[path], key, method=method, path=path)
@@ -175,7 +184,7 @@ def _expression(text: str) -> Optional[cst.Call]:
     return expression if isinstance(expression, cst.Call) else None
 
 
-def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, bytes]) -> bool:
+def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, str]) -> bool:
     """Does a class of the run derive from `name` (its `super().__init__(...)` then calls the constructor)?"""
     run = _run_text(checked, read)
     pattern = re.compile(rb"^[ \t]*class\s+\w+\s*\([^)]*(?<![A-Za-z0-9_])" + re.escape(name.encode())
@@ -183,7 +192,7 @@ def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, b
     for path in sorted(run.words.get(name.encode(), set())):
         data = run.texts[path]
         if pattern.search(data):
-            used[path] = data
+            used[path] = _digest(run, path)
             return True
     return False
 

@@ -29,7 +29,10 @@ class CreatedWithoutDevice(Rule):
     Flags operations inside a function or a module's `forward` that combine a
     tensor created there by a factory without `device=` (so on the cpu) with
     tensors whose device comes from the function's arguments or from the
-    module's parameters.
+    module's parameters. An error where a caller in the checked code hands
+    it tensors on a known device; a warning where the other side is only on a
+    parameter's device (no caller shows it, or the module's own device): on
+    unseen code, most of those are helpers only ever given cpu data.
 
     ## Why is this bad?
     The function works in every cpu test and crashes the first time it is
@@ -106,6 +109,7 @@ class Cell(nn.Module):
             fix=f"create it on `{partner}.device`: `device={partner}.device` or `{partner}.new_zeros(...)`",
             key=id(created[0]) if created else (id(cpu_side.value.why[0][0]) if cpu_side.value.why else None),
             autofix=self.autofix(factory, other),
+            severity=self.guessed(other.value),
         )
 
     def _module_input(self, fact: ModuleCall) -> Iterable[Verdict]:
@@ -122,6 +126,7 @@ class Cell(nn.Module):
                 + self.called_from(fact),
                 fix="create it on the module's device: `device=<an input>.device`, or `<an input>.new_zeros(...)`",
                 key=id(operand.value.why[0][0]) if operand.value.why else None,
+                severity=self.guessed(module.value),
             )
             return
 

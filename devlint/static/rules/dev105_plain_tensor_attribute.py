@@ -14,7 +14,9 @@ class PlainTensorAttribute(Rule):
     Flags a tensor assigned as a plain attribute in an `nn.Module`'s
     `__init__` (`self.alpha = torch.ones(3)`) and then combined, in the
     module's methods, with its inputs or parameters. The finding is reported
-    on the assignment.
+    on the assignment: an error where the checked code moves the module (or
+    hands it inputs on a known device), a warning where only the module's own
+    device says where the other side is.
 
     ## Why is this bad?
     `model.to(device)` and `model.cuda()` move parameters, buffers and
@@ -72,4 +74,5 @@ class Scale(nn.Module):
             + self.called_from(fact),
             fix=f'register it: `self.register_buffer("{name}", ...)`',
             use=fact.node,
+            severity=self.guessed(other.value),
         )
