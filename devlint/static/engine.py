@@ -121,8 +121,8 @@ def _findings(reports: list, file: FileContext, source_text: str, lines: list[st
             text_lines = text_lines or source_text.splitlines(keepends=True)
             edits = to_edits(report.autofix, file.position, text_lines, file.module.default_newline)
         findings.append(Finding(
-            code=rule.code, severity=report.severity or rule.severity, path=shown, line=pos.start.line, column=pos.start.column + 1,
-            end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
+            code=rule.code, severity=report.severity or rule.severity, path=shown, line=pos.start.line,
+            column=pos.start.column + 1, end_line=pos.end.line, end_column=pos.end.column + 1, message=report.message,
             why=why, name=rule.name, fix=report.fix, edits=edits,
             applicability=report.autofix.applicability if edits else None,
             places=places,

@@ -14,7 +14,8 @@ def test_a_measurement_of_gpu_work():
 
 
 def test_a_synchronized_measurement():
-    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\ntorch.cuda.synchronize()\nelapsed = time.time() - t0\nprint(elapsed)\n")
+    _, facts = infer(GPU + "t0 = time.time()\ny = x * 2\ntorch.cuda.synchronize()\nelapsed = time.time() - t0\n"
+                     "print(elapsed)\n")
     [read] = [f for f in facts if isinstance(f, ClockRead)]
     assert read.synced
 
@@ -25,7 +26,8 @@ def test_a_clock_read_that_ends_nothing_is_no_measurement():
 
 
 def _measured_work(body: str):
-    _, facts = infer(GPU + "import numpy as np\nt0 = time.time()\n" + body + "elapsed = time.time() - t0\nprint(elapsed)\n")
+    _, facts = infer(GPU + "import numpy as np\nt0 = time.time()\n" + body
+                     + "elapsed = time.time() - t0\nprint(elapsed)\n")
     [read] = [f for f in facts if isinstance(f, ClockRead)]
     return read.gpu_work
 
