@@ -8,6 +8,7 @@ stay reported.
 - a module handed to a holder's constructor is the caller's object: `Wrapper(enc, dec).to(device)` moves `dec`
   (Jackson-Kang/Pytorch-VAE-tutorial: 2 DEV102); one the holder's `__init__` built is its own;
 - a comprehension's moves are the path's: `[m.to(device) for m in mods]` moves each module (Khrylx/PyTorch-RL);
+- a module attribute called as such (`self.policy(x)`) is the object as it is now, after a helper moved it;
 - a function whose body is walked tells what GPU work it queued: handing it a GPU module is none by itself
   (PyTorch-RL's `to_device(cpu, policy)` before a timed cpu rollout: DEV301);
 - weights named as a model zoo publishes them (`vgg16-397923af.pth`) were saved from the cpu (ZijunDeng's
@@ -155,6 +156,37 @@ policy.to(device)
 samples = collect(policy, 4)
 """
 
+AGENT = """
+import torch
+import torch.nn as nn
+
+
+def to_device(device, *args):
+    return [x.to(device) for x in args]
+
+
+class Agent:
+    def __init__(self, policy, device):
+        self.policy = policy
+        self.device = device
+
+    def collect(self, steps):
+        {helper}
+        out = []
+        for _ in range(steps):
+            state = torch.tensor([0.1, 0.2, 0.3]).unsqueeze(0)
+            with torch.no_grad():
+                out.append(self.policy(state)[0].numpy()){mark}
+        to_device(self.device, self.policy)
+        return out
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+policy = nn.Linear(3, 2)
+policy.to(device)
+samples = Agent(policy, device).collect(4)
+"""
+
 HELPER_TIMING = """
 import time
 import torch
@@ -252,6 +284,12 @@ CASES = {
     "comprehension_moves_each_module": COMPREHENSION_MOVE.format(
         helper='to_device(torch.device("cpu"), policy)', mark=""),
     "comprehension_twin_no_helper_call": COMPREHENSION_MOVE.format(helper="", mark="  # expect: DEV102"),
+    "a_method_calls_the_attribute_a_helper_moved": AGENT.format(
+        helper='to_device(torch.device("cpu"), self.policy)', mark=""),
+    "a_method_calls_the_attribute_nobody_moved": AGENT.format(helper="pass", mark="  # expect: DEV102"),
+    "released_weights_joined_from_parts": RELEASED.replace("os.path.join(ROOT, '{name}')",
+                                                           "os.path.join(ROOT, 'ResNet', '{name}')").format(
+        name="resnet152-b121ed2d.pth", mark=""),
     "helper_moving_a_gpu_module_to_the_cpu_queues_nothing": HELPER_TIMING.format(target='"cpu"', mark=""),
     "helper_moving_to_the_gpu_and_gpu_work_is_timed": HELPER_TIMING.format(target="device", mark="  # expect: DEV301"),
     "released_weights_are_cpu": RELEASED.format(name="vgg16-397923af.pth", mark=""),

@@ -40,7 +40,7 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
         receiver = interp.eval(func.value, state)
         name = func.attr.value
         if isinstance(receiver, (Module, Instance, Class)):
-            callee = attribute(interp, receiver, name, state)
+            callee = interp.current(attribute(interp, receiver, name, state), state)  # `self.policy(x)`
             if isinstance(receiver, Class) and callee is UNKNOWN and name in api.INHERITED_CONSTRUCTORS:
                 return functions.restored(interp, receiver, CallSite(interp, node, state))
             if isinstance(callee, Function):

@@ -103,17 +103,22 @@ class Interpreter:
         handler = EVAL.get(type(node))
         if handler is None:
             return UNKNOWN
-        value = handler(self, node, state)
-        if state.moved and type(value) is Module:
-            moved = state.moved.get(value.ident)
-            if moved is not None:
-                if moved.where != value.where:  # an alias of a module moved in place since: where, and why
-                    value = replace(value, where=moved.where, moved=True, why=moved.why)
-            elif value.attrs:
-                value = with_moved_members(value, state.moved)
+        value = self.current(handler(self, node, state), state)
         # the path that learnt CUDA is missing reads what is on the selected device as on the cpu (what it
         # holds is unchanged: an object's own place outlives the path)
         return where_missing(value, True) if state.unavailable else value
+
+    @staticmethod
+    def current(value: Value, state: State) -> Value:
+        """A module as it is now: an alias of one moved in place since has its place, and why."""
+        if state.moved and type(value) is Module:
+            moved = state.moved.get(value.ident)
+            if moved is not None:
+                if moved.where != value.where:
+                    value = replace(value, where=moved.where, moved=True, why=moved.why)
+            elif value.attrs:
+                value = with_moved_members(value, state.moved)
+        return value
 
     def exec_suite(self, suite: cst.BaseSuite, state: State) -> State:
         return exec_block(self, suite.body, state)

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import Function, Ref
+from devlint.core.values import Const, Function, Ref, Value
 from devlint.static.analysis.definitions import bound_to, find_method, host_params, positional_names, sent_params
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
@@ -286,9 +286,11 @@ class FileQuestions:
         template = path_template(path)
         return bool(template) and template in tables.prepass.saved_templates
 
-    def released(self, path: cst.CSTNode) -> bool:
-        """Is the file named as published weights (`vgg16-397923af.pth`, directly or through a name assigned
-        once: `VGG16_PATH = os.path.join(root, 'vgg16-397923af.pth')`)? Those hold cpu tensors."""
+    def released(self, path: cst.CSTNode, value: Value) -> bool:
+        """Is the file named as published weights (`vgg16-397923af.pth`: its value, a name assigned once here to
+        `os.path.join(root, 'vgg16-397923af.pth')`, or one a config module gives)? Those hold cpu tensors."""
+        if isinstance(value, Const) and isinstance(value.value, str):
+            return _RELEASED.fullmatch(value.value.rsplit("/", 1)[-1]) is not None
         if type(path) is cst.Name:
             values = self._tables.prepass.assigned.get(path.value, ())
             path = values[0] if len(values) == 1 else path

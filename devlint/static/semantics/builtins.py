@@ -3,6 +3,7 @@ and the calls that never return (`sys.exit`)."""
 
 from __future__ import annotations
 
+import posixpath
 from typing import cast
 
 from devlint.core.torch_catalogue import views as api
@@ -175,7 +176,16 @@ def copied(site: CallSite) -> Value:
     return original
 
 
-FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES}}
+def path_join(site: CallSite) -> Value:
+    """`os.path.join(ROOT, 'vgg16-397923af.pth')` of strings: the path (a checkpoint's name tells what it holds)."""
+    parts = [value for _, value in site.args.positional]
+    if parts and not site.args.star and all(isinstance(p, Const) and isinstance(p.value, str) for p in parts):
+        return Const(value=posixpath.join(*(cast(str, cast(Const, p).value) for p in parts)), node=site.node)
+    return UNKNOWN
+
+
+FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES},
+             "os.path.join": path_join}
 
 
 # ---------------------------------------------------------------- list and dict methods

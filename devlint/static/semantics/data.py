@@ -102,7 +102,7 @@ def load(site: CallSite) -> Value:
     saved_here = _written_here(site, source[0] if source is not None else None) or (
         source is not None and isinstance(source[1], Const) and isinstance(source[1].value, str)
         and site.file.saved_as(source[1].value)) or (  # `load_checkpoint("checkpoint.pth")` of a file it saved
-        source is not None and site.file.released(source[0]))  # a model zoo's weights, saved from the cpu
+        source is not None and site.file.released(source[0], source[1]))  # a model zoo's weights, saved from the cpu
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 
