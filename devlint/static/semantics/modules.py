@@ -126,7 +126,10 @@ def wrapper(site: CallSite) -> Value:
     first = site.args.first("module")
     if site.path in api.INPUT_MOVING_WRAPPERS and isinstance(first, (Module, Located)):
         # the same object for moves: `nn.DataParallel(model).to(device)` moves `model` too
-        return Module(why=first.why, where=first.device, moves_inputs=True, ident=getattr(first, "ident", 0))
+        # (`net.module` is the wrapped module: DataParallel's own name for it)
+        held = (("module", first),) if isinstance(first, Module) else ()
+        return Module(why=first.why, where=first.device, moves_inputs=True, ident=getattr(first, "ident", 0),
+                      attrs=held)
     return first if isinstance(first, (Module, Located)) else UNKNOWN
 
 
