@@ -191,6 +191,8 @@ class Module(Value):
     # a container (`nn.Sequential(Block(8), Block(8))`) whose members are all of one project class: what they
     # are together (their join), what iterating or indexing it gives
     member: Optional[Module] = None
+    # one of several classes of this file (`Base() if ... else Scaled()`): their methods, not a library's
+    of_classes: bool = False
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
     plain_container: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
@@ -231,6 +233,7 @@ class Module(Value):
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
         same = self.cls == other.cls
         return Module(why=self.why, where=where, cls=self.cls if same else None,
+                      of_classes=self.of_classes or other.of_classes or not same and None not in (self.cls, other.cls),
                       attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None,

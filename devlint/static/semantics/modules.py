@@ -367,9 +367,10 @@ def module_other(site: CallSite) -> Value:
     tensors = [t for v in values for t in tensors_in(v)]
     if not tensors or module.stateless:
         return UNKNOWN
-    if module.cls is not None:
+    if module.cls is not None or module.of_classes:
         # a class of this file has its methods analysed: this is an attribute holding a callable we
-        # cannot see (`self.matcher = Matcher(...)`)
+        # cannot see (`self.matcher = Matcher(...)`), or a method of one of several classes (CloserLookFewShot's
+        # `model.set_forward(x)`, each moving its input itself)
         return opaque.follows_inputs(site)
     data = site.args.positional[0] if site.args.positional else None
     if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
