@@ -63,7 +63,7 @@ class Scaled(Base):
 
 device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')
 model = {model}
-model.to(device)
+{move}
 feats = torch.randn(3, 4)
 print(model.predict(feats)){mark}
 """
@@ -73,9 +73,9 @@ CASES = {
     "wrapped_module_output_left_queued": WRAPPED_FORWARD.format(end="out = y + 1", mark="  # expect: DEV301"),
     "wrapped_module_called_itself_moves_nothing": WRAPPED_INPUT.format(moved="", mark="  # expect: DEV102"),
     "one_of_several_classes_has_their_methods": ONE_OF_CLASSES.format(
-        model="Base() if sys.argv[-1] == 'base' else Scaled()", mark=""),
-    "a_library_model_method_computes_with_its_parameters": ONE_OF_CLASSES.format(
-        model="VAE(latent_dim=8)", mark="  # expect: DEV102"),
+        model="Base() if sys.argv[-1] == 'base' else Scaled()", move="model = model.to(device)", mark=""),
+    "a_method_of_a_model_of_an_unseen_class_computes_with_its_parameters": ONE_OF_CLASSES.format(
+        model="VAE(latent_dim=8)", move="model.to(device)", mark="  # expect: DEV102"),
     "wrapped_module_given_a_moved_input": WRAPPED_INPUT.format(moved=".to(device)", mark=""),
 }
 
