@@ -171,12 +171,12 @@ def test_call_sites_are_read_through_strings_comments_and_lines(tmp_path):
     (tmp_path / "user.py").write_bytes(CALLS)
     checked = {str(tmp_path / "skel.py"): "skel.py", str(tmp_path / "user.py"): "user.py"}
     used: dict = {}
-    sites = run_call_sites(checked, Path.read_bytes, "Skeleton", False, used)
+    sites = run_call_sites(checked, Path.read_bytes, "Skeleton", False, str(tmp_path / "skel.py"), used)
     assert sites is not None and [(s.line, len(s.call.args)) for s in sites] == [(2, 2), (3, 3)]
     assert [cst.Module([]).code_for_node(a.value) for a in sites[1].call.args] == ['f("a\\\\")', '"cpu"', '")"']
     assert set(used) == {str(tmp_path / "user.py"), str(tmp_path / "skel.py")}
     (tmp_path / "user.py").write_bytes(CALLS + b"t = Skeleton(1, (2\n")  # never closed
-    assert run_call_sites(dict(checked), Path.read_bytes, "Skeleton", False, {}) is None
+    assert run_call_sites(dict(checked), Path.read_bytes, "Skeleton", False, str(tmp_path / "skel.py"), {}) is None
 
 
 @pytest.mark.parametrize("text, expected", [

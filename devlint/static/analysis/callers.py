@@ -51,18 +51,27 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bo
     if project is None or not project.checked or (name.startswith("__") and constructor is None) \
             or name == "forward":
         return _keep
-    read: dict[str, str] = {}
-    sites = run_call_sites(project.checked, script_bytes, name, owner is not None and constructor is None, read)
-    if constructor and sites and subclassed(project.checked, script_bytes, constructor, read):
-        sites = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
-    project.used.update(read)  # the cache entry depends on the callers' text
-    if not sites or all(site.in_test for site in sites):
-        return _keep
     plist = list(fdef.params.posonly_params) + list(fdef.params.params)
     positions = {param.name.value: i for i, param in enumerate(plist[1:] if bound else plist)}
+    found: list[Optional[list[CallText]]] = []  # the sites, looked up when a parameter first asks
+
+    def sites() -> Optional[list[CallText]]:
+        if not found:
+            read: dict[str, str] = {}
+            calls = run_call_sites(project.checked, script_bytes, name, owner is not None and constructor is None,
+                                   str(project.importer), read)
+            if constructor and calls and subclassed(project.checked, script_bytes, constructor, read):
+                calls = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
+            project.used.update(read)  # the cache entry depends on the callers' text
+            found.append(None if not calls or all(site.in_test for site in calls) else calls)
+        return found[0]
 
     def bind(param: cst.Param, symbolic: Value) -> Value:
-        agreed = _agreed(sites, param.name.value, positions.get(param.name.value), project.checked)
+        if not isinstance(symbolic, (DeviceValue, Tensor)):
+            return symbolic  # what no caller can make evident (a setting, a callable, a value of unknown kind)
+        calls = sites()
+        agreed = _agreed(calls, param.name.value, positions.get(param.name.value), project.checked) \
+            if calls else None
         if agreed is None:
             return symbolic
         (kind, where), note = agreed

@@ -24,6 +24,7 @@ from devlint.core.digests import digest_of
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MOST_SITES = 40  # more calls than this: a utility everybody calls, not one whose callers agree
+_MOST_FILES = 24  # files holding the name
 _LONGEST_CALL = 100  # lines of one call's arguments
 
 
@@ -76,26 +77,93 @@ def is_test_path(path: str) -> bool:
         part in ("test", "tests") for part in parts[:-1])
 
 
-def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool,
+def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool, own: str,
                    used: dict[str, str]) -> Optional[list[CallText]]:
     """Every call in the run of the function `name` (`method`: called as `x.name(...)`; a class's constructor is
     called by the class's name), or None where a caller may hide: the name used other than by a call. `used`
-    gets the digest of each file read for it (the cache entry depends on them)."""
+    gets the digest of each file read for it (the cache entry depends on them). Where no file but its own
+    (`own`) names it, the walk of that file has what there is to know: None, without reading it again."""
     run = _run_text(checked, read)
     key = name.encode()
     sites: list[CallText] = []
     # every file that holds the name: a caller may import it through a package, or be handed an object of the
     # class without naming it; a function of the same name elsewhere makes the sites disagree, never agree wrongly
-    for path in sorted(run.words.get(key, set())):
+    holders = run.words.get(key, set())
+    if len(holders) > _MOST_FILES or not holders - {own}:
+        return None  # a name many files use: a common word (or a utility everybody calls), not read file by file
+    for path in sorted(holders):
         data = run.texts[path]
         used[path] = _digest(run, path)
-        if path not in run.tokens:
-            run.tokens[path] = _tokens(data)  # once per file and run: a file names many functions
-        found = _calls_in(run.tokens[path], key, method=method, path=path)
+        found = _calls_by_text(data, key, method, path)
+        if found is _UNSURE:  # the name met where only Python's tokenizer tells what it is (a docstring?)
+            if path not in run.tokens:
+                run.tokens[path] = _tokens(data)  # once per file and run: a file names many functions
+            found = _calls_in(run.tokens[path], key, method=method, path=path)
         if found is None or len(sites) + len(found) > _MOST_SITES:
             return None
         sites.extend(found)
     return sites
+
+
+_UNSURE: list[CallText] = []  # (by identity) the text alone does not tell
+_SHORT_STRING = re.compile(rb"'[^'\\\n]*'|\"[^\"\\\n]*\"")
+_LINE_HEAD = re.compile(rb"[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+$|[ \t]*(?:from|import)[ \t]")
+
+
+def _calls_by_text(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
+    """The calls of `key` in one file, read as text where that is sure: each mention is its definition, an
+    import on one line, or a call whose arguments parse; else _UNSURE (a mention in a string, a comment, a
+    name passed on: the tokens tell which). A call-like mention inside a string is taken as a call: it can only
+    make the sites disagree, or agree with the real ones."""
+    found: list[CallText] = []
+    for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(key) + rb"(?![A-Za-z0-9_])", data):
+        start, end = match.start(), match.end()
+        line_start = data.rfind(b"\n", 0, start) + 1
+        head = data[line_start:start]
+        if _LINE_HEAD.match(head):
+            continue  # its definition, an import of it
+        bare = _SHORT_STRING.sub(b"", head)  # (the line's strings before it, closed on the line)
+        if b"#" in bare:
+            continue  # in a comment
+        if b"'" in bare or b'"' in bare:
+            return _UNSURE  # in a string, maybe: the tokens tell
+        attribute = head.rstrip().endswith(b".")
+        if method and not attribute:
+            continue  # a function of the same name, not the method
+        opened = re.match(rb"[ \t]*\(", data[end:end + 40])
+        if opened is None:
+            return None  # passed on, stored (or named in a docstring's line: either way, not read further)
+        close = _closing(data, end + opened.end())
+        call = _expression(data[end + opened.end():close].decode("utf-8", "replace")) if close is not None else None
+        if call is None:
+            return _UNSURE
+        found.append(CallText(path=path, line=data.count(b"\n", 0, start) + 1, call=call, in_test=is_test_path(path)))
+    return found
+
+
+def _closing(data: bytes, at: int) -> Optional[int]:
+    """The index of the `)` that closes the call opened just before `at`, or None where a string or a comment
+    inside makes the text unsure."""
+    depth, i, end = 1, at, min(len(data), at + 20_000)
+    while i < end:
+        char = data[i:i + 1]
+        if char in (b"'", b'"'):  # a string on one line, without escapes or triple quotes: skipped
+            line_end = data.find(b"\n", i)
+            close = data.find(char, i + 1, line_end if line_end >= 0 else end)
+            if close < 0 or data[i:i + 3] == char * 3 or b"\\" in data[i:close]:
+                return None
+            i = close + 1
+            continue
+        if char == b"#":
+            return None
+        if char in (b"(", b"[", b"{"):
+            depth += 1
+        elif char in (b")", b"]", b"}"):
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
 
 
 def _calls_in(read: Optional[_Tokens], key: bytes, method: bool,
