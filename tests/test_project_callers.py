@@ -158,12 +158,16 @@ def test_a_function_passed_to_map_hides_its_callers(tmp_path):
 
 CALLS = b'''\
 from skel import Skeleton
-s = Skeleton(")(", 'cpu')  # a string with parens
-t = Skeleton(f("a\\\\"), "cpu",
-             # a comment ) in the call
+s = Skeleton(")(", 'cpu')  # a string with parens; Skeleton in a comment
+t = Skeleton(f(a, [1, 2]), "cpu",
              ")")
+u = "a Skeleton in a string"
 def Skeleton_maker(): pass
-'''
+def documented():
+    """Build one:
+
+    >>> Skeleton(offsets, 'cpu')
+    '''
 
 
 def test_call_sites_are_read_through_strings_comments_and_lines(tmp_path):
@@ -172,11 +176,23 @@ def test_call_sites_are_read_through_strings_comments_and_lines(tmp_path):
     checked = {str(tmp_path / "skel.py"): "skel.py", str(tmp_path / "user.py"): "user.py"}
     used: dict = {}
     sites = run_call_sites(checked, Path.read_bytes, "Skeleton", False, str(tmp_path / "skel.py"), used)
-    assert sites is not None and [(s.line, len(s.call.args)) for s in sites] == [(2, 2), (3, 3)]
-    assert [cst.Module([]).code_for_node(a.value) for a in sites[1].call.args] == ['f("a\\\\")', '"cpu"', '")"']
+    # (a docstring's example is read as a call: it can only make the sites disagree, or agree)
+    assert sites is not None and [(s.line, len(s.call.args)) for s in sites] == [(2, 2), (3, 3), (10, 2)]
+    assert [cst.Module([]).code_for_node(a.value) for a in sites[1].call.args] == ["f(a, [1, 2])", '"cpu"', '")"']
     assert set(used) == {str(tmp_path / "user.py"), str(tmp_path / "skel.py")}
-    (tmp_path / "user.py").write_bytes(CALLS + b"t = Skeleton(1, (2\n")  # never closed
-    assert run_call_sites(dict(checked), Path.read_bytes, "Skeleton", False, str(tmp_path / "skel.py"), {}) is None
+
+
+@pytest.mark.parametrize("unsure", [
+    b"t = Skeleton(1, (2\n",  # never closed
+    b"t = Skeleton(1,  # a comment in the call\n  2)\n",
+    b"t = Skeleton('it\\'s', 2)\n",  # an escape: where the string ends is not sure
+    b"make = Skeleton\n",  # passed on: called where the text does not show
+])
+def test_a_call_the_text_does_not_make_sure_of_hides_the_callers(tmp_path, unsure):
+    (tmp_path / "skel.py").write_text("class Skeleton:\n    pass\n")
+    (tmp_path / "user.py").write_bytes(b"from skel import Skeleton\ns = Skeleton(1, 'cpu')\n" + unsure)
+    checked = {str(tmp_path / "skel.py"): "skel.py", str(tmp_path / "user.py"): "user.py"}
+    assert run_call_sites(checked, Path.read_bytes, "Skeleton", False, str(tmp_path / "skel.py"), {}) is None
 
 
 @pytest.mark.parametrize("text, expected", [

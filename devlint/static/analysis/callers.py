@@ -91,7 +91,8 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
     """The evident thing every call passes for the parameter, and the note that says so."""
     seen: Optional[Evident] = None
     for site in sites:
-        argument = _argument(site.call, name, position)
+        call = site.call
+        argument = _argument(call, name, position) if call is not None else None
         found = evident(argument) if argument is not None else None
         if found is None or (seen is not None and found != seen):
             return None

@@ -3,17 +3,17 @@
 A function that its own file never calls is analysed on symbolic parameters (a parameter named `device` may be
 a GPU). When the other files of the run are its callers, their arguments say more (motion-diffusion-model's
 `Skeleton(offsets, chain, 'cpu')`, at every one of its seven construction sites). The files are read as text
-once per run and indexed by the words they hold; a file that holds the name is tokenized (once per run) and
-each call's arguments are parsed alone, never the whole file.
-Anything that hides a caller (the name used without a call, a call that does not parse, too many calls)
-gives no answer: the analysis then keeps its symbolic parameter.
+once per run and indexed by the words they hold; each mention of the name is read on its line (a definition,
+an import, a comment, a string, a call), and a call's arguments are parsed alone when first asked, never the
+whole file. Anything that may hide a caller (the name used without a call, a line the text does not make sure,
+too many calls) gives no answer: the analysis then keeps its symbolic parameter. A call-like mention inside a
+multi-line string (a docstring's example) is read as a call: it can only make the sites disagree, or agree with
+the real ones.
 """
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, cast
@@ -24,18 +24,27 @@ from devlint.core.digests import digest_of
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MOST_SITES = 40  # more calls than this: a utility everybody calls, not one whose callers agree
-_MOST_FILES = 24  # files holding the name
-_LONGEST_CALL = 100  # lines of one call's arguments
+_MOST_FILES = 16  # files holding the name
+_LONGEST_CALL = 20_000  # characters of one call's arguments
 
 
-@dataclass(frozen=True)
+@dataclass
 class CallText:
     """One call of the function, in a file of the run."""
 
     path: str  # absolute
     line: int
-    call: cst.Call  # parsed alone: its nodes belong to no tree of the run
+    arguments: str  # the text between its parentheses
     in_test: bool  # the file is a test (its callers exercise the function on whatever a test machine has)
+    _parsed: Optional[tuple[Optional[cst.Call]]] = None
+
+    @property
+    def call(self) -> Optional[cst.Call]:
+        """The call, parsed alone when first asked (its nodes belong to no tree of the run); None if it does
+        not parse. Most lookups stop at the first call whose argument is not evident: the rest stay text."""
+        if self._parsed is None:
+            self._parsed = (_expression(self.arguments),)
+        return self._parsed[0]
 
 
 @dataclass
@@ -45,11 +54,11 @@ class _RunText:
     words: dict[bytes, set[str]] = field(default_factory=dict)  # any word -> the files that hold it
     texts: dict[str, bytes] = field(default_factory=dict)
     digests: dict[str, str] = field(default_factory=dict)  # of each file's text, for the cache
-    tokens: dict[str, Optional[_Tokens]] = field(default_factory=dict)
+    # (name, method) -> (the sites or None, the digests of the files read for them)
+    sites: dict[tuple[str, bool], tuple[Optional[list[CallText]], dict[str, str]]] = field(default_factory=dict)
 
 
 Read = Callable[[Path], bytes]
-_Tokens = tuple[list[tokenize.TokenInfo], list[str], dict[str, list[int]]]
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, its _RunText]
 
 
@@ -84,67 +93,67 @@ def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool,
     gets the digest of each file read for it (the cache entry depends on them). Where no file but its own
     (`own`) names it, the walk of that file has what there is to know: None, without reading it again."""
     run = _run_text(checked, read)
-    key = name.encode()
-    sites: list[CallText] = []
+    holders = run.words.get(name.encode(), set())
+    if len(holders) > _MOST_FILES or not holders - {own}:
+        return None  # a name many files use (a common word, a utility everybody calls), or its own file's alone
+    memo = (name, method)
+    if memo not in run.sites:  # (a name is asked again: a method of each class that has it, from each file)
+        found: dict[str, str] = {}
+        run.sites[memo] = (_sites(run, name, method, found), found)
+    sites, read_for_it = run.sites[memo]
+    used.update(read_for_it)
+    return sites
+
+
+def _sites(run: _RunText, name: str, method: bool, used: dict[str, str]) -> Optional[list[CallText]]:
     # every file that holds the name: a caller may import it through a package, or be handed an object of the
     # class without naming it; a function of the same name elsewhere makes the sites disagree, never agree wrongly
-    holders = run.words.get(key, set())
-    if len(holders) > _MOST_FILES or not holders - {own}:
-        return None  # a name many files use: a common word (or a utility everybody calls), not read file by file
-    for path in sorted(holders):
+    key = name.encode()
+    sites: list[CallText] = []
+    for path in sorted(run.words.get(key, set())):
         data = run.texts[path]
         used[path] = _digest(run, path)
-        found = _calls_by_text(data, key, method, path)
-        if found is _UNSURE:  # the name met where only Python's tokenizer tells what it is (a docstring?)
-            if path not in run.tokens:
-                run.tokens[path] = _tokens(data)  # once per file and run: a file names many functions
-            found = _calls_in(run.tokens[path], key, method=method, path=path)
+        found = _calls_in(data, key, method, path)
         if found is None or len(sites) + len(found) > _MOST_SITES:
             return None
         sites.extend(found)
     return sites
 
 
-_UNSURE: list[CallText] = []  # (by identity) the text alone does not tell
 _SHORT_STRING = re.compile(rb"'[^'\\\n]*'|\"[^\"\\\n]*\"")
 _LINE_HEAD = re.compile(rb"[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+$|[ \t]*(?:from|import)[ \t]")
 
 
-def _calls_by_text(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
-    """The calls of `key` in one file, read as text where that is sure: each mention is its definition, an
-    import on one line, or a call whose arguments parse; else _UNSURE (a mention in a string, a comment, a
-    name passed on: the tokens tell which). A call-like mention inside a string is taken as a call: it can only
-    make the sites disagree, or agree with the real ones."""
+def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
+    """The calls of `key` in one file; None where a mention may be a use other than a call (the name passed
+    on, stored) or a line the text does not make sure of."""
     found: list[CallText] = []
     for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(key) + rb"(?![A-Za-z0-9_])", data):
         start, end = match.start(), match.end()
-        line_start = data.rfind(b"\n", 0, start) + 1
-        head = data[line_start:start]
+        head = data[data.rfind(b"\n", 0, start) + 1:start]
         if _LINE_HEAD.match(head):
             continue  # its definition, an import of it
-        bare = _SHORT_STRING.sub(b"", head)  # (the line's strings before it, closed on the line)
-        if b"#" in bare:
-            continue  # in a comment
-        if b"'" in bare or b'"' in bare:
-            return _UNSURE  # in a string, maybe: the tokens tell
-        attribute = head.rstrip().endswith(b".")
-        if method and not attribute:
+        if b"\\" in head:
+            return None  # an escape before it: where strings end is not sure
+        bare = _SHORT_STRING.sub(b"", head)  # (the strings the line closes before it)
+        if b"#" in bare or b"'" in bare or b'"' in bare:
+            continue  # in a comment, in a string
+        if method and not head.rstrip().endswith(b"."):
             continue  # a function of the same name, not the method
         opened = re.match(rb"[ \t]*\(", data[end:end + 40])
-        if opened is None:
-            return None  # passed on, stored (or named in a docstring's line: either way, not read further)
-        close = _closing(data, end + opened.end())
-        call = _expression(data[end + opened.end():close].decode("utf-8", "replace")) if close is not None else None
-        if call is None:
-            return _UNSURE
-        found.append(CallText(path=path, line=data.count(b"\n", 0, start) + 1, call=call, in_test=is_test_path(path)))
+        begin = end + opened.end() if opened is not None else -1
+        close = _closing(data, begin) if begin >= 0 else None
+        if close is None:
+            return None  # passed on, stored (or a call whose arguments hold what is not sure)
+        found.append(CallText(path=path, line=data.count(b"\n", 0, start) + 1,
+                              arguments=data[begin:close].decode("utf-8", "replace"), in_test=is_test_path(path)))
     return found
 
 
 def _closing(data: bytes, at: int) -> Optional[int]:
     """The index of the `)` that closes the call opened just before `at`, or None where a string or a comment
     inside makes the text unsure."""
-    depth, i, end = 1, at, min(len(data), at + 20_000)
+    depth, i, end = 1, at, min(len(data), at + _LONGEST_CALL)
     while i < end:
         char = data[i:i + 1]
         if char in (b"'", b'"'):  # a string on one line, without escapes or triple quotes: skipped
@@ -163,84 +172,6 @@ def _closing(data: bytes, at: int) -> Optional[int]:
             if depth == 0:
                 return i
         i += 1
-    return None
-
-
-def _calls_in(read: Optional[_Tokens], key: bytes, method: bool,
-              path: str) -> Optional[list[CallText]]:
-    """The calls of `key` in one file; None where the name is also used otherwise (or the file or a call does
-    not read). Strings and comments that mention it do not count: the file is tokenized, as Python reads it."""
-    if read is None:
-        return None
-    tokens, lines, names = read
-    name, found = key.decode(), []
-    for i in names.get(name, ()):
-        token = tokens[i]
-        before = _significant(tokens, i, -1)
-        if before is not None and before.string in ("def", "class") or _in_import(tokens, i):
-            continue  # its definition, an import of it
-        attribute = before is not None and before.string == "."
-        if method and not attribute:
-            continue  # a function of the same name, not the method
-        after = _significant(tokens, i, 1)
-        if after is None or after.string != "(":
-            return None  # passed on, stored: called where the text does not show
-        call = _parse_call(tokens, tokens.index(after, i), lines)
-        if call is None:
-            return None
-        found.append(CallText(path=path, line=token.start[0], call=call, in_test=is_test_path(path)))
-    return found
-
-
-_SKIPPED = (tokenize.NL, tokenize.COMMENT)
-_STATEMENT_ENDS = (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT, tokenize.ENCODING)
-
-
-def _tokens(data: bytes) -> Optional[_Tokens]:
-    """The file's tokens, its lines (a token's columns count characters of its line), where each name is."""
-    try:
-        text = data.decode("utf-8")
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError, UnicodeDecodeError, ValueError):
-        return None
-    names: dict[str, list[int]] = {}
-    for i, token in enumerate(tokens):
-        if token.type == tokenize.NAME:
-            names.setdefault(token.string, []).append(i)
-    return tokens, [line + "\n" for line in text.split("\n")], names
-
-
-def _significant(tokens: list[tokenize.TokenInfo], i: int, step: int) -> Optional[tokenize.TokenInfo]:
-    i += step
-    while 0 <= i < len(tokens) and tokens[i].type in _SKIPPED:
-        i += step
-    return tokens[i] if 0 <= i < len(tokens) else None
-
-
-def _in_import(tokens: list[tokenize.TokenInfo], i: int) -> bool:
-    """Is token i part of an import statement?"""
-    while i > 0 and tokens[i - 1].type not in _STATEMENT_ENDS and tokens[i - 1].string != ";":
-        i -= 1
-    while tokens[i].type in _SKIPPED:
-        i += 1
-    return tokens[i].string in ("import", "from")
-
-
-def _parse_call(tokens: list[tokenize.TokenInfo], opened: int, lines: list[str]) -> Optional[cst.Call]:
-    """The call whose `(` is token `opened`, its arguments parsed alone."""
-    depth = 0
-    for token in tokens[opened:]:
-        if token.type != tokenize.OP:
-            continue
-        depth += token.string in "([{"
-        depth -= token.string in ")]}"
-        if depth == 0:
-            (row, col), (end_row, end_col) = tokens[opened].end, token.start
-            if end_row - row > _LONGEST_CALL:
-                return None
-            if row == end_row:
-                return _expression(lines[row - 1][col:end_col])
-            return _expression(lines[row - 1][col:] + "".join(lines[row:end_row - 1]) + lines[end_row - 1][:end_col])
     return None
 
 
