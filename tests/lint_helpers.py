@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -39,3 +40,15 @@ def infer(source: str) -> tuple[dict, list]:
     interp = Interpreter(cst.parse_module(textwrap.dedent(source)), facts.append)
     interp.run()
     return interp.frames.globals, facts
+
+
+def lint_in_run(root: Path, files: dict, target: str) -> list[Finding]:
+    """Write `files` (name -> source, dedented) under `root` and check `target` as one file of a run over them
+    all, as `devlint .` in root would: the other files are its project and its callers."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    checked = {str((root / name).resolve()): name for name in files}
+    path = root / target
+    return check_source(path.read_bytes(), str(path), [r() for r in ALL_RULES if r.default_enabled], checked=checked)

@@ -6,30 +6,19 @@ Each case is the shape of a real false finding read on unseen code, with twins w
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import libcst as cst
 import pytest
 
 from devlint.static.analysis.callers import Passed, evident
-from devlint.static.engine import check_source
 from devlint.static.project.call_sites import is_test_path, run_call_sites
-from devlint.static.rules import ALL_RULES
+from tests.lint_helpers import lint_in_run
 from devlint.core.devices import CPU, cuda
-
-RULES = [r for r in ALL_RULES if r.default_enabled]
 
 
 def run(root: Path, files: dict, target: str) -> list:
-    """Check `target` as part of a run over every file written (as `devlint .` in root would)."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    checked = {str((root / name).resolve()): name for name in files}
-    path = root / target
-    return check_source(path.read_bytes(), str(path), [r() for r in RULES], checked=checked)
+    return lint_in_run(root, files, target)
 
 
 def codes(findings: list) -> set:

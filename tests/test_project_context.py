@@ -3,25 +3,13 @@ config module gives it. Each case is a real false finding of survey 17, beside a
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
-from devlint.static.engine import check_source
-from devlint.static.rules import ALL_RULES
-
-RULES = [r for r in ALL_RULES if r.default_enabled]
+from tests.lint_helpers import lint_in_run
 
 
 def run(root: Path, files: dict, target: str) -> set:
-    """Check `target` as part of a run over every file written (as `devlint .` in root would)."""
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-    checked = {str((root / name).resolve()): name for name in files}
-    path = root / target
-    found = check_source(path.read_bytes(), str(path), [r() for r in RULES], checked=checked)
-    return {(Path(f.path).name, f.line, f.code) for f in found}
+    return {(Path(f.path).name, f.line, f.code) for f in lint_in_run(root, files, target)}
 
 
 HELPERS = """\
