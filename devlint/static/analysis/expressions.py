@@ -144,8 +144,7 @@ def _ran_here(inner: State, state: State) -> None:
     """A comprehension's body ran on this path: the GPU work it queued, the syncs it made, the modules it
     moved in place (`[m.to(device) for m in models]` moves each of them)."""
     state.timing = inner.timing
-    if moved := {k: v for k, v in inner.moved.items() if state.moved.get(k) is not v}:
-        state.moved.update(moved)
+    state.moved.update(inner.moved)
 
 
 def eval_dict_comp(interp: Walker, node: cst.DictComp, state: State) -> Value:

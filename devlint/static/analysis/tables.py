@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 _RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
 
+
 class FileTables:
     """The file's tables: what the walk learns of the file (and of the project modules it imports) and keeps
     for the rest of the walk. Each table has one writer:
