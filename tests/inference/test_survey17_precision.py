@@ -8,6 +8,8 @@ stay reported.
 - a module handed to a holder's constructor is the caller's object: `Wrapper(enc, dec).to(device)` moves `dec`
   (Jackson-Kang/Pytorch-VAE-tutorial: 2 DEV102); one the holder's `__init__` built is its own;
 - a comprehension's moves are the path's: `[m.to(device) for m in mods]` moves each module (Khrylx/PyTorch-RL);
+- a value of unseen origin moved in place by a statement (`policy_net.to(device)` after `pickle.load` on one
+  path) is one object from there on: a helper that moves it moves every alias (PyTorch-RL's examples);
 - a module attribute called as such (`self.policy(x)`) is the object as it is now, after a helper moved it;
 - a function whose body is walked tells what GPU work it queued: handing it a GPU module is none by itself
   (PyTorch-RL's `to_device(cpu, policy)` before a timed cpu rollout: DEV301);
@@ -187,6 +189,33 @@ policy.to(device)
 samples = Agent(policy, device).collect(4)
 """
 
+PICKLED_OR_BUILT = """
+import pickle
+import sys
+import torch
+import torch.nn as nn
+
+
+def to_device(device, *args):
+    return [x.to(device) for x in args]
+
+
+def collect(policy):
+    state = torch.tensor([0.1, 0.2, 0.3]).unsqueeze(0)
+    with torch.no_grad():
+        return policy(state)[0].numpy(){mark}
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+if len(sys.argv) < 2:
+    policy_net = nn.Linear(3, 2)
+else:
+    policy_net = pickle.load(open(sys.argv[1], "rb"))
+policy_net.to(device)
+{helper}
+sample = collect(policy_net)
+"""
+
 HELPER_TIMING = """
 import time
 import torch
@@ -290,6 +319,9 @@ CASES = {
     "released_weights_joined_from_parts": RELEASED.replace("os.path.join(ROOT, '{name}')",
                                                            "os.path.join(ROOT, 'ResNet', '{name}')").format(
         name="resnet152-b121ed2d.pth", mark=""),
+    "a_model_built_or_unpickled_is_moved_by_the_helper": PICKLED_OR_BUILT.format(
+        helper='to_device(torch.device("cpu"), policy_net)', mark=""),
+    "a_model_built_or_unpickled_left_on_the_device": PICKLED_OR_BUILT.format(helper="", mark="  # expect: DEV102"),
     "helper_moving_a_gpu_module_to_the_cpu_queues_nothing": HELPER_TIMING.format(target='"cpu"', mark=""),
     "helper_moving_to_the_gpu_and_gpu_work_is_timed": HELPER_TIMING.format(target="device", mark="  # expect: DEV301"),
     "released_weights_are_cpu": RELEASED.format(name="vgg16-397923af.pth", mark=""),

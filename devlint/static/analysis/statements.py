@@ -214,7 +214,9 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
         interp.assign_name(name, replace(moved, maybe_object=True), state, line)  # it may have moved itself
     elif name is not None and isinstance(receiver, (Unknown, Located, Module)):
         if isinstance(moved, Located):
-            moved = Module(why=moved.why, where=moved.where, moved=True)
+            # moved in place: a module of unseen origin (`pickle.load(...)` on one path), one object from here on,
+            # named by this move (a helper that moves it again moves every alias: PyTorch-RL's `to_device`)
+            moved = Module(why=moved.why, where=moved.where, moved=True, ident=id(expr))
         if isinstance(moved, Module):
             interp.assign_name(name, moved, state, line)
 
