@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, MPS_TYPE, XPU_TYPE
 
@@ -254,3 +254,9 @@ def looks_like_device_name(name: str) -> bool:
 # the first hex digits of the file's SHA-256, which `load_state_dict_from_url(check_hash=True)` checks).
 # The model zoos that publish them (torchvision, timm, the papers' releases) save them from the cpu.
 RELEASED_CHECKPOINT_NAME = r"[A-Za-z0-9_.]+-[0-9a-f]{8,64}\.(?:pth|pt|bin|ckpt)"
+
+# Losses of other libraries that take some inputs on any device, as torch's own do (position, keyword): warp-ctc's
+# CTCLoss wants its labels and lengths as cpu IntTensors beside cuda activations (crnn.pytorch's train.py).
+LIBRARY_LOSSES: Dict[str, Tuple[Tuple[int, str], ...]] = {
+    "warpctc_pytorch.CTCLoss": ((1, "labels"), (2, "act_lens"), (3, "label_lens")),
+}

@@ -123,7 +123,8 @@ TRACE_CALLS: Dict[str, Tuple[int, int]] = {
 CPU_ONLY_ARGS: Dict[str, Tuple[Optional[int], str]] = {
     name: record.cpu_only_arg for record in RECORDS if record.cpu_only_arg is not None for name in record.names}
 ANY_DEVICE_ARGS: Dict[str, Tuple[Tuple[int, str], ...]] = {
-    name: record.any_device_args for record in RECORDS if record.any_device_args for name in record.names}
+    **{name: record.any_device_args for record in RECORDS if record.any_device_args for name in record.names},
+    **LIBRARY_LOSSES}
 
 # --- modules and data
 

@@ -40,6 +40,7 @@ FUNCTIONS: dict[str, Handler] = _merge(
 NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (cuda.is_cuda_api, cuda.cuda_api),
     (modules.is_torch_module_class, modules.torch_module),
+    (api.LIBRARY_LOSSES.__contains__, modules.torch_module),  # another library's loss, known as torch's are
     (optim.is_optimizer_class, optim.optimizer),
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
