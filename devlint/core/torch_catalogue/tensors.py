@@ -51,8 +51,8 @@ FUNCTION_RECORDS: List[Api] = [
     # expanded views of each input where it is: devices may differ (a cpu tensor as a shape donor)
     fn("torch.broadcast_tensors", roles=Role.NOT_OP),
     *(fn(f"torch.{name}", roles=Role.RETURNS_TUPLE) for name in (
-        "max min sort topk kthvalue mode median unique split chunk unbind where nonzero lu qr svd eig std_mean "
-        "var_mean aminmax histogram").split()),
+        "max min sort topk kthvalue mode median unique split chunk unbind where nonzero lu lu_unpack qr svd eig "
+        "slogdet std_mean var_mean aminmax histogram").split()),
     # compute on no tensor
     *(fn(f"torch.{name}", roles=Role.NOT_OP) for name in (
         "is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
@@ -119,7 +119,7 @@ METHOD_RECORDS: List[Api] = [
     method("sum", "mean", "norm", "prod", "std", "var", "all", "any", "argmax", "argmin", "logsumexp", "dot",
            "nansum", "nanmean", "amax", "amin", roles=Role.REDUCES),
     method("max", "min", "median", roles=Role.REDUCES | Role.RETURNS_TUPLE),
-    method("sort", "chunk", "split", "kthvalue", "mode", roles=Role.RETURNS_TUPLE),
+    method("sort", "chunk", "split", "kthvalue", "mode", "lu", "qr", "svd", "slogdet", roles=Role.RETURNS_TUPLE),
     method("topk", "unbind", roles=Role.RETURNS_TUPLE | _EVIDENCE),
     # a 0-dim tensor stays 0-dim
     method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", roles=Role.KEEPS_SCALAR),

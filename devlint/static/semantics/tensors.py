@@ -14,7 +14,7 @@ import libcst as cst
 from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import dict_entry
+from devlint.static.semantics.containers import dict_entry, element
 from devlint.static.semantics.devices import device_argument
 from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
@@ -180,7 +180,8 @@ def torch_function(site: CallSite) -> Value:
     if isinstance(result, Tensor) and unknown_operand:
         # `torch.matmul(unknown, x)`: the result is wherever the unknown operand is
         result = Tensor(why=((site.node, ""),), where=None, derived=True)
-    if isinstance(result, Tensor) and path in api.TUPLE_OPS and (len(args.positional) > 1 or args.keywords):
+    if isinstance(result, Tensor) and path in api.TUPLE_OPS and (len(args.positional) > 1 or args.keywords
+                                                                  or args.star):
         return Seq(kind="tuple", elem=replace(result, scalar=False))
     return result
 
@@ -206,6 +207,10 @@ def _function_operands(site: CallSite) -> list[Operand]:
                 if isinstance(member, Tensor):
                     member_node = nodes[i] if len(nodes) == len(items) else arg_node
                     operands.append(site.operand(member_node, member))
+    for arg_node, value in args.star:  # `torch.lu_unpack(*x.lu())`: the tensors unpacked into it
+        member = element(value) if isinstance(value, Seq) else value
+        if isinstance(member, Tensor):
+            operands.append(site.operand(arg_node, member))
     return operands
 
 
