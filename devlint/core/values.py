@@ -149,7 +149,8 @@ class Tensor(Value):
         why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
         if where is None and branch is not None:
             for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
-                if on_cpu(side.where) and not side.scalar and opposite.where is not None \
+                # (a parameter on the cpu is where its module is: it moves with it, it was not left behind)
+                if on_cpu(side.where) and not side.scalar and not side.parameter and opposite.where is not None \
                         and opposite.where.concrete and opposite.where.kind != "cpu":
                     cpu_path, why = (branch, outcome), side.why
         if where is None:

@@ -3,6 +3,8 @@
 - warp-ctc's `CTCLoss` takes its labels and lengths as cpu IntTensors beside cuda activations, as torch's own
   `nn.CTCLoss` takes its targets and lengths (meijieru/crnn.pytorch's train.py: 2 false DEV101); a loss of a library
   devlint knows nothing of is still read as one computation on its inputs;
+- a parameter set on one path of an `if` (a tensor moved to the device on the other) moves with its module: it
+  is no tensor left on the cpu (SDT's `self.beta`: a false DEV101); a plain tensor there still is;
 - a miss: `P, L, U = torch.lu_unpack(*Q.lu())` unpacks cpu tensors (a tuple op given its operands by `*`), so
   `self.P = P` is a plain attribute left on the cpu when the module moves (karpathy/pytorch-normalizing-flows'
   `Invertible1x1Conv`: DEV105).
@@ -59,10 +61,39 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 m = Invertible(3).to(device)
 """
 
+BRANCH_PARAMETER = """
+import torch
+import torch.nn as nn
+
+
+class Tree(nn.Module):
+    def __init__(self, cfg):
+        super().__init__()
+        self.device = torch.device("cuda" if cfg["cuda"] else "cpu")
+        self.linear = nn.Linear(4, 3)
+        if cfg["beta"]:
+            self.beta = {made}{attribute}
+        else:
+            self.beta = torch.ones(1).to(self.device)
+
+    def forward(self, x):
+        x = x.to(self.device)
+        return torch.sigmoid(self.beta * self.linear(x)){mark}
+
+
+cfg = {{"cuda": torch.cuda.is_available(), "beta": True}}
+model = Tree(cfg).to(torch.device("cuda" if cfg["cuda"] else "cpu"))
+print(model(torch.randn(2, 4)))
+"""
+
 CASES = {
     "warp_ctc_takes_cpu_labels_and_lengths": CTC.format(library="warpctc_pytorch", mark=""),
     "unpacked_lu_factor_left_as_a_plain_attribute": LU.format(store="self.P = p  # expect: DEV105"),
     "unpacked_lu_factor_registered": LU.format(store='self.register_buffer("P", p)'),
+    "a_parameter_on_one_path_moves_with_its_module": BRANCH_PARAMETER.format(
+        made="nn.Parameter(torch.randn(3))", attribute="", mark=""),
+    "a_plain_tensor_on_one_path_is_left_on_the_cpu": BRANCH_PARAMETER.format(
+        made="torch.randn(3)", attribute="  # expect: DEV105", mark="  # expect: DEV101"),
     "an_unknown_librarys_loss_is_one_computation": CTC.format(library="mylosses", mark="  # expect: DEV101"),
 }
 
