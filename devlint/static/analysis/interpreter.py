@@ -103,7 +103,9 @@ class Interpreter:
         handler = EVAL.get(type(node))
         if handler is None:
             return UNKNOWN
-        value = self.current(handler(self, node, state), state)
+        value = handler(self, node, state)
+        if state.moved and type(value) is Module:  # (the hot path: most values are no module)
+            value = self.current(value, state)
         # the path that learnt CUDA is missing reads what is on the selected device as on the cpu (what it
         # holds is unchanged: an object's own place outlives the path)
         return where_missing(value, True) if state.unavailable else value
