@@ -10,6 +10,7 @@ from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
 from devlint.core.torch_catalogue.libraries import *  # noqa: F401,F403  (the library-level tables, re-exported)
+from devlint.core.torch_catalogue.libraries import LIBRARY_LOSSES
 from devlint.core.torch_catalogue.nn import DATA_RECORDS, MODULE_RECORDS
 from devlint.core.torch_catalogue.records import (  # the device types, re-exported
     CPU_TYPE as CPU_TYPE, CUDA_TYPE as CUDA_TYPE, MPS_TYPE as MPS_TYPE, XPU_TYPE as XPU_TYPE)

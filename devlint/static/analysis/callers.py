@@ -25,6 +25,7 @@ from devlint.static.syntax import dotted
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
 
+
 class Passed(enum.Enum):
     """What kind of thing an evident argument is."""
 
@@ -41,11 +42,11 @@ def _keep(param: cst.Param, symbolic: Value) -> Value:
     return symbolic
 
 
-def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bound: bool,
+def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: bool,
                  constructor: Optional[str] = None) -> Binder:
     """(param, its symbolic value) -> what the run's callers pass it, where they all agree on an evident thing.
-    `owner`: the class of a method (its calls are `x.name(...)`); `bound`: the first parameter is self;
-    `constructor`: the class whose calls (`Cls(...)`) run this `__init__`."""
+    `method`: a method's calls are `x.name(...)`; `bound`: the first parameter is self; `constructor`: the class
+    whose calls (`Cls(...)`) run this `__init__`."""
     project = interp.tables.project
     name = constructor or fdef.name.value
     if project is None or not project.checked or (name.startswith("__") and constructor is None) \
@@ -58,7 +59,7 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, owner: Optional[str], bo
     def sites() -> Optional[list[CallText]]:
         if not found:
             read: dict[str, str] = {}
-            calls = run_call_sites(project.checked, script_bytes, name, owner is not None and constructor is None,
+            calls = run_call_sites(project.checked, script_bytes, name, method and constructor is None,
                                    str(project.importer), read)
             if constructor and calls and subclassed(project.checked, script_bytes, constructor, read):
                 calls = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show

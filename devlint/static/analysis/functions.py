@@ -460,7 +460,7 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     caller: Optional[State] = None
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
-    passed = from_callers(interp, fdef, fn.owner, bound is not None)
+    passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
     params = bind_arguments(interp, fdef, bound, None,
                             symbolic=lambda p: passed(p, symbolic_param(interp, p, scope, is_forward)))
     analyse_body(interp, fn, params, caller, None)
@@ -533,7 +533,7 @@ def class_summary(interp: Walker, cls: Class) -> Value:
     if init is not None and id(init) in tables.functions:
         fn = replace(tables.functions[id(init)], bound=base)
         scope = tables.scope_of(init)
-        passed = from_callers(interp, init, None, True, constructor=cls.name)
+        passed = from_callers(interp, init, False, True, constructor=cls.name)
         params = bind_arguments(interp, init, base, None,
                                 symbolic=lambda p: passed(p, symbolic_param(interp, p, scope, False)))
         interp.facts.muted += 1

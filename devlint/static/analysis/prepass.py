@@ -88,7 +88,6 @@ class PrePass:
         self._other_saves: list[tuple[str, cst.Call, Scope]] = []  # `x.save(...)` calls, torch's under another name?
         self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
         self.gpu_default_switch = False  # the default device may be switched to a GPU (`torch.set_default_device`)
-        self.assigned: dict[str, list[cst.BaseExpression]] = {}  # a plain name -> every value it is assigned
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         # (nodes, their scope): a function's body has its own
@@ -304,8 +303,6 @@ class PrePass:
             else:
                 scope.rebound_names.update(target_names(assigned.target))  # `d = {}`, `d, n = ...`
             name = dotted(assigned.target)
-            if type(assigned.target) is cst.Name:
-                self.assigned.setdefault(assigned.target.value, []).append(node.value)
             if name and api.looks_like_device_name(name):
                 self._cuda_constant[name] = self._cuda_constant.get(name, True) and _is_cuda_constant(node.value)
         if type(node.value) is cst.BinaryOperation:

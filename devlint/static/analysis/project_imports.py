@@ -14,11 +14,11 @@ from typing import Optional, cast
 
 import libcst as cst
 
-from devlint.core.digests import digest_of
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
+from devlint.static.project.call_sites import holding
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -48,22 +48,14 @@ def _mentions(path: Path, literal: bytes) -> bool:
     return literal in data and b"save(" in data
 
 
-_NCCL: list[Optional[object]] = [None, None]  # [the run's `checked` table, (path, digest) of its NCCL setup or None]
-
-
 def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
-    """A file of the run that sets up an NCCL group, naming no other backend (asked once per run), and its
-    digest: the entries that took it as known depend on it. (A file that starts to do so later does not make
-    the others checked again: they only said less than they may.)"""
-    if _NCCL[0] is not checked:
-        found = None
-        for path in sorted(checked):
-            data = script_bytes(Path(path))
-            if b"init_process_group" in data and any(text in data for text in _NCCL_TEXTS) and b"gloo" not in data:
-                found = (path, digest_of(data))
-                break
-        _NCCL[:] = [checked, found]
-    return cast(Optional[tuple[str, str]], _NCCL[1])
+    """A file of the run that sets up an NCCL group, naming no other backend, and its digest: the entries that
+    took it as known depend on it. (A file that starts to do so later does not make the others checked again:
+    they only said less than they may.)"""
+    for path, data, digest in holding(checked, script_bytes, api.INIT_PROCESS_GROUP_NAME):
+        if any(text in data for text in _NCCL_TEXTS) and b"gloo" not in data:
+            return path, digest
+    return None
 
 
 _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
@@ -76,22 +68,12 @@ def _imports_word(data: bytes, word: bytes) -> bool:
                for line in _IMPORT_LINE.findall(data))
 
 
-_GPU_DEFAULT: list[Optional[object]] = [None, None]  # [the run's `checked` table, its files that set one]
-
-
-def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes]]:
-    """The files of the run that make CUDA the default for new tensors (read once per run)."""
-    if _GPU_DEFAULT[0] is not checked:
-        setters = [name.rsplit(".", 1)[-1].encode() + b"("
-                   for name in sorted(api.SET_DEFAULT_TENSOR_TYPE | api.SET_DEFAULT_DEVICE)]
-        gpu = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
-        found = []
-        for path in sorted(checked):
-            data = script_bytes(Path(path))
-            if any(setter in data for setter in setters) and any(text in data for text in gpu):
-                found.append((path, data))
-        _GPU_DEFAULT[:] = [checked, found]
-    return cast("list[tuple[str, bytes]]", _GPU_DEFAULT[1])
+def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes, str]]:
+    """The files of the run that make CUDA the default for new tensors: (path, text, digest)."""
+    gpu = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
+    found = {entry[0]: entry for name in sorted(api.SET_DEFAULT_TENSOR_TYPE | api.SET_DEFAULT_DEVICE)
+             for entry in holding(checked, script_bytes, name.rsplit(".", 1)[-1])}
+    return [found[path] for path in sorted(found) if any(text in found[path][1] for text in gpu)]
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -174,9 +156,9 @@ class ProjectImports:
         if not self.checked:
             return False
         stem = (self.importer.parent.name if self.importer.stem == "__init__" else self.importer.stem).encode()
-        for path, data in _gpu_default_setters(self.checked):
+        for path, data, digest in _gpu_default_setters(self.checked):
             if Path(path) != self.importer and _imports_word(data, stem):
-                self.used[path] = digest_of(data)
+                self.used[path] = digest
                 return True
         return False
 

@@ -288,15 +288,11 @@ class FileQuestions:
         return bool(template) and template in tables.prepass.saved_templates
 
     def released(self, path: cst.CSTNode, value: Value) -> bool:
-        """Is the file named as published weights (`vgg16-397923af.pth`: its value, a name assigned once here to
-        `os.path.join(root, 'vgg16-397923af.pth')`, or one a config module gives)? Those hold cpu tensors."""
-        if isinstance(value, Const) and isinstance(value.value, str):
-            return _RELEASED.fullmatch(value.value.rsplit("/", 1)[-1]) is not None
-        if type(path) is cst.Name:
-            values = self._tables.prepass.assigned.get(path.value, ())
-            path = values[0] if len(values) == 1 else path
-        name = path_template(path).split("|")[-1].rsplit("/", 1)[-1]
-        return _RELEASED.fullmatch(name) is not None
+        """Is the file named as published weights (`vgg16-397923af.pth`)? Those hold cpu tensors. Its value
+        tells (`os.path.join(root, 'vgg16-...pth')` of strings, here or in a config module), else the string parts
+        of the expression (an f-string with the file's name)."""
+        text = value.value if isinstance(value, Const) and isinstance(value.value, str) else path_template(path)
+        return _RELEASED.fullmatch(text.split("|")[-1].rsplit("/", 1)[-1]) is not None
 
     def saved_as(self, path: str) -> bool:
         """Does this file `torch.save` to that very path (a literal, given to the function that loads it), itself

@@ -3,7 +3,8 @@
 A function that its own file never calls is analysed on symbolic parameters (a parameter named `device` may be
 a GPU). When the other files of the run are its callers, their arguments say more (motion-diffusion-model's
 `Skeleton(offsets, chain, 'cpu')`, at every one of its seven construction sites). The files are read as text
-once per run and indexed by the words they hold; each mention of the name is read on its line (a definition,
+once per run and indexed by the words they hold (`holding` answers the run's other text questions from the same
+index); each mention of the name is read on its line (a definition,
 an import, a comment, a string, a call), and a call's arguments are parsed alone when first asked, never the
 whole file. Anything that may hide a caller (the name used without a call, a line the text does not make sure,
 too many calls) gives no answer: the analysis then keeps its symbolic parameter. A call-like mention inside a
@@ -71,6 +72,13 @@ def _run_text(checked: dict[str, str], read: Read) -> _RunText:
                 run.words.setdefault(word, set()).add(path)
         _RUN[:] = [checked, run]
     return cast(_RunText, _RUN[1])
+
+
+def holding(checked: dict[str, str], read: Read, word: str) -> list[tuple[str, bytes, str]]:
+    """(path, text, digest) of each file of the run that holds the word, in path order: the run's files are
+    read once for every such question (an NCCL launcher, a CUDA default set, a function's callers)."""
+    run = _run_text(checked, read)
+    return [(path, run.texts[path], _digest(run, path)) for path in sorted(run.words.get(word.encode(), ()))]
 
 
 def _digest(run: _RunText, path: str) -> str:
