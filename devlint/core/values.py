@@ -280,6 +280,7 @@ class DeviceValue(Value):
     where: Optional[Device] = None
     literal: Optional[cst.CSTNode] = field(default=None, compare=False)  # a hardcoded 'cuda'
     literal_guarded: bool = True
+    maybe_none: bool = False  # None on some path (`torch.device("cuda") if cuda else None`)
 
     @property
     def device(self) -> Optional[Device]:
@@ -289,7 +290,8 @@ class DeviceValue(Value):
         where = join_choice(self.where, other.where, availability_split)
         literal = self.literal or other.literal
         guarded = [side.literal_guarded for side in (self, other) if side.literal is not None]
-        return DeviceValue(why=self.why or other.why, where=where, literal=literal, literal_guarded=all(guarded))
+        return DeviceValue(why=self.why or other.why, where=where, literal=literal, literal_guarded=all(guarded),
+                           maybe_none=self.maybe_none or other.maybe_none)
 
 
 @record
@@ -598,10 +600,10 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     for one, world in ((a, b), (b, a)):
         if isinstance(world, DeviceCount) and world.world and isinstance(one, Const) and one.value == 1:
             return world  # `dist.get_world_size() if dist.is_initialized() else 1`: one process is a world too
-    if isinstance(a, Const) and a.value is None:
-        return b  # `if x is None: x = ...` keeps what x is when it is given
-    if isinstance(b, Const) and b.value is None:
-        return a
+    for none, given in ((a, b), (b, a)):
+        if isinstance(none, Const) and none.value is None:
+            # `if x is None: x = ...` keeps what x is when it is given (a device remembers it may be None)
+            return replace(given, maybe_none=True) if isinstance(given, DeviceValue) else given
     return UNKNOWN
 
 

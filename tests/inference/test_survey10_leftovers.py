@@ -4,10 +4,9 @@ must stay reported.
 - a class with no base (`class MultilayerPerceptron():`, rasbt/deeplearning-models' from-scratch MLP notebook) is
   used as a model for its `forward` (its methods see `self` where its caller puts it: snap-stanford/ogb's
   `class KEModel(object)`, whose MLP train_pytorch.py moves), but nothing registers its tensors: none is a "plain
-  attribute left behind" (DEV105). What a
-  method combines with its parameters is still judged as any function's is (DEV104: a scheduler's cpu table beside
-  a model's output, test_real_code; the notebook's own finding stays a false one of that kind, as its callers,
-  all on the cpu, do not stand for every caller);
+  attribute left behind" (DEV105). Its `forward` is a method like any other (survey 20): analysed with its
+  callers' arguments where the file calls it, so the notebook's callers, all on the cpu, give no finding, and a
+  caller's GPU data meets its cpu weights (DEV104);
 - `if self.mean.device != x.device: self.mean = ...to(x.device); self.var = ...to(x.device)` (Dive-into-DL-PyTorch's
   5.10 BatchNorm): where the test fails, `self.mean` is on x's device, and so is what the object keeps beside it on
   the same device;
@@ -157,9 +156,12 @@ def visualize(img):
 
 CASES = {
     "a_class_with_no_base_is_no_module": SCRATCH_MODEL.format(
-        extra="", base="", mark105="", x="torch.randn(2, 4)", mark101="  # expect: DEV104"),
+        extra="", base="", mark105="", x="torch.randn(2, 4)", mark101=""),
     "nor_one_with_object_for_base": SCRATCH_MODEL.format(
-        extra="", base="object", mark105="", x="torch.randn(2, 4)", mark101="  # expect: DEV104"),
+        extra="", base="object", mark105="", x="torch.randn(2, 4)", mark101=""),
+    "twin_its_forward_given_gpu_data": SCRATCH_MODEL.format(
+        extra="", base="", mark105="", x='torch.randn(2, 4).to("cuda" if torch.cuda.is_available() else "cpu")',
+        mark101="  # expect: DEV104"),
     "twin_a_module_leaves_its_plain_attribute_behind": SCRATCH_MODEL.format(
         extra="import torch.nn as nn", base="nn.Module", mark105="  # expect: DEV105",
         x="torch.randn(2, 4)", mark101=""),

@@ -22,6 +22,8 @@ MODULE_CLASSES_PREFIX = ("torch.nn.",)
 FORWARD_SUFFIX = ".forward"
 # A parameter annotated with one of these is a setting (`n_fft: int`), not data that may be a tensor.
 SETTING_ANNOTATIONS = frozenset({"int", "float", "str", "bool"})
+# ... and one of these a number: a tensor passed there is 0-dim (`def step(self, t: int)` given a timestep).
+NUMBER_ANNOTATIONS = frozenset({"int", "float"})
 # The namespaces `getattr(torch, device_type)` may name: the accelerator's module, whichever it is.
 BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hpu", "mtia"})
 

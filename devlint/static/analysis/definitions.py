@@ -265,3 +265,11 @@ def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
             node = node.left  # type: ignore[attr-defined]
         else:
             return cast(cst.Name, node) if kind is cst.Name else None
+
+
+def number_params(fdef: cst.FunctionDef) -> frozenset[str]:
+    """Parameters annotated `int`/`float`: a tensor passed there is one number, 0-dim (`step(self, t: int)`
+    given an element of the timesteps), which combines with a tensor on any device."""
+    params = list(fdef.params.posonly_params) + list(fdef.params.params) + list(fdef.params.kwonly_params)
+    return frozenset(p.name.value for p in params if p.annotation is not None
+                     and type(p.annotation.annotation) is cst.Name and p.annotation.annotation.value in api.NUMBER_ANNOTATIONS)

@@ -281,6 +281,9 @@ def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value
 def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"; of known
     whole numbers: `len(boxes) == 0` for a caller's empty list."""
+    if isinstance(right, Const) and right.value is None and type(op) in (cst.Is, cst.IsNot) and _never_none(left):
+        # `if device is not None: x = x.to(device)` where the caller passed a device: only that branch runs
+        return Const(value=type(op) is cst.IsNot)
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
             and type(op) in (cst.Equal, cst.NotEqual):
         return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
@@ -294,6 +297,12 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
         constants = cast("tuple[Const, ...]", right.items)  # (all Const: checked above)
         return Const(value=any(v.value == left.value for v in constants) == (type(op) is cst.In))
     return None
+
+
+def _never_none(value: Value) -> bool:
+    """A device someone wrote (not a parameter's, which may be its default None)."""
+    return isinstance(value, DeviceValue) and value.where is not None and value.where.kind != "param" \
+        and not value.maybe_none
 
 
 _INT_OPERATORS = frozenset({"+", "-", "*", "//", "%", "+=", "-=", "*="})
@@ -384,6 +393,8 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         return replace(container, scalar=_one_cpu_element(container, indices), fresh=False, derived=True)
     if isinstance(container, Located):
         return Located(where=container.where)
+    if isinstance(container, HostArray):
+        return container  # `obs[None]`, `arr[:, 0]`: numpy's, on the host
     if isinstance(container, Module):  # nn.Sequential / ModuleList indexing: one member (a slice: another)
         return container if type(node.slice[0].slice) is cst.Slice else container.element()
     key = const_key(node)

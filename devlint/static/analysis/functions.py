@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Callable, Optional, Union, cast, overload
 import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
-from devlint.static.analysis.definitions import decorator_name, find_method, is_classmethod, is_static, positional_names
+from devlint.static.analysis.definitions import (
+    decorator_name, find_method, is_classmethod, is_static, number_params, positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -268,8 +269,10 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
     if args is None:
         return params
     # A value passed in keeps its device; inside, it comes from the caller.
-    return {k: (replace(v, from_param=k) if isinstance(v, Tensor) and k != "self" else v)
-            for k, v in params.items()}
+    numbers = number_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
+    return {k: (replace(v, from_param=k, scalar=v.scalar or k in numbers) if isinstance(v, Tensor) and k != "self"
+                else v) for k, v in params.items()}
+
 
 
 def _keyword_or_default(interp: Walker, param: cst.Param, args: Args, state: State) -> Value:
@@ -507,7 +510,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         text = default.evaluated_value if type(default) is cst.SimpleString else None
         hardcoded = isinstance(text, str) and text.startswith(api.CUDA_TYPE)
         return DeviceValue(why=((param, ""),), where=SELECTED, literal=default if hardcoded else None,
-                           literal_guarded=not hardcoded)
+                           literal_guarded=not hardcoded, maybe_none=default is not None and dotted(default) == "None")
     symbolic = Device("param", param=name)
     tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or (
         name in scope.tensor_names and name not in scope.converted_names and name not in scope.size_names) or (

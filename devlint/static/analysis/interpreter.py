@@ -82,7 +82,8 @@ class Interpreter:
             if id(fn.node) in foreign:
                 continue
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
-            if name == "forward" or (id(fn.node) not in tables.analysed and name not in called):
+            if (name == "forward" and not _plain_owner(tables, fn)) or (id(fn.node) not in tables.analysed
+                                                                      and name not in called):
                 functions.analyse_standalone(self, fn)
         # the rest, callers first: one the file never calls as its own (`Exp.train`, whose name only
         # `self.model.train()` uses) before what it calls (`vali(loader)` then sees the loader it is given)
@@ -342,6 +343,13 @@ def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
         attr_name=best.attr_name if len(tensors) == 1 else None,
         inferred=all(t.inferred for t in tensors),  # `255 * mask` of a value that may be an array: may be one too
     )
+
+
+def _plain_owner(tables: FileTables, fn: Function) -> bool:
+    """A method of a class that is a module by its `forward` only (`class Adaline:`): its forward is a
+    method like any other, analysed with its callers' arguments where the file calls it."""
+    cls = tables.classes.get(fn.owner) if fn.owner else None
+    return cls is not None and cls.by_shape
 
 
 def _one_dim_made(tensor: Tensor) -> bool:

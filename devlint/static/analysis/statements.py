@@ -12,6 +12,7 @@ import libcst as cst
 
 from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
+from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
     as_condition, decided_type, extension_flags, is_skip_marker, learns, module_test, not_a_tensor, polarity,
@@ -569,7 +570,8 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     autograd = any(isinstance(b, Ref) and b.path in api.AUTOGRAD_FUNCTION_BASES for b in bases)
     registered = any(is_module_base(b) for b in bases)
     is_module = not autograd and (registered or any(
-        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node)))
+        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
+        or _holds_parameters(interp, node, state))
     # a `forward` makes a module of a class whose bases are unknown (a base from an unseen library); one whose
     # bases are all known to be none (`class MLP():`) is used as a model, but registers nothing
     by_shape = is_module and not registered and all(_plain_base(b, arg.value) for b, arg in zip(bases, node.bases))
@@ -587,6 +589,18 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
         if type(stmt) is cst.FunctionDef:
             exec_function_def(interp, stmt, state, owner=name)
     return state
+
+
+def _holds_parameters(interp: Walker, node: cst.ClassDef, state: State) -> bool:
+    """`self.bias = nn.Parameter(...)` in its `__init__`: only a module holds parameters (one whose nn.Module
+    base comes through a class nobody can see, `class RelativeMHA(MultiHeadAttention):`)."""
+    init = next((s for s in class_body(node) if type(s) is cst.FunctionDef and s.name.value == "__init__"), None)
+    if init is None:
+        return False
+    made = [n.value for n in body_nodes(init) if type(n) is cst.Assign and type(n.value) is cst.Call
+            and any(type(t.target) is cst.Attribute and dotted(t.target.value) == "self" for t in n.targets)]
+    return any(isinstance(ref := interp.eval(call.func, state), Ref) and ref.path in api.PARAMETER_CLASSES
+               for call in made if dotted(call.func) is not None)
 
 
 def _plain_base(base: Value, node: cst.BaseExpression) -> bool:

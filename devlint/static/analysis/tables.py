@@ -10,15 +10,16 @@ import libcst as cst
 
 from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import Const, Function, Ref, Value
-from devlint.static.analysis.definitions import bound_to, find_method, host_params, positional_names, sent_params
+from devlint.core.values import Class, Const, Function, Ref, Value
+from devlint.static.analysis.definitions import (
+    body_nodes, bound_to, find_method, host_params, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, children, dotted
 
 if TYPE_CHECKING:
     from devlint.core.facts import Context
-    from devlint.core.values import Class, Device, Module, Value
+    from devlint.core.values import Device, Module, Value
     from devlint.static.analysis.frames import Frames
     from devlint.static.analysis.project_imports import ProjectImports
     from devlint.static.analysis.summary import Summary
@@ -76,7 +77,8 @@ class FileTables:
         self.memo: dict[MemoKey, Summary] = {}  # functions.summarise: a function's body per arguments
         self.analysed: set[int] = set()  # id(FunctionDef) of the functions whose body was walked
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
-        self.self_placed_params: dict[int, set[str]] = {}  # id(FunctionDef) -> parameters it places itself
+        # id(FunctionDef) (and of the class running it) -> parameters it places itself
+        self.self_placed_params: dict[object, set[str]] = {}
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
         # id(FunctionDef) -> whether every call of it so far is the module level's, given tensors made on the cpu
         # (a self-test under `if __name__ == "__main__":`): such a function is analysed standalone too
@@ -193,17 +195,66 @@ class FileQuestions:
         """id() of the argument nodes of a call of `fdef` bound to parameters that it places itself: hands to a
         cpu-only argument (`pack_padded_sequence(x, lengths)`: a caller is right to keep those on the cpu), or
         sends to a device (`samples = samples.to(device=self.device)`: the caller's device does not matter)."""
-        memo = self._tables.self_placed_params
-        host = memo.get(id(fdef))
-        if host is None:
-            host = memo[id(fdef)] = host_params(fdef) | self._tables.scope_of(fdef).moved_names | sent_params(fdef) \
-                | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef))
+        host = self._placed_params(fdef)
         if not host:
             return set()
         names = positional_names(fdef)[1 if bound else 0:]
         out = {id(node) for (node, _), name in zip(args.positional, names) if name in host}
         out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
         return out
+
+    def _placed_params(self, fdef: cst.FunctionDef, owner: Optional[Class] = None) -> set[str]:
+        """`fdef`'s parameters it places itself; `owner`: the class whose object runs it (a subclass's, for
+        a base class's method reached through `super()`), else the class it is defined in."""
+        memo = self._tables.self_placed_params
+        key = id(fdef) if owner is None else (id(fdef), id(owner.node))
+        host = memo.get(key)
+        if host is None:
+            memo[key] = set()  # (a forward handing its input to a method of its own class: no loop)
+            host = memo[key] = host_params(fdef) | self._tables.scope_of(fdef).moved_names | sent_params(fdef) \
+                | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef)) \
+                | self._placed_by_members(fdef, owner)
+        return host
+
+    def _placed_by_members(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:
+        """Parameters a module's method hands to a submodule of its object whose forward places them
+        (`self.conv(x, lengths)`, where the conv's forward reads the lengths on the host), or to a method of its
+        class or a base class (`super().forward(x, lengths)`) that does."""
+        classes = self._tables.classes
+        fn = self._tables.functions.get(id(fdef))
+        cls = owner or (classes.get(fn.owner) if fn is not None and fn.owner else None)
+        init = find_method(cls, "__init__", classes) if cls is not None else None
+        if cls is None or init is None:
+            return set()
+        members = _member_classes(init)
+        env = self._tables.closures.get(id(init), self._frames.globals)
+        params = set(positional_names(fdef))
+        found: set[str] = set()
+        for call in _calls_in(fdef.body):
+            callee, runner = self._member_callee(call.func, cls, members, env)
+            if callee is None or callee is fdef:
+                continue
+            placed, names = self._placed_params(callee, runner), positional_names(callee)[1:]
+            found.update(arg.value.value for i, arg in enumerate(call.args)
+                         if type(arg.value) is cst.Name and arg.value.value in params and bound_to(arg, i, names) in placed)
+        return found
+
+    def _member_callee(self, func: cst.BaseExpression, cls: Class, members: dict[str, str],
+                       env: Mapping[str, Value]) -> tuple[Optional[cst.FunctionDef], Optional[Class]]:
+        """What `self.conv(...)` (a submodule's forward), `self.step(...)` or `super().forward(...)` runs, and
+        the class of the object that runs it (None: the callee's own)."""
+        if type(func) is not cst.Attribute:
+            return None, None
+        classes, receiver, name = self._tables.classes, func.value, func.attr.value
+        if type(receiver) is cst.Call and dotted(receiver.func) == "super":
+            bases = [b for b in cls.bases if isinstance(b, Class) and b.node is not cls.node]
+            return next((m for m in (find_method(b, name, classes) for b in bases) if m is not None), None), cls
+        if type(receiver) is not cst.Name or receiver.value != "self":
+            return None, None
+        if name in members:
+            member = env.get(members[name]) or classes.get(members[name])
+            return (find_method(member, "forward", classes), None) if isinstance(member, Class) else (None, None)
+        return find_method(cls, name, classes), cls
 
     def _sent_by_helpers(self, fdef: cst.FunctionDef) -> set[str]:
         """Parameters `fdef` hands to a function of the project that sends them to a device (`index =
@@ -348,3 +399,15 @@ class FileQuestions:
 
     def operand(self, node: cst.CSTNode, value: Value) -> Operand:
         return Operand(node, value, LazyCode(self._tables.module, node))
+
+
+def _member_classes(init: cst.FunctionDef) -> dict[str, str]:
+    """`self.conv = MaskConv(...)` in an `__init__`: attribute -> the class name it is made from."""
+    found: dict[str, str] = {}
+    for node in body_nodes(init):
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.value) is cst.Call \
+                and type(node.value.func) is cst.Name:
+            target = node.targets[0].target
+            if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
+                found[target.attr.value] = node.value.func.value
+    return found

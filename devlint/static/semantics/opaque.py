@@ -9,11 +9,12 @@ for the GPU (a validation run ends with `.cpu()`).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Optional
 
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
 from devlint.core.values import (
@@ -158,8 +159,9 @@ def _unknown_method(site: CallSite) -> Value:
     if name in api.SYNC_METHODS and receiver is not UNKNOWN:
         if receiver.device is not None and receiver.device.is_gpu:
             facts.note_sync(state)
-    if name in api.HOST_METHODS and site.receiver_name and site.receiver_name in site.file.tensor_names():
-        facts.note_sync(state)
+    if name in api.HOST_METHODS and (site.receiver_name and site.receiver_name in site.file.tensor_names()
+                                     or _host_chain(site.receiver_node)):
+        facts.note_sync(state)  # `best.cpu().numpy()`: only a tensor goes so to numpy, and the copy waits
     if name == "items" and located:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, receiver)))
     if name == "synchronize":
@@ -173,5 +175,18 @@ def _unknown_method(site: CallSite) -> Value:
             return HostArray(why=receiver.why + ((site.node, "a numpy array, on the host"),))
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
+        if not api.is_tensor_method(name) and _host_data_only(args):
+            return UNKNOWN  # `agent.get_qvalues(obs)` of an agent moved to the GPU, given numpy: it may return numpy
         return Located(where=receiver.where)
     return UNKNOWN
+
+
+def _host_data_only(args: Args) -> bool:
+    values = [v for _, v in args.all()]
+    return any(isinstance(v, HostArray) for v in values) and not any(isinstance(v, (Tensor, Located)) for v in values)
+
+
+def _host_chain(receiver: Optional[cst.CSTNode]) -> bool:
+    """The receiver is itself a call that brings a tensor to the host (`x.cpu()` of `x.cpu().numpy()`)."""
+    return type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
+        and receiver.func.attr.value in api.TO_HOST_METHODS

@@ -98,8 +98,9 @@ def _with_generator(site: CallSite, made: Tensor) -> Value:
 
 def generator(site: CallSite) -> Value:
     """`torch.Generator()`: on the cpu unless given a device."""
-    value = site.args.first("device")
-    where = device_argument(site.facts, value, site.state, site.node) if value is not UNKNOWN else CPU
+    given = site.args.find(0, "device")
+    # an argument nobody can read is a device nobody knows, not the cpu of a generator made without one
+    where = device_argument(site.facts, given[1], site.state, given[0]) if given is not None else CPU
     return RandomGenerator(why=((site.node, f"a generator on {where}" if where else ""),), where=where)
 
 
