@@ -203,23 +203,33 @@ class FileQuestions:
         out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
         return out
 
-    def _placed_params(self, fdef: cst.FunctionDef, owner: Optional[Class] = None) -> set[str]:
-        """`fdef`'s parameters it places itself; `owner`: the class whose object runs it (a subclass's, for
-        a base class's method reached through `super()`), else the class it is defined in."""
+    def _placed_params(self, fdef: cst.FunctionDef) -> set[str]:
+        """`fdef`'s parameters it places itself: reads on the host, or sends to a device."""
         memo = self._tables.self_placed_params
-        key = id(fdef) if owner is None else (id(fdef), id(owner.node))
+        host = memo.get(id(fdef))
+        if host is None:
+            host = memo[id(fdef)] = self._host_params(fdef, None) | self._tables.scope_of(fdef).moved_names \
+                | sent_params(fdef) | self._sent_by_helpers(fdef)
+        return host
+
+    def _host_params(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:
+        """`fdef`'s parameters it uses only on the host, or only as bounds; `owner`: the class whose object runs
+        it (a subclass's, for a base class's method reached through `super()`), else the class it is defined in.
+        (Only these pass through a submodule: one that sends a copy of its input to the GPU may still use the
+        input where it is.)"""
+        memo = self._tables.self_placed_params
+        key = ("host", id(fdef), id(owner.node) if owner is not None else None)
         host = memo.get(key)
         if host is None:
             memo[key] = set()  # (a forward handing its input to a method of its own class: no loop)
-            host = memo[key] = host_params(fdef) | self._tables.scope_of(fdef).moved_names | sent_params(fdef) \
-                | self._sent_by_helpers(fdef) | bound_only_params(fdef, self._method_of(fdef)) \
+            host = memo[key] = host_params(fdef) | bound_only_params(fdef, self._method_of(fdef)) \
                 | self._placed_by_members(fdef, owner)
         return host
 
     def _placed_by_members(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:
-        """Parameters a module's method hands to a submodule of its object whose forward places them
-        (`self.conv(x, lengths)`, where the conv's forward reads the lengths on the host), or to a method of its
-        class or a base class (`super().forward(x, lengths)`) that does."""
+        """Parameters a module's method hands to a submodule of its object whose forward uses them on the host
+        (`self.conv(x, lengths)`, where the conv's forward reads the lengths so), or to a method of its class or
+        a base class (`super().forward(x, lengths)`) that does."""
         classes = self._tables.classes
         fn = self._tables.functions.get(id(fdef))
         cls = owner or (classes.get(fn.owner) if fn is not None and fn.owner else None)
@@ -234,7 +244,7 @@ class FileQuestions:
             callee, runner = self._member_callee(call.func, cls, members, env)
             if callee is None or callee is fdef:
                 continue
-            placed, names = self._placed_params(callee, runner), positional_names(callee)[1:]
+            placed, names = self._host_params(callee, runner), positional_names(callee)[1:]
             found.update(arg.value.value for i, arg in enumerate(call.args)
                          if type(arg.value) is cst.Name and arg.value.value in params and bound_to(arg, i, names) in placed)
         return found
