@@ -87,6 +87,20 @@ def test_a_cell_indented_as_a_whole_is_read_as_ipython_reads_it(tmp_path: Path):
         ("DEV401", 2, 2, 2), ("DEV001", 3, 1, 2)]
 
 
+def test_a_cell_whose_first_line_is_indented_is_read_as_ipython_reads_it(tmp_path: Path):
+    """IPython strips the first line's indent from every line that has it, and leaves the others (survey 21: a
+    rasbt notebook cell ` def compute_z(...)` ran, and was a DEV001). Findings keep the cell's own columns on
+    both kinds of line."""
+    (tmp_path / "nb.ipynb").write_text(notebook(
+        code_cell("import torch"),
+        code_cell(" def host(a):", "    return a.numpy()", "",
+                  "x = torch.ones(2).to('cuda' if torch.cuda.is_available() else 'cpu')", "print(host(x), x.numpy())"),
+    ))
+    data = json.loads(run("--no-cache", "--output-format", "json", "nb.ipynb", cwd=tmp_path).stdout)
+    assert sorted((f["code"], f["cell"], f["line"], f["column"]) for f in data) == [
+        ("DEV401", 2, 2, 12), ("DEV401", 2, 5, 16)]
+
+
 def test_a_correct_notebook_is_clean(tmp_path: Path):
     (tmp_path / "ok.ipynb").write_text(CLEAN_NB)
     result = run("--no-cache", "ok.ipynb", cwd=tmp_path)

@@ -36,7 +36,10 @@ class Cell:
     text: str  # the cell's source as written
     first_line: int  # where it starts in the program (1-based)
     line_count: int
-    indent: int = 0  # the indent every line had, which IPython strips before it runs the cell (and we did too)
+    # the indent of its first line, which IPython strips from every line that has it before it runs the cell
+    # (and we did too); `kept`: the lines (1-based) that did not have it
+    indent: int = 0
+    kept: frozenset[int] = frozenset()
 
 
 class Notebook:
@@ -57,12 +60,15 @@ class Notebook:
             lines = python_lines(text)
             if not lines:
                 continue
-            indent = _common_indent(lines) if _syntax_error(lines) is not None else ""
-            if indent and _syntax_error([line[len(indent):] for line in lines]) is None:
-                lines = [line[len(indent):] for line in lines]  # IPython's leading-indent cleanup
+            indent = _leading_indent(lines) if _syntax_error(lines) is not None else ""
+            stripped = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+            kept: frozenset[int] = frozenset()
+            if indent and _syntax_error(stripped) is None:
+                kept = frozenset(i for i, line in enumerate(lines, 1) if not line.startswith(indent))
+                lines = stripped  # IPython's leading-indent cleanup
             else:
                 indent = ""
-            cell_entry = Cell(index, number, text, len(program) + 1, len(lines), len(indent))
+            cell_entry = Cell(index, number, text, len(program) + 1, len(lines), len(indent), kept)
             self.cells.append(cell_entry)
             error = _syntax_error(lines)
             if error is not None:
@@ -97,8 +103,8 @@ class Notebook:
         if any(e is None for e in edits):
             edits = ()
         why, places = self._why_in_cells(finding)
-        column = finding.column + cell.indent
-        end_column += cell.indent if end_cell is cell else 0
+        column = finding.column + (cell.indent if line not in cell.kept else 0)
+        end_column += cell.indent if end_cell is cell and end_line not in cell.kept else 0
         return replace(finding, line=line, column=column, end_line=end_line, end_column=end_column, cell=cell.number,
                        why=why, places=places, edits=edits, applicability=finding.applicability if edits else None)
 
@@ -214,13 +220,10 @@ def python_lines(text: str) -> list[str]:
     return out
 
 
-def _common_indent(lines: list[str]) -> str:
-    """The indent of the cell's first line, where every line has it (blank ones aside); else ""."""
-    written = [line for line in lines if line.strip()]
-    if not written:
-        return ""
-    indent = written[0][: len(written[0]) - len(written[0].lstrip())]
-    return indent if indent and all(line.startswith(indent) for line in written) else ""
+def _leading_indent(lines: list[str]) -> str:
+    """The indent of the cell's first written line (IPython drops the blank lines before it)."""
+    written = next((line for line in lines if line.strip()), "")
+    return written[: len(written) - len(written.lstrip())]
 
 
 def _syntax_error(lines: list[str]) -> Optional[tuple[int, int, str]]:

@@ -21,8 +21,8 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Integer, LambdaFunction, Located,
-    Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
+    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer, LambdaFunction,
+    Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
 if TYPE_CHECKING:
@@ -395,6 +395,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         return Located(where=container.where)
     if isinstance(container, HostArray):
         return container  # `obs[None]`, `arr[:, 0]`: numpy's, on the host
+    if isinstance(container, Instance) and len(indices) == 1:
+        # `x, t = dataset[i]` of a dataset of this project: what its `__getitem__` returns
+        return interp.call_method_of(container, "__getitem__", [indices[0][1]], node, state)
     if isinstance(container, Module):  # nn.Sequential / ModuleList indexing: one member (a slice: another)
         return container if type(node.slice[0].slice) is cst.Slice else container.element()
     key = const_key(node)

@@ -21,7 +21,7 @@ from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.shared_self import keep_shared, shared_key, shared_summary
 from devlint.static.analysis.state import Returned, State
-from devlint.static.analysis.summary import Summary
+from devlint.static.analysis.summary import Summary, escaping_moves
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
@@ -115,7 +115,8 @@ def summarise(interp: Walker, fn: Function, params: dict[str, Value], state: Sta
     if cached is None:
         told = interp.facts.told
         result, final_self, end = analyse_body(interp, fn, params, state, node)
-        cached = _summary(result, final_self, state.timing, end.timing, _moves(state, end),
+        moved = escaping_moves(state, end, [result, final_self, *params.values()], interp.frames.globals)
+        cached = _summary(result, final_self, state.timing, end.timing, moved,
                           guards=end.guarded and not state.guarded, ranks=(end.ranks, state.ranks),
                           chose=end.device_chosen and not state.device_chosen,
                           default=(end.default_device,) if end.default_device != state.default_device else None,
@@ -214,13 +215,6 @@ def _filled(interp: Walker, fn: Function, params: dict[str, Value], end: State) 
     written = scope.filled_names - scope.rebound_names  # (a dict of its own, made in the body, is not the caller's)
     return tuple((name, end.env[name]) for name in sorted(written & params.keys())
                  if name in end.env and end.env[name] != params[name])
-
-
-def _moves(caller: State, end: State) -> Moves:
-    """The objects the callee moved: what its end state knows of them that the caller did not."""
-    if not end.moved:
-        return ()
-    return tuple((ident, module) for ident, module in end.moved.items() if caller.moved.get(ident) is not module)
 
 
 @overload

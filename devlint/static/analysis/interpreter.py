@@ -186,6 +186,9 @@ class Interpreter:
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
         if isinstance(value, Seq):
             members = list(value.items or ()) + [value.elem]
+            holder = self._constructed_class()
+            if holder is not None and holder.by_shape:
+                return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
             if any(isinstance(m, Module) and not m.registered and not m.stateless for m in members):
                 tag = (line, attr)
                 mark: Callable[[Value], Value] = \

@@ -4,12 +4,14 @@ function and arguments, and the file's tables keep them (`FileTables.memo`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
+
+from devlint.core.values import Instance, Module, Seq
 
 if TYPE_CHECKING:
     import libcst as cst
 
-    from devlint.core.values import Device, Module, Step, Value
+    from devlint.core.values import Device, Step, Value
     from devlint.static.analysis.state import State
 
     # ((Module.ident, the module after the move), ...)
@@ -68,3 +70,32 @@ class Summary:
             state.ranks = self.ranks
         if self.default_device is not None:
             state.default_device = self.default_device[0]
+
+
+def escaping_moves(caller: State, end: State, given: list[Optional[Value]], globals_: Mapping[str, Value]) -> Moves:
+    """The objects the callee moved that the caller can see: what its end state knows of them that the caller
+    did not. An object the callee built and dropped is its own (`model = make_model(); model.cuda(gpu)` in a
+    worker leaves the next `make_model()` on the cpu): only one the caller gave, the callee returned or the
+    module holds escapes."""
+    new = [(ident, module) for ident, module in end.moved.items() if caller.moved.get(ident) is not module]
+    if not new:
+        return ()
+    seen = _idents_in([v for v in given if v is not None] + list(globals_.values()))
+    return tuple((ident, module) for ident, module in new if ident in seen or ident in caller.moved)
+
+
+def _idents_in(values: list[Value], depth: int = 4) -> set[int]:
+    """The objects (`Module.ident`) these values hold: themselves, their attributes, their members."""
+    found: set[int] = set()
+    todo = [(v, 0) for v in values]
+    while todo:
+        value, level = todo.pop()
+        if isinstance(value, Module) and value.ident:
+            found.add(value.ident)
+        if level >= depth:
+            continue
+        if isinstance(value, (Module, Instance)):
+            todo.extend((v, level + 1) for _, v in value.attrs)
+        elif isinstance(value, Seq):
+            todo.extend((v, level + 1) for v in (value.items or ()) + (value.elem,))
+    return found

@@ -36,6 +36,13 @@ def data_loader(site: CallSite) -> Value:
                           custom_collate=custom)
     if custom and collate is not None:
         return _collated_by(site, collate[1])
+    if isinstance(dataset, Seq):
+        # `DataLoader(list(zip(users, items)))` of tensors moved before: the default collate stacks them where
+        # they are
+        devices = {t.where for t in tensors_in(dataset)}
+        where = devices.pop() if len(devices) == 1 else None
+        if where is not None:
+            return Loader(why=((site.node, f"its items are on {where}"),), where=where)
     return Loader(why=((site.node, "a DataLoader yields cpu batches"),), custom_collate=custom)
 
 

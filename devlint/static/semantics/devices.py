@@ -289,7 +289,8 @@ def string_method(site: CallSite) -> Value:
 
 
 def startswith_cuda(site: CallSite) -> Value:
-    """`if args.device.startswith("cuda"):` is a guard."""
+    """`if args.device.startswith("cuda"):` is a guard (as `args.device == "cuda"` is: an option's default is
+    not what every run is given)."""
     first = site.args.first()
     if isinstance(first, Const) and isinstance(first.value, str) and first.value.startswith(api.CUDA_TYPE):
         return Availability(positive=True)

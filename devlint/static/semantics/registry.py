@@ -67,7 +67,7 @@ METHODS: dict[type[Value], tuple[Mapping[str, MethodHandler], Optional[Handler]]
               **{name: devices.tensor_cpu for name in api.MOVES_TO_CPU},
               **{name: devices.tensor_type_as for name in api.MOVES_LIKE}, "type": devices.tensor_type},
              tensors.tensor_other),
-    DeviceValue: ({}, _ignore),
+    DeviceValue: ({"startswith": devices.startswith_cuda}, _ignore),
     HostArray: (host.ARRAY_METHODS, None),
     Optimizer: (optim.OPTIMIZER_METHODS, optim.optimizer_other),
     RandomGenerator: ({"manual_seed": tensors.generator_seed, "seed": tensors.generator_seed}, _ignore),
