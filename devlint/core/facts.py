@@ -25,6 +25,7 @@ class FileIntent:
     xla: bool = False  # imports torch_xla: a TPU program, whose checkpoints XLA writes from the cpu
     # cpu_capable only by device variables that always hold a cuda constant (no check, no option, no other device)
     cuda_variables_only: bool = False
+    gpu_in_run: bool = True  # a file of the run (this one or another) writes a GPU word somewhere
 
 
 @record

@@ -40,9 +40,10 @@ MODULE_RECORDS: List[Api] = [
     method("buffers", "children", "modules", roles=Role.MODULE_ONLY, member=Member.EACH),
     method("named_modules", "named_children", roles=Role.MODULE_ONLY, member=Member.NO_DEVICE),
     method("register_buffer", roles=Role.MODULE_ONLY, member=Member.BUFFER),
-    method("add_module", roles=Role.MODULE_ONLY, member=Member.SUBMODULE),
+    # `self.__setattr__(name, fc)` is what `self.fc3 = fc` calls: a submodule, as `add_module` registers it
+    method("add_module", "register_module", "__setattr__", roles=Role.MODULE_ONLY, member=Member.SUBMODULE),
     method("named_buffers", "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
-           "register_module", roles=Role.MODULE_ONLY),
+           roles=Role.MODULE_ONLY),
     method("register_parameter", member=Member.PARAMETER),
     method("load_state_dict", "extra_repr", member=Member.NO_DEVICE),
 ]

@@ -100,6 +100,9 @@ MODULE_MEMBERS: Dict[str, Member] = {
 # The methods an optimizer's parameters come from (`Adam(model.parameters())`).
 PARAMETER_METHODS = frozenset(
     name for name, member in MODULE_MEMBERS.items() if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS))
+# Methods that register a member by hand (`self.register_parameter(name, p)`, `self.add_module(name, m)`).
+REGISTERING_METHODS = frozenset(
+    name for name, member in MODULE_MEMBERS.items() if member in (Member.SUBMODULE, Member.PARAMETER, Member.BUFFER))
 TENSOR_ONLY_ATTRS = methods(role(Role.TENSOR_ONLY))
 SAME_DEVICE_ATTRIBUTES = methods(role(Role.SAME_DEVICE_ATTRIBUTE))
 # Methods whose call waits for the GPU.

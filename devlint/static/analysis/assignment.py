@@ -43,9 +43,12 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
         elif isinstance(container, HostArray):
             _write_into_array(interp, target, value, state, line)
-        elif isinstance(container, Tensor) and container.collated and storable(target.value):
-            # `batch[k] = batch[k].to(device)`: a collated batch is a dict here; its members may have moved
-            assign(interp, target.value, Seq(kind="dict", elem=join(container, value)), state, line)
+        elif isinstance(container, Tensor) and (container.collated or container.host_batch) \
+                and storable(target.value):
+            # `batch[k] = batch[k].to(device)`: a collated batch is a dict here, `blocks[i] = blocks[i].to(device)`
+            # a list (a batch's member of unknown kind); its members may have moved
+            kind = "dict" if isinstance(const_key(target), str) or container.collated else "list"
+            assign(interp, target.value, Seq(kind=kind, elem=join(container, value)), state, line)
         elif _copied_to_host(container, value):
             # `feats[a:b, :] = out` of a cuda `out` into a cpu buffer: the copy waits for the GPU's work
             interp.facts.note_sync(state)

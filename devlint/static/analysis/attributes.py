@@ -191,4 +191,7 @@ def as_member(module: Module, value: Value) -> Value:
                        from_param="self" if module.where is not None and module.where.kind == "param" else None)
     if isinstance(value, Seq) and isinstance(value.elem, Module) and value.plain_attr is None:
         return Seq(kind=value.kind, elem=replace(value.elem, where=module.where))
+    if isinstance(value, Seq) and value.hand_registered and isinstance(value.elem, Tensor) and value.elem.parameter:
+        # parameters a plain list holds and the module registered one by one (`self.register_parameter`)
+        return Seq(kind=value.kind, elem=as_member(module, value.elem))
     return value

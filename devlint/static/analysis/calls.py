@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 def eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
     result = _eval_call(interp, node, state)
+    if type(result) is Module and result.ident == id(node) and state.moved:
+        state.moved.pop(id(node), None)  # a new object: the one this line built on a loop's last pass was moved
     if any(arg.keyword is not None and arg.keyword.value in api.GPU_QUANTIZATION_KEYWORDS
            and type(arg.value) is cst.Name and arg.value.value == "True" for arg in node.args):
         state.guarded = True  # a model quantized by bitsandbytes: what follows runs with a CUDA GPU

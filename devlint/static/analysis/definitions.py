@@ -273,3 +273,35 @@ def number_params(fdef: cst.FunctionDef) -> frozenset[str]:
     params = list(fdef.params.posonly_params) + list(fdef.params.params) + list(fdef.params.kwonly_params)
     return frozenset(p.name.value for p in params if p.annotation is not None
                      and type(p.annotation.annotation) is cst.Name and p.annotation.annotation.value in api.NUMBER_ANNOTATIONS)
+
+
+def registered_by_hand(cls: cst.ClassDef) -> frozenset[str]:
+    """Plain-list attributes whose members the class's `__init__` registers one by one in a loop over them
+    (`for i, layer in enumerate(self.gates): for p in layer.parameters(): self.register_parameter(...)`)."""
+    init = _methods_of(cls).get("__init__")
+    found: set[str] = set()
+    for node in body_nodes(init) if init is not None else ():
+        if type(node) is not cst.For:
+            continue
+        source = node.iter
+        if type(source) is cst.Call and dotted(source.func) in ("enumerate", "zip") and source.args:
+            source = source.args[0].value
+        name = dotted(source)
+        if name is not None and name.startswith("self.") and name.count(".") == 1 and _registers(node.body):
+            found.add(name[len("self."):])
+    return frozenset(found)
+
+
+def _registers(body: cst.CSTNode) -> bool:
+    """A call that registers a member on `self` (`self.register_parameter`, `self.add_module`, `setattr(self,`)."""
+    stack: list[cst.CSTNode] = [body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            func = dotted(node.func) or ""
+            if func.startswith("self.") and func[len("self."):] in api.REGISTERING_METHODS:
+                return True
+            if func == "setattr" and node.args and dotted(node.args[0].value) == "self":
+                return True
+        stack.extend(children(node))
+    return False

@@ -566,6 +566,7 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     if id(init) in stack or len(stack) >= MAX_CALL_DEPTH:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     fn = replace(tables.functions[id(init)], bound=obj)
+    state.moved.pop(id(node), None)  # a new object (this line's last one may have been moved): see calls.eval_call
     params = bind_arguments(interp, init, obj, state, args=args)
     if params is None:
         return obj

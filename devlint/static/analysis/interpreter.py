@@ -18,7 +18,7 @@ import libcst as cst
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
-from devlint.static.analysis.definitions import find_method, moved_by_own_move
+from devlint.static.analysis.definitions import find_method, moved_by_own_move, registered_by_hand
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
@@ -32,7 +32,7 @@ from devlint.core.devices import SELECTED
 from devlint.core.facts import FileIntent, Operand, Operation
 from devlint.core.mixing import classify, pairs
 from devlint.static.semantics.callsite import Args
-from devlint.static.semantics.containers import join_all
+from devlint.static.semantics.containers import join_all, map_members
 from devlint.static.semantics.devices import selected_is_cpu
 from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
@@ -93,8 +93,9 @@ class Interpreter:
             if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
                 functions.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
+        gpu_in_run = tables.project.run_mentions_gpu() if tables.project is not None else True
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,
-                                   xla, prepass.only_cuda_variables))
+                                   xla, prepass.only_cuda_variables, gpu_in_run))
 
     # ------------------------------------------------------------ the two dispatchers
 
@@ -189,6 +190,10 @@ class Interpreter:
             holder = self._constructed_class()
             if holder is not None and holder.by_shape:
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
+            if holder is not None and holder.node is not None and attr in registered_by_hand(holder.node):
+                # its members are registered one by one in a loop over it: they move with the module
+                registered = map_members(value, lambda m: replace(m, parameter=True) if isinstance(m, Tensor) else m)
+                return replace(cast(Seq, registered), hand_registered=True)
             if any(isinstance(m, Module) and not m.registered and not m.stateless for m in members):
                 tag = (line, attr)
                 mark: Callable[[Value], Value] = \

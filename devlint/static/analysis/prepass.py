@@ -85,6 +85,7 @@ class PrePass:
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        self._opened: dict[str, cst.BaseExpression] = {}  # `with open(path, "wb") as f`: f -> path
         self._other_saves: list[tuple[str, cst.Call, Scope]] = []  # `x.save(...)` calls, torch's under another name?
         self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
         self.gpu_default_switch = False  # the default device may be switched to a GPU (`torch.set_default_device`)
@@ -249,8 +250,18 @@ class PrePass:
             self.weak_evidence = True
             self._device_variables.add(choice)
 
+    def _note_with(self, node: cst.With, scope: Scope) -> None:
+        for item in node.items:
+            if item.asname is not None and type(item.asname.name) is cst.Name:
+                opened = opened_path(item.item)
+                if opened is not item.item:
+                    self._opened[item.asname.name.value] = opened
+
     def _note_save(self, node: cst.Call, scope: Scope) -> None:
         target = _save_target(node)
+        if type(target) is cst.Name and target.value in self._opened:
+            target = self._opened[target.value]  # `torch.save(model, f)` in `with open(path, "wb") as f:`
+        target = opened_path(target) if target is not None else None
         if target is not None:
             scope.saved_to.add(_source(target))
             self.saved_anywhere.add(_source(target))
@@ -443,10 +454,21 @@ def _state_dict_of(saved: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def opened_path(node: cst.BaseExpression) -> cst.BaseExpression:
+    """The path of `open(path, "rb")`: the file a handle reads or writes (else the expression itself)."""
+    if type(node) is cst.Call and type(node.func) is cst.Name and node.func.value == "open" and node.args \
+            and node.args[0].keyword is None:
+        return node.args[0].value
+    return node
+
+
 def path_template(node: cst.CSTNode) -> str:
     """The string parts of a path expression, in order (`"ckpt/%s_%d.pth" % (name, epoch)` ->
-    `ckpt/%s_%d.pth`): two paths with the same parts name the same kind of file."""
-    parts, stack = [], [node]
+    `ckpt/%s_%d.pth`): two paths with the same parts name the same kind of file (a handle's mode aside)."""
+    if isinstance(node, cst.BaseExpression):
+        node = opened_path(node)
+    parts: list[str] = []
+    stack: list[cst.CSTNode] = [node]
     while stack:
         current = stack.pop()
         if type(current) is cst.SimpleString:
@@ -579,6 +601,7 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
     cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
     cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
     cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
+    cst.With: PrePass._note_with,
 }
 
 

@@ -18,7 +18,7 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
-from devlint.static.project.call_sites import holding
+from devlint.static.project.call_sites import holding, mentioning
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -148,6 +148,16 @@ class ProjectImports:
             return False
         self.used[found[0]] = found[1]
         return True
+
+    def run_mentions_gpu(self) -> bool:
+        """Does a file of the run write a GPU word anywhere (`cuda`, `device`, `gpu`...)? A run that never does
+        trains on the cpu: nothing in it is placed on a GPU (unknown runs say yes)."""
+        if not self.checked:
+            return True
+        found = mentioning(self.checked, script_bytes, api.GPU_WORDS)
+        if found is not None:
+            self.used[found[0]] = found[1]
+        return found is not None
 
     def gpu_default_from_importer(self) -> bool:
         """Does a file of the run that imports this module make CUDA the default for new tensors

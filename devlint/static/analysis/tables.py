@@ -13,7 +13,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Class, Const, Function, Ref, Value
 from devlint.static.analysis.definitions import (
     body_nodes, bound_to, find_method, host_params, positional_names, sent_params)
-from devlint.static.analysis.prepass import PrePass, Scope, path_template
+from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, children, dotted
 
@@ -342,6 +342,7 @@ class FileQuestions:
         """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
         `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
         tables = self._tables
+        path = opened_path(cast(cst.BaseExpression, path))  # `torch.load(open(path, "rb"))`
         text = " ".join(tables.module.code_for_node(path).split())
         if text in tables.prepass.saved_anywhere:
             return True

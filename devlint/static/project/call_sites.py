@@ -57,6 +57,8 @@ class _RunText:
     digests: dict[str, str] = field(default_factory=dict)  # of each file's text, for the cache
     # (name, method) -> (the sites or None, the digests of the files read for them)
     sites: dict[tuple[str, bool], tuple[Optional[list[CallText]], dict[str, str]]] = field(default_factory=dict)
+    # needles -> the first file (path order) whose lowercased text holds one, or None
+    mentions: dict[tuple[bytes, ...], Optional[str]] = field(default_factory=dict)
 
 
 Read = Callable[[Path], bytes]
@@ -79,6 +81,16 @@ def holding(checked: dict[str, str], read: Read, word: str) -> list[tuple[str, b
     read once for every such question (an NCCL launcher, a CUDA default set, a function's callers)."""
     run = _run_text(checked, read)
     return [(path, run.texts[path], _digest(run, path)) for path in sorted(run.words.get(word.encode(), ()))]
+
+
+def mentioning(checked: dict[str, str], read: Read, needles: tuple[bytes, ...]) -> Optional[tuple[str, str]]:
+    """(path, digest) of the first file of the run whose text, in lower case, holds one of `needles`."""
+    run = _run_text(checked, read)
+    if needles not in run.mentions:
+        run.mentions[needles] = next((path for path in sorted(run.texts)
+                                      if any(n in run.texts[path].lower() for n in needles)), None)
+    found = run.mentions[needles]
+    return (found, _digest(run, found)) if found is not None else None
 
 
 def _digest(run: _RunText, path: str) -> str:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Optional
 
 import libcst as cst
 
-from devlint.core.facts import ModuleCall, Operand, Operation
+from devlint.core.facts import FileIntent, ModuleCall, Operand, Operation
 from devlint.core.mixing import CREATED_WITHOUT_DEVICE, classify_module_input, first_disagreement
 from devlint.core.torch_catalogue.views import FACTORIES_WITH_DEVICE
 from devlint.static.fixes import AFTER, Fix, NodeEdit
@@ -32,7 +33,9 @@ class CreatedWithoutDevice(Rule):
     module's parameters. An error where a caller in the checked code hands
     it tensors on a known device; a warning where the other side is only on a
     parameter's device (no caller shows it, or the module's own device): on
-    unseen code, most of those are helpers only ever given cpu data.
+    unseen code, most of those are helpers only ever given cpu data. In a run
+    that never writes a GPU word (`cuda`, `device`, `gpu`, ...) in any of its
+    files, such a guess is an info: nothing there is placed on a GPU.
 
     ## Why is this bad?
     The function works in every cpu test and crashes the first time it is
@@ -49,7 +52,7 @@ class CreatedWithoutDevice(Rule):
     code = "DEV104"
     name = "created-without-device"
     severity = "error"
-    facts = (Operation, ModuleCall)
+    facts = (Operation, ModuleCall, FileIntent)
     supersedes = ("DEV101", "DEV102")  # the mix comes from a tensor created on the cpu: name that cause
 
     INVALID = (
@@ -88,9 +91,18 @@ class Cell(nn.Module):
     )
 
     def check(self, fact: object) -> Iterable[Verdict]:
-        if isinstance(fact, ModuleCall):
-            yield from self._module_input(fact)
+        guesses: list[Verdict] = self.file_state().setdefault("guesses", [])
+        if isinstance(fact, FileIntent):  # the file's last fact: the guesses, now that the run's intent is known
+            yield from (v if fact.gpu_in_run else replace(v, severity="info") for v in guesses)
             return
+        verdicts = self._module_input(fact) if isinstance(fact, ModuleCall) else self._operation(fact)
+        for verdict in verdicts:
+            if verdict.severity == "warning":
+                guesses.append(verdict)  # a guess at what callers pass: an info in a run that never uses a GPU
+            else:
+                yield verdict
+
+    def _operation(self, fact: Operation) -> Iterable[Verdict]:
         found = first_disagreement(fact, CREATED_WITHOUT_DEVICE)
         if found is None:
             return
