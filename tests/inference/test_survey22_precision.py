@@ -10,7 +10,10 @@
 - `torch.load(open(path, "rb"))` of the file the script wrote with `torch.save(model, f)` in `with open(path, "wb")
   as f` (locuslab/TCN: DEV202);
 - a guess at what callers pass (DEV104 with a parameter's device) is an info in a run that never writes a GPU word
-  (4 false warnings of cpu-only projects).
+  (4 false warnings of cpu-only projects);
+- a name a function assigns is local to it throughout: read before the assignment it is no global's value (a
+  notebook exercise's `x = self.transformer.ln_f(x)` under a `# your code here` gap, dataflowr: a false DEV104
+  that reading survey 21's repositories again showed).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -170,6 +173,26 @@ model_name = "tmp_model.pt"
 model = torch.load(open(model_name, "rb"), weights_only=False){mark}
 """
 
+UNBOUND_LOCAL = """
+import torch
+import torch.nn as nn
+
+x = torch.ones(2, 4)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(4)
+
+    def forward(self, idx):
+        {body}
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+print(Model().to(device)(torch.ones(2, 4, device=device)))
+"""
+
 CASES = {
     "parameters_of_listed_modules_registered_one_by_one": LISTED.format(
         register_gates=REGISTER_GATES, register_kernels=REGISTER_KERNELS, mark=""),
@@ -186,6 +209,9 @@ CASES = {
     "a_checkpoint_this_script_wrote_through_a_handle": SAVED_THROUGH_A_HANDLE.format(
         save='with open(model_name, "wb") as f:\n    torch.save(model, f)', mark=""),
     "a_checkpoint_from_elsewhere": SAVED_THROUGH_A_HANDLE.format(save="", mark="  # expect: DEV202"),
+    "a_name_the_function_assigns_is_local_throughout": UNBOUND_LOCAL.format(
+        body="x = self.ln(x)\n        return x"),
+    "a_global_the_function_only_reads": UNBOUND_LOCAL.format(body="return self.ln(x)  # expect: DEV104"),
 }
 
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Class
-from devlint.static.analysis.prepass import device_move
+from devlint.static.analysis.prepass import Scope, device_move
 from devlint.static.syntax import children, dotted, target_names
 
 
@@ -305,3 +305,14 @@ def _registers(body: cst.CSTNode) -> bool:
                 return True
         stack.extend(children(node))
     return False
+
+
+def local_names(scope: Scope, fdef: cst.FunctionDef) -> frozenset[str]:
+    """The names a function assigns as a whole, less those it declares `global`/`nonlocal`: Python makes them
+    local to it throughout (a read before the assignment raises UnboundLocalError, it never sees the global)."""
+    found = scope.locals
+    if found is None:
+        declared = {name.name.value for node in body_nodes(fdef) if type(node) in (cst.Global, cst.Nonlocal)
+                    for name in cast("cst.Global | cst.Nonlocal", node).names}
+        found = scope.locals = frozenset(scope.rebound_names - declared)
+    return found

@@ -15,7 +15,7 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, is_classmethod, is_static, number_params, positional_names)
+    decorator_name, find_method, is_classmethod, is_static, local_names, number_params, positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -340,6 +340,8 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     tables, names = interp.tables, interp.frames.globals
     state = State()
     state.env = dict(tables.closures.get(id(fdef), names))
+    for name in local_names(tables.scope_of(fdef), fdef):
+        state.env.pop(name, None)  # its own names start unbound: none is the global of that name (Python's rule)
     state.env.update(params)
     state.default_device = tables.module_default_device
     if caller is None and state.default_device is None and tables.prepass.gpu_default_switch:

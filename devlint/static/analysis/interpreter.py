@@ -18,7 +18,7 @@ import libcst as cst
 from devlint.static.analysis import functions
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
-from devlint.static.analysis.definitions import find_method, moved_by_own_move, registered_by_hand
+from devlint.static.analysis.definitions import find_method, local_names, moved_by_own_move, registered_by_hand
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
@@ -217,6 +217,9 @@ class Interpreter:
             return attribute(self, self.lookup(base, state), attr, state, name)
         names = self.frames.globals
         if name in names and state.env is not names:
+            function = self.frames.current_function
+            if function is not None and name in local_names(self.tables.scope_of(function), function):
+                return UNKNOWN  # assigned in the function, so local: read before that, it is no global's value
             return names[name]
         builtin = _BUILTINS.get(name)
         star_modules = self.tables.star_modules

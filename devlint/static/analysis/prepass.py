@@ -23,7 +23,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls", "locals")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -57,6 +57,7 @@ class Scope:
         self._through_calls: list[tuple[str, list[str]]] = []
         self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
         self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
+        self.locals: Optional[frozenset[str]] = None  # definitions.local_names' memo
 
 
 class PrePass:
@@ -260,7 +261,10 @@ class PrePass:
     def _note_save(self, node: cst.Call, scope: Scope) -> None:
         target = _save_target(node)
         if type(target) is cst.Name and target.value in self._opened:
-            target = self._opened[target.value]  # `torch.save(model, f)` in `with open(path, "wb") as f:`
+            # `torch.save(model, f)` in `with open(path, "wb") as f:`: written to `f` (a load from a handle of that
+            # name reads it back) and to `path`
+            self.saved_anywhere.add(target.value)
+            target = self._opened[target.value]
         target = opened_path(target) if target is not None else None
         if target is not None:
             scope.saved_to.add(_source(target))
