@@ -1,7 +1,7 @@
 """False findings of the twenty-second precision survey (issue 17 item 9), each beside a twin that must stay reported.
 
 - modules (or parameters) kept in a plain list whose parameters the module registers one by one in a loop over it
-  (`self.register_parameter`: kefirski/pytorch_RVAE, 5 false errors), or registered by `self.__setattr__(name,
+  (`self.register_parameter`, directly or through a method of the class: kefirski/pytorch_RVAE, 5 false errors), or registered by `self.__setattr__(name,
   fc)` while a list also holds them (rlkit's Mlp in CQL, 3 false DEV107); a plain list nobody registers still is
   one;
 - a model built on each pass of a loop is a new object: the one the same line built on the last pass and moved
@@ -193,11 +193,44 @@ device = "cuda" if torch.cuda.is_available() else "cpu"
 print(Model().to(device)(torch.ones(2, 4, device=device)))
 """
 
+THROUGH_A_METHOD = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Highway(nn.Module):
+    def __init__(self, size, n):
+        super().__init__()
+        self.gate = [nn.Linear(size, size) for _ in range(n)]
+        for i, module in enumerate(self.gate):
+            {register}
+        self.kernels = [nn.Parameter(torch.randn(size, size)) for _ in range(n)]
+        self._add_to_parameters(self.kernels, "kernel")
+
+    def _add_to_parameters(self, parameters, name):
+        for i, parameter in enumerate(parameters):
+            self.register_parameter(name="{{}}-{{}}".format(name, i), param=parameter)
+
+    def forward(self, x):
+        for i in range(len(self.gate)):
+            x = torch.sigmoid(self.gate[i](x)) * F.linear(x, self.kernels[i]){mark}
+        return x
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(Highway(8, 2).to(device)(torch.randn(4, 8, device=device)).shape)
+"""
+
 CASES = {
     "parameters_of_listed_modules_registered_one_by_one": LISTED.format(
         register_gates=REGISTER_GATES, register_kernels=REGISTER_KERNELS, mark=""),
     "listed_modules_nobody_registers": LISTED.format(
         register_gates="pass", register_kernels=REGISTER_KERNELS, mark="  # expect: DEV107"),
+    "parameters_registered_through_a_method_of_the_class": THROUGH_A_METHOD.format(
+        register='self._add_to_parameters(module.parameters(), "gate_{}".format(i))', mark=""),
+    "a_loop_over_the_list_that_registers_nothing": THROUGH_A_METHOD.format(
+        register="print(module)", mark="  # expect: DEV107"),
     "modules_registered_by_dunder_setattr": SET_ATTR.format(
         register='self.__setattr__("fc{}".format(i), fc)', mark=""),
     "modules_only_a_list_holds": SET_ATTR.format(register="pass", mark="  # expect: DEV107"),

@@ -276,24 +276,33 @@ def number_params(fdef: cst.FunctionDef) -> frozenset[str]:
 
 
 def registered_by_hand(cls: cst.ClassDef) -> frozenset[str]:
-    """Plain-list attributes whose members the class's `__init__` registers one by one in a loop over them
-    (`for i, layer in enumerate(self.gates): for p in layer.parameters(): self.register_parameter(...)`)."""
-    init = _methods_of(cls).get("__init__")
+    """Plain-list attributes whose members the class's `__init__` registers one by one: in a loop over them
+    (`for i, layer in enumerate(self.gates): for p in layer.parameters(): self.register_parameter(...)`), or
+    through a method of the class that does (`self._add_to_parameters(self.kernels, "kernel")`)."""
+    methods = _methods_of(cls)
+    init = methods.get("__init__")
     found: set[str] = set()
     for node in body_nodes(init) if init is not None else ():
-        if type(node) is not cst.For:
-            continue
-        source = node.iter
-        if type(source) is cst.Call and dotted(source.func) in ("enumerate", "zip") and source.args:
-            source = source.args[0].value
-        name = dotted(source)
-        if name is not None and name.startswith("self.") and name.count(".") == 1 and _registers(node.body):
-            found.add(name[len("self."):])
+        if type(node) is cst.For:
+            source = node.iter
+            if type(source) is cst.Call and dotted(source.func) in ("enumerate", "zip") and source.args:
+                source = source.args[0].value
+            name = _self_attribute(source)
+            if name is not None and _registers(node.body, methods):
+                found.add(name)
+        elif type(node) is cst.Call and _registering_method(node, methods):
+            found.update(name for name in (_self_attribute(arg.value) for arg in node.args) if name is not None)
     return frozenset(found)
 
 
-def _registers(body: cst.CSTNode) -> bool:
-    """A call that registers a member on `self` (`self.register_parameter`, `self.add_module`, `setattr(self,`)."""
+def _self_attribute(node: cst.BaseExpression) -> Optional[str]:
+    name = dotted(node)
+    return name[len("self."):] if name is not None and name.startswith("self.") and name.count(".") == 1 else None
+
+
+def _registers(body: cst.CSTNode, methods: dict[str, cst.FunctionDef], depth: int = 1) -> bool:
+    """A call that registers a member on `self` (`self.register_parameter`, `self.add_module`, `setattr(self,`),
+    or a method of the class that makes one."""
     stack: list[cst.CSTNode] = [body]
     while stack:
         node = stack.pop()
@@ -303,8 +312,17 @@ def _registers(body: cst.CSTNode) -> bool:
                 return True
             if func == "setattr" and node.args and dotted(node.args[0].value) == "self":
                 return True
+            if depth > 0 and _registering_method(node, methods, depth):
+                return True
         stack.extend(children(node))
     return False
+
+
+def _registering_method(call: cst.Call, methods: dict[str, cst.FunctionDef], depth: int = 1) -> bool:
+    """`self._add_to_parameters(...)`, a method of the class whose body registers members."""
+    func = dotted(call.func) or ""
+    method = methods.get(func[len("self."):]) if func.startswith("self.") and func.count(".") == 1 else None
+    return method is not None and method.name.value != "__init__" and _registers(method.body, methods, depth - 1)
 
 
 def local_names(scope: Scope, fdef: cst.FunctionDef) -> frozenset[str]:
