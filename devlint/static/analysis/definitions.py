@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Class
-from devlint.static.analysis.prepass import Scope, device_move
+from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted, target_names
 
 
@@ -325,12 +325,17 @@ def _registering_method(call: cst.Call, methods: dict[str, cst.FunctionDef], dep
     return method is not None and method.name.value != "__init__" and _registers(method.body, methods, depth - 1)
 
 
-def local_names(scope: Scope, fdef: cst.FunctionDef) -> frozenset[str]:
-    """The names a function assigns as a whole, less those it declares `global`/`nonlocal`: Python makes them
-    local to it throughout (a read before the assignment raises UnboundLocalError, it never sees the global)."""
-    found = scope.locals
-    if found is None:
-        declared = {name.name.value for node in body_nodes(fdef) if type(node) in (cst.Global, cst.Nonlocal)
-                    for name in cast("cst.Global | cst.Nonlocal", node).names}
-        found = scope.locals = frozenset(scope.rebound_names - declared)
-    return found
+def local_names(fdef: cst.FunctionDef) -> frozenset[str]:
+    """The names a function assigns as a whole (`x = ...`, `a, b = ...`), less those it declares
+    `global`/`nonlocal`: Python makes them local to it throughout (a read before the assignment raises
+    UnboundLocalError, it never sees the global)."""
+    assigned: set[str] = set()
+    declared: set[str] = set()
+    for node in body_nodes(fdef):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                if type(target.target) is not cst.Subscript:
+                    assigned.update(target_names(target.target))
+        elif type(node) in (cst.Global, cst.Nonlocal):
+            declared.update(name.name.value for name in cast("cst.Global | cst.Nonlocal", node).names)
+    return frozenset(assigned - declared)

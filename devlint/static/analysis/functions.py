@@ -340,7 +340,7 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     tables, names = interp.tables, interp.frames.globals
     state = State()
     state.env = dict(tables.closures.get(id(fdef), names))
-    for name in local_names(tables.scope_of(fdef), fdef):
+    for name in tables.syntax(local_names, fdef):
         state.env.pop(name, None)  # its own names start unbound: none is the global of that name (Python's rule)
     state.env.update(params)
     state.default_device = tables.module_default_device

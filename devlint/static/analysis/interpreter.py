@@ -190,7 +190,8 @@ class Interpreter:
             holder = self._constructed_class()
             if holder is not None and holder.by_shape:
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
-            if holder is not None and holder.node is not None and attr in registered_by_hand(holder.node):
+            if holder is not None and holder.node is not None and attr in self.tables.syntax(registered_by_hand,
+                                                                                            holder.node):
                 # its members are registered one by one in a loop over it: they move with the module
                 registered = map_members(value, lambda m: replace(m, parameter=True) if isinstance(m, Tensor) else m)
                 return replace(cast(Seq, registered), hand_registered=True)
@@ -218,7 +219,7 @@ class Interpreter:
         names = self.frames.globals
         if name in names and state.env is not names:
             function = self.frames.current_function
-            if function is not None and name in local_names(self.tables.scope_of(function), function):
+            if function is not None and name in self.tables.syntax(local_names, function):
                 return UNKNOWN  # assigned in the function, so local: read before that, it is no global's value
             return names[name]
         builtin = _BUILTINS.get(name)

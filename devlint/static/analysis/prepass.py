@@ -23,7 +23,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls", "locals")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -57,7 +57,6 @@ class Scope:
         self._through_calls: list[tuple[str, list[str]]] = []
         self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
         self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
-        self.locals: Optional[frozenset[str]] = None  # definitions.local_names' memo
 
 
 class PrePass:

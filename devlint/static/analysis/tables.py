@@ -4,7 +4,7 @@ semantics handlers may ask (`FileQuestions`, the `FileView` of devlint.static.se
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, cast
+from typing import TYPE_CHECKING, AbstractSet, Callable, Mapping, Optional, TypeVar, cast
 
 import libcst as cst
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 
 _RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
+T = TypeVar("T", bound=cst.CSTNode)
 
 
 class FileTables:
@@ -55,13 +56,15 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read")
+                 "_names_read", "syntax_memo")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
         self.project = project  # the project's other modules, or None: this file alone
         self.prepass = PrePass(module)
         self._names_read: Optional[set[str]] = None
+        # what a syntax question gave for a node, by (question, id(node)): its own writer, `FileTables.syntax`
+        self.syntax_memo: dict[tuple[Callable[..., frozenset[str]], int], frozenset[str]] = {}
         self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
         self.classes: dict[str, Class] = {}
         self.guarded_classes: set[str] = set()  # decorated with a skip-unless-CUDA marker
@@ -110,6 +113,14 @@ class FileTables:
                 if type(statement) is cst.If and _main_guard(statement.test):
                     self._self_test_calls.update(id(n) for n in _calls_in(statement.body))
         return self._self_test_calls
+
+    def syntax(self, question: Callable[[T], frozenset[str]], node: T) -> frozenset[str]:
+        """`question(node)` (a function of the node's syntax alone, `local_names`), asked once per node."""
+        key = (question, id(node))
+        found = self.syntax_memo.get(key)
+        if found is None:
+            found = self.syntax_memo[key] = question(node)
+        return found
 
     def scope_of(self, node: Optional[cst.CSTNode]) -> Scope:
         """What the pre-pass learnt of a function (`node`), or of the module level (None)."""
