@@ -190,8 +190,8 @@ class Interpreter:
             holder = self._constructed_class()
             if holder is not None and holder.by_shape:
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
-            if holder is not None and holder.node is not None and attr in self.tables.syntax(registered_by_hand,
-                                                                                            holder.node):
+            node = holder.node if holder is not None else None
+            if node is not None and attr in self.tables.syntax(registered_by_hand, node):
                 # its members are registered one by one in a loop over it: they move with the module
                 registered = map_members(value, lambda m: replace(m, parameter=True) if isinstance(m, Tensor) else m)
                 return replace(cast(Seq, registered), hand_registered=True)

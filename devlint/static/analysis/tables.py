@@ -49,7 +49,8 @@ class FileTables:
     - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
     - `shared_self.py`, the memo of another module's methods that do the same to every object: `shared_memo`,
       and what each touches of its object: `self_attributes`;
-    - `FileQuestions.self_placed_inputs`, its memo: `self_placed_params`.
+    - `FileQuestions.self_placed_inputs`, its memo: `self_placed_params`;
+    - `FileTables.syntax`, its memo of questions of a node's syntax alone: `syntax_memo`.
     """
 
     __slots__ = ("module", "project", "prepass", "functions", "classes", "guarded_classes", "defined_guarded",
@@ -63,7 +64,7 @@ class FileTables:
         self.project = project  # the project's other modules, or None: this file alone
         self.prepass = PrePass(module)
         self._names_read: Optional[set[str]] = None
-        # what a syntax question gave for a node, by (question, id(node)): its own writer, `FileTables.syntax`
+        # what a syntax question gave for a node, by (question, id(node))
         self.syntax_memo: dict[tuple[Callable[..., frozenset[str]], int], frozenset[str]] = {}
         self.functions: dict[int, Function] = {}  # id(FunctionDef) -> value
         self.classes: dict[str, Class] = {}
