@@ -130,6 +130,9 @@ def wrapper(site: CallSite) -> Value:
         held = (("module", first),) if isinstance(first, Module) else ()
         return Module(why=first.why, where=first.device, moves_inputs=True, ident=getattr(first, "ident", 0),
                       attrs=held)
+    if site.path in api.INPUT_MOVING_WRAPPERS and isinstance(first, Unknown):
+        # a model from a factory nobody can follow (`models.create(name)`): still one that moves its inputs
+        return Module(why=((site.node, ""),), where=None, moves_inputs=True, ident=id(site.node))
     return first if isinstance(first, (Module, Located)) else UNKNOWN
 
 
