@@ -18,7 +18,7 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
-from devlint.static.project.call_sites import holding, mentioning
+from devlint.static.project.call_sites import holding, mentioning, own_text
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -154,6 +154,9 @@ class ProjectImports:
         trains on the cpu: nothing in it is placed on a GPU (unknown runs say yes)."""
         if not self.checked:
             return True
+        own = own_text(self.checked, script_bytes, self.importer)
+        if own is not None and any(word in own.lower() for word in api.GPU_WORDS):
+            return True  # the file's own words: no other file's edit changes the answer (nor re-checks this one)
         found = mentioning(self.checked, script_bytes, api.GPU_WORDS)
         if found is not None:
             self.used[found[0]] = found[1]

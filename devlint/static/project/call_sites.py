@@ -83,6 +83,11 @@ def holding(checked: dict[str, str], read: Read, word: str) -> list[tuple[str, b
     return [(path, run.texts[path], _digest(run, path)) for path in sorted(run.words.get(word.encode(), ()))]
 
 
+def own_text(checked: dict[str, str], read: Read, path: Path) -> Optional[bytes]:
+    """The run's text of one of its files (None: not a file of the run)."""
+    return _run_text(checked, read).texts.get(str(path))
+
+
 def mentioning(checked: dict[str, str], read: Read, needles: tuple[bytes, ...]) -> Optional[tuple[str, str]]:
     """(path, digest) of the first file of the run whose text, in lower case, holds one of `needles`."""
     run = _run_text(checked, read)
