@@ -11,7 +11,7 @@ from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
     as_condition, boolean, comparison_guard, count_guard_branch, decided_type, learns, negate, not_a_tensor, polarity,
-    type_test, world_size_guard,
+    truth_of, type_test, world_size_guard,
 )
 from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
@@ -184,7 +184,7 @@ def eval_named_expr(interp: Walker, node: cst.NamedExpr, state: State) -> Value:
 
 
 def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
-    test = as_condition(interp.eval(node.test, state))
+    test = truth_of(interp, node.test, state)
     if isinstance(test, Const) and isinstance(test.value, bool):
         # `"cuda" if cuda else "cpu"` after `cuda = True`: a constant flag picks one side (Pytorch-VAE-tutorial)
         return interp.eval(node.body if test.value else node.orelse, state)
@@ -216,14 +216,14 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
 
 
 def eval_unary(interp: Walker, node: cst.UnaryOperation, state: State) -> Value:
-    value = interp.eval(node.expression, state)
     if type(node.operator) is cst.Not:
-        value = as_condition(value)
+        value = truth_of(interp, node.expression, state)
         if isinstance(value, Availability):
             return negate(value)
         if isinstance(value, Const):
             return Const(value=not value.value, node=node)
         return UNKNOWN
+    value = interp.eval(node.expression, state)
     if isinstance(value, (Tensor, Located)):
         return value
     if type(node.operator) is cst.Minus and isinstance(value, Const) and isinstance(value.value, (int, float)) \
@@ -235,7 +235,7 @@ def eval_unary(interp: Walker, node: cst.UnaryOperation, state: State) -> Value:
 
 
 def eval_boolean(interp: Walker, node: cst.BooleanOperation, state: State) -> Value:
-    left = as_condition(interp.eval(node.left, state))
+    left = truth_of(interp, node.left, state)
     right_state = state.copy()
     conjunction = type(node.operator) is cst.And
     if conjunction and learns(left, True) is True:

@@ -15,7 +15,8 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, is_classmethod, is_static, local_names, number_params, positional_names)
+    decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names, number_params,
+    positional_names, rebound_globals)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -340,7 +341,9 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     tables, names = interp.tables, interp.frames.globals
     state = State()
     state.env = dict(tables.closures.get(id(fdef), names))
-    for name in tables.syntax(local_names, fdef):
+    if tables.project is None or id(fdef) not in tables.project.foreign_functions:
+        forget_rebound_globals(state.env, tables.syntax(rebound_globals, tables.module))  # (another module's: at
+    for name in tables.syntax(local_names, fdef):  # the end of its walk, for its importers as well)
         state.env.pop(name, None)  # its own names start unbound: none is the global of that name (Python's rule)
     state.env.update(params)
     state.default_device = tables.module_default_device

@@ -31,6 +31,15 @@ def as_condition(value: Value) -> Value:
     return Availability(positive=True) if isinstance(value, DeviceCount) and not value.world else value
 
 
+def truth_of(interp: Walker, node: cst.BaseExpression, state: State) -> Value:
+    """`node` evaluated for its truth (`if`, `while`, `assert`, `not`, `and`/`or`, `a if c else b`). A GPU
+    tensor's truth is read on the host (`Tensor.__bool__` is `.item()`): it waits for the queued work."""
+    value = interp.eval(node, state)
+    if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
+        interp.facts.note_sync(state)
+    return as_condition(value)
+
+
 def polarity(value: Value) -> Optional[bool]:
     """True: being true means an accelerator is available. False: it means it is not.
     Branching on it chooses a device (the join of the branches is the selected device)."""

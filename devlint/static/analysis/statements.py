@@ -16,7 +16,7 @@ from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
     as_condition, decided_type, extension_flags, is_skip_marker, learns, module_test, not_a_tensor, polarity,
-    same_place, type_test,
+    same_place, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move
@@ -103,7 +103,7 @@ def exec_raise(interp: Walker, small: cst.Raise, line: cst.CSTNode, state: State
 
 
 def exec_assert(interp: Walker, small: cst.Assert, line: cst.CSTNode, state: State) -> None:
-    test = as_condition(interp.eval(small.test, state))
+    test = truth_of(interp, small.test, state)
     if learns(test, True) is True:
         state.guarded = True
     if type(small.test) is cst.Name and small.test.value == "False":
@@ -234,7 +234,7 @@ SMALL: dict[type, Callable[[Walker, Any, cst.CSTNode, State], None]] = {
 
 
 def exec_if(interp: Walker, node: cst.If, state: State) -> State:
-    test = as_condition(interp.eval(node.test, state))
+    test = truth_of(interp, node.test, state)
     if isinstance(test, Const) and test.value in (False, None, 0) and not isinstance(test.value, float):
         # `USE_CUDA = False` ... `if USE_CUDA:`: the branch never runs
         return exec_else(interp, node, state)
@@ -458,7 +458,7 @@ def _move_each(interp: Walker, node: cst.For, state: State, modules: tuple[Value
 
 def exec_while(interp: Walker, node: cst.While, state: State) -> State:
     def bind(s: State) -> None:
-        if learns(as_condition(interp.eval(node.test, s)), True) is True:
+        if learns(truth_of(interp, node.test, s), True) is True:
             s.guarded = True
 
     out = loop(interp, node.body, state, bind, interp.tables.prepass.trains(node.body))

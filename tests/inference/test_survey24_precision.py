@@ -1,0 +1,110 @@
+"""False findings of the twenty-fourth precision survey and of the last stop's leftovers (issue 17 item 9), each
+beside a twin that must stay reported.
+
+- A module-level name a function rebinds through `global` (`device = None` at the top, `global device;
+  device = torch.device(...)` in `main()`) is not the placeholder in the module's other functions: which binding
+  they read depends on what ran first (survey 23: a false DEV102 where `x.to(device)` read `None`). Across files
+  too: `utils.device` after `utils.init_gpu()`. A name only read, or assigned in a function without `global`
+  (a local of its own), keeps the module-level value: a real mix there is still reported.
+- A GPU tensor tested for its truth (`assert torch.isfinite(y).all()`, `if not mask.any(): break`,
+  `while (err > tol).any():`, `... if ok else ...`) is read on the host (`Tensor.__bool__` is `.item()`): the
+  clock read after it times the work (survey 23: a false DEV301). A test of a host value waits for nothing.
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found, lint_in_run
+
+GLOBAL_DEVICE = """
+import torch
+import torch.nn as nn
+
+device = {placeholder}
+
+
+def step(model, x):
+    x = x.to(device)
+    return model(x){mark}
+
+
+def main():
+    {declare}
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = nn.Linear(4, 2).to(device)
+    print(step(model, torch.randn(3, 4)))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+TIMED = """
+import time
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Linear(8, 8).to(device)
+x = torch.randn(16, 8, device=device)
+start = time.time()
+for _ in range(10):
+    y = model(x)
+    {test}
+print(time.time() - start){mark}
+"""
+
+CASES = {
+    "a_global_device_set_in_main": GLOBAL_DEVICE.format(placeholder="None", declare="global device", mark=""),
+    "a_local_device_in_main_beside_a_cpu_global": GLOBAL_DEVICE.format(
+        placeholder='torch.device("cpu")', declare="pass", mark="  # expect: DEV102"),
+    "an_assert_on_a_gpu_tensor": TIMED.format(test="assert torch.isfinite(y).all()", mark=""),
+    "an_if_not_on_a_gpu_tensor": TIMED.format(test="if not torch.isfinite(y).all():\n        break", mark=""),
+    "a_conditional_on_a_gpu_tensor": TIMED.format(test="z = y if (y > 0).any() else x", mark=""),
+    "a_while_on_a_gpu_tensor": TIMED.format(test="while (y > 1).any():\n        y = y / 2", mark=""),
+    "an_assert_on_a_host_value": TIMED.format(test="assert y.shape[0] == 16", mark="  # expect: DEV301"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case(name):
+    source = CASES[name]
+    assert found(source) == expected_findings(source)
+
+
+UTILS = """
+import torch
+
+device = None
+other = None
+
+
+def init_gpu():
+    global device
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+"""
+
+TRAIN = """
+import torch
+import torch.nn as nn
+import utils
+
+
+def main():
+    utils.init_gpu()
+    model = nn.Linear(4, 2).to("cuda" if torch.cuda.is_available() else "cpu")
+    x = torch.randn(3, 4).to(utils.{read})
+    return model(x)
+"""
+
+
+@pytest.mark.parametrize("read, expected", [
+    ("device", []),  # init_gpu() set it: the input is where the model is
+    ("other", ["DEV102"]),  # `utils.other` is None, rebound by nobody: x stays on the cpu
+])
+def test_a_global_rebound_in_another_module(tmp_path, read, expected):
+    files = {"utils.py": UTILS, "train.py": TRAIN.format(read=read)}
+    findings = lint_in_run(tmp_path, files, "train.py")
+    assert [f.code for f in findings if f.code.startswith("DEV1")] == expected
