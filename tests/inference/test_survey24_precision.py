@@ -9,6 +9,11 @@ beside a twin that must stay reported.
 - A GPU tensor tested for its truth (`assert torch.isfinite(y).all()`, `if not mask.any(): break`,
   `while (err > tol).any():`, `... if ok else ...`) is read on the host (`Tensor.__bool__` is `.item()`): the
   clock read after it times the work (survey 23: a false DEV301). A test of a host value waits for nothing.
+- On the path that knows CUDA is missing (`else:` of `if torch.cuda.is_available():`), a module or tensor on the
+  caller's device is on the cpu, as one on the selected device is: a cpu input given there to `self.inner` is
+  no mix (survey 24: L1aoXingyu/pytorch-beginner, a false DEV104). On the path with CUDA it still is.
+- `out.cpu().detach().numpy()` waits for the GPU's queue as `out.cpu().numpy()` does: the copy to the host is
+  anywhere in the chain (survey 24: yysijie/st-gcn's demo, a false DEV301). A chain with no copy waits for nothing.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -56,6 +61,41 @@ for _ in range(10):
 print(time.time() - start){mark}
 """
 
+SUBMODULE_WITHOUT_CUDA = """
+import torch
+from torch import nn
+
+
+class Outer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Embedding(26, 8)
+
+    def forward(self, letters):
+        ids = torch.LongTensor(letters)
+        if torch.cuda.is_available():
+            return self.inner(ids{moved})
+        return self.inner(ids){mark}
+"""
+
+HOST_COPY_TIMED = """
+import time
+import torch
+
+
+class Demo:
+    def __init__(self, model, dev):
+        self.model = model
+        self.dev = dev
+
+    def run(self, frames):
+        for img in frames:
+            tic = time.time()
+            x = torch.from_numpy(img).float().to(self.dev)
+            score = self.model.features(x).norm(){chain}
+            print(score, time.time() - tic){mark}
+"""
+
 CASES = {
     "a_global_device_set_in_main": GLOBAL_DEVICE.format(placeholder="None", declare="global device", mark=""),
     "a_local_device_in_main_beside_a_cpu_global": GLOBAL_DEVICE.format(
@@ -64,6 +104,11 @@ CASES = {
     "an_if_not_on_a_gpu_tensor": TIMED.format(test="if not torch.isfinite(y).all():\n        break", mark=""),
     "a_conditional_on_a_gpu_tensor": TIMED.format(test="z = y if (y > 0).any() else x", mark=""),
     "a_while_on_a_gpu_tensor": TIMED.format(test="while (y > 1).any():\n        y = y / 2", mark=""),
+    "a_cpu_input_to_a_submodule_without_cuda": SUBMODULE_WITHOUT_CUDA.format(moved=".cuda()", mark=""),
+    "a_cpu_input_to_a_submodule_with_cuda": SUBMODULE_WITHOUT_CUDA.format(moved="", mark="").replace(
+        "return self.inner(ids)\n", "return self.inner(ids)  # expect: DEV104\n", 1),
+    "a_host_copy_inside_a_chain": HOST_COPY_TIMED.format(chain=".cpu().detach().numpy()", mark=""),
+    "a_chain_without_a_host_copy": HOST_COPY_TIMED.format(chain=".detach()", mark="  # expect: DEV301"),
     "an_assert_on_a_host_value": TIMED.format(test="assert y.shape[0] == 16", mark="  # expect: DEV301"),
 }
 

@@ -161,11 +161,15 @@ class State:
         )
 
 
+_CPU_WHERE_MISSING = ("selected", "param")
+
+
 def where_missing(value: Value, missing: bool) -> Value:
     """A tensor on the selected device, on a path that knows CUDA is missing: on the cpu there (`if on_gpu: p =
-    p.cpu()` leaves `p` on the cpu on both paths)."""
+    p.cpu()` leaves `p` on the cpu on both paths). So is one on the device of a parameter or of the module
+    (`self.inner`): without CUDA, whatever the caller gives is on the cpu."""
     if missing and isinstance(value, (Tensor, Module, Located)) and value.where is not None \
-            and value.where.kind == "selected":
+            and value.where.kind in _CPU_WHERE_MISSING:
         return replace(value, where=CPU)
     return value
 

@@ -187,6 +187,10 @@ def _host_data_only(args: Args) -> bool:
 
 
 def _host_chain(receiver: Optional[cst.CSTNode]) -> bool:
-    """The receiver is itself a call that brings a tensor to the host (`x.cpu()` of `x.cpu().numpy()`)."""
-    return type(receiver) is cst.Call and type(receiver.func) is cst.Attribute \
-        and receiver.func.attr.value in api.TO_HOST_METHODS
+    """The receiver is a chain of method calls of which one brings a tensor to the host (`x.cpu()` of
+    `x.cpu().numpy()`, of `x.cpu().detach().numpy()`)."""
+    while type(receiver) is cst.Call and type(receiver.func) is cst.Attribute:
+        if receiver.func.attr.value in api.TO_HOST_METHODS:
+            return True
+        receiver = receiver.func.value
+    return False
