@@ -580,8 +580,10 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu).
 
     Two values of one kind join by that kind's rule (`_join_same`); the rules across kinds come after."""
-    if a is b or a == b:
+    if a is b:
         return a
+    if a == b:  # (a path on which a tensor stayed on the cpu is no part of its equality: the join keeps it)
+        return b if isinstance(a, Tensor) and a.cpu_path is None else a
     if type(a) is type(b):
         joined = a._join_same(b, availability_split, branch)
         if joined is not None:

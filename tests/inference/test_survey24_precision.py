@@ -14,6 +14,10 @@ beside a twin that must stay reported.
   no mix (survey 24: L1aoXingyu/pytorch-beginner, a false DEV104). On the path with CUDA it still is.
 - `out.cpu().detach().numpy()` waits for the GPU's queue as `out.cpu().numpy()` does: the copy to the host is
   anywhere in the chain (survey 24: yysijie/st-gcn's demo, a false DEV301). A chain with no copy waits for nothing.
+- `if flag: x = x.cuda()` and later `if flag: y = x + w.cuda()`: in a branch where the flag is true, x is not the
+  cpu tensor of the path where it was false (found reading survey 24's DRAGAN: two false DEV101 on a small
+  twin). After that branch, where both paths meet, x still stayed on the cpu on one: a GPU tensor beside it
+  there is still a mix, named with its condition.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -96,6 +100,20 @@ class Demo:
             print(score, time.time() - tic){mark}
 """
 
+SHARED_FLAG = """
+import torch
+
+
+def step(data, flag):
+    x = torch.rand(3)
+    w = torch.rand(3).cuda()  # expect: DEV204
+    if flag:
+        x = x.cuda()
+    if {test}:
+        y = x + w{inside}
+    return x * w{after}
+"""
+
 CASES = {
     "a_global_device_set_in_main": GLOBAL_DEVICE.format(placeholder="None", declare="global device", mark=""),
     "a_local_device_in_main_beside_a_cpu_global": GLOBAL_DEVICE.format(
@@ -109,6 +127,9 @@ CASES = {
         "return self.inner(ids)\n", "return self.inner(ids)  # expect: DEV104\n", 1),
     "a_host_copy_inside_a_chain": HOST_COPY_TIMED.format(chain=".cpu().detach().numpy()", mark=""),
     "a_chain_without_a_host_copy": HOST_COPY_TIMED.format(chain=".detach()", mark="  # expect: DEV301"),
+    "a_flag_tested_twice": SHARED_FLAG.format(test="flag", inside="", after="  # expect: DEV101"),
+    "a_flag_tested_the_other_way": SHARED_FLAG.format(test="not flag", inside="  # expect: DEV101",
+                                                      after="  # expect: DEV101"),
     "an_assert_on_a_host_value": TIMED.format(test="assert y.shape[0] == 16", mark="  # expect: DEV301"),
 }
 

@@ -327,6 +327,20 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
                 _siblings_placed(interp, first, (mine.device, theirs.device), state, statement)
 
 
+def flag_paths(test: cst.BaseExpression, then_state: State, else_state: State) -> None:
+    """`if flag: x = x.cuda()` then `if flag: y = x + w.cuda()`: a tensor that stayed on the cpu where `flag`
+    was false is not on the cpu in a branch where it is true (nor the other way round). Its device there is
+    the other path's, which the join forgot: unknown, never a mix."""
+    flag = dotted(test)
+    if flag is None:
+        return
+    for branch, outcome in ((then_state, "true"), (else_state, "false")):
+        for name, value in branch.env.items():
+            path = value.cpu_path if type(value) is Tensor else None
+            if path is not None and path[1] != outcome and dotted(path[0]) == flag:
+                branch.env[name] = replace(value, cpu_path=None)
+
+
 def _siblings_placed(interp: Walker, first: str, devices: tuple[Optional[Device], Optional[Device]], state: State,
                      statement: cst.If) -> None:
     """`if self.mean.device != x.device: self.mean = ...; self.var = ...`: where the test fails, `self.mean` is on

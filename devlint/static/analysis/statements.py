@@ -15,7 +15,7 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, is_skip_marker, learns, module_test, not_a_tensor, polarity,
+    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, not_a_tensor, polarity,
     same_place, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
@@ -314,6 +314,7 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         narrow(interp, test.expression, state, else_state, then_state)  # `if not isinstance(x, torch.Tensor):`
         return
+    flag_paths(test, then_state, else_state)
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
     none_test(test, then_state, else_state)
