@@ -149,6 +149,7 @@ class CpuOnlyArgument:
     argument: str
     value: Operand
     context: Context
+    fix: str = ""  # (the default: pass the value's `.cpu()`)
 
 
 @record

@@ -107,6 +107,7 @@ class Role(enum.Flag):
     SCALAR_FROM_NUMBER = enum.auto()  # 0-dim when given a single Python number
     FOLLOWS_DATA = enum.auto()  # given a tensor (`torch.tensor(t)`), a copy where that tensor is
     FROM_INDICES = enum.auto()  # built from index and value tensors (a value of unknown kind is one): where they are
+    LEGACY_CPU = enum.auto()  # a legacy type constructor (`torch.LongTensor`): cpu only, raises given a GPU device=
     TAKES_SEQUENCE = enum.auto()  # its first argument is a list of tensors
     RETURNS_TUPLE = enum.auto()  # returns a tuple of tensors on its input's device
     NOT_OP = enum.auto()  # computes on no tensor: no device check, no tensor result

@@ -26,13 +26,14 @@ FACTORY_RECORDS: List[Api] = [
     fn("torch.scalar_tensor", device=FACTORY, takes_device=True, roles=Role.SCALAR_FROM_NUMBER),
     fn("torch.empty_permuted", device=FACTORY, takes_device=True),
     # (`torch.complex`, `torch.polar` are element-wise over their tensors: no factories)
-    *(fn(f"torch.{name}", device=FACTORY) for name in "range Tensor".split()),
+    fn("torch.range", device=FACTORY),
+    fn("torch.Tensor", device=FACTORY, roles=Role.LEGACY_CPU),
     # built where their indices and values are, unless given device=
     fn("torch.sparse_coo_tensor", "torch.sparse_csr_tensor", device=FACTORY, takes_device=True,
        roles=Role.FOLLOWS_DATA | Role.FROM_INDICES),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
     *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli", "multinomial")),
-    *(fn(f"torch.{kind}Tensor", device=FACTORY) for kind in TENSOR_TYPE_NAMES),
+    *(fn(f"torch.{kind}Tensor", device=FACTORY, roles=Role.LEGACY_CPU) for kind in TENSOR_TYPE_NAMES),
     *(fn(f"torch.{name}_like", device=LIKE) for name in (
         "zeros", "ones", "empty", "full", "rand", "randn", "randint", "empty_strided")),
     fn("torch.from_numpy", "torch.frombuffer", "torch.utils.data.default_collate", device=Device.CPU_RESULT),

@@ -17,7 +17,7 @@ from devlint.core.torch_catalogue.records import (  # the device types, re-expor
 from devlint.core.torch_catalogue.records import Api, Device, Host, Member, Role, Simulated, Sync
 from devlint.core.torch_catalogue.tensor_api import TENSOR_API_NAMES as TENSOR_API_NAMES
 from devlint.core.torch_catalogue.tensors import (FACTORY_RECORDS, FUNCTION_RECORDS, METHOD_RECORDS,
-                                                 TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
+                                                 TENSOR_TYPE_DTYPES as TENSOR_TYPE_DTYPES, TENSOR_TYPE_NAMES)
 
 RECORDS: Tuple[Api, ...] = (*FACTORY_RECORDS, *FUNCTION_RECORDS, *METHOD_RECORDS, *MODULE_RECORDS, *DATA_RECORDS,
                             *CUDA_RECORDS, *ACCELERATOR_RECORDS, *DISTRIBUTED_RECORDS)
@@ -59,6 +59,10 @@ FACTORIES_WITH_DEVICE = bare(paths(lambda r: r.device is Device.FACTORY and r.ta
 SAMPLING_FACTORIES = paths(role(Role.SAMPLES))
 SCALAR_FACTORIES = paths(role(Role.SCALAR_FROM_NUMBER))
 DATA_FOLLOWING_FACTORIES = paths(role(Role.FOLLOWS_DATA))
+LEGACY_CONSTRUCTORS = paths(role(Role.LEGACY_CPU))
+# the dtype each makes, for the modern spelling (`torch.tensor(data, dtype=torch.int64, device=device)`)
+LEGACY_DTYPES = {path: TENSOR_TYPE_DTYPES.get(path[len("torch."):-len("Tensor")], "float32")
+                 for path in LEGACY_CONSTRUCTORS}
 INDEX_BUILT_FACTORIES = paths(role(Role.FROM_INDICES))
 CPU_RESULTS = paths(effect(Device.CPU_RESULT))
 CUDA_TENSOR_TYPES = paths(effect(Device.CURRENT_GPU))

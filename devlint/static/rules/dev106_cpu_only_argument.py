@@ -11,12 +11,17 @@ class GpuTensorForCpuArgument(Rule):
 
     ## What it does
     Flags `pack_padded_sequence(input, lengths)` (and `pack_sequence`) when
-    `lengths` is a tensor computed on the GPU or on the inputs' device.
+    `lengths` is a tensor computed on the GPU or on the inputs' device; and a
+    legacy type constructor (`torch.LongTensor(data, device=device)`,
+    `torch.FloatTensor`, `torch.Tensor`) given a GPU `device=`.
 
     ## Why is this bad?
-    Since PyTorch 1.7 it raises `RuntimeError: 'lengths' argument should be a
-    1D CPU int64 tensor, but got 1D cuda:0 Long tensor`. Pass
-    `lengths.cpu()` (or a list of ints).
+    Since PyTorch 1.7 packing raises `RuntimeError: 'lengths' argument should
+    be a 1D CPU int64 tensor, but got 1D cuda:0 Long tensor`. Pass
+    `lengths.cpu()` (or a list of ints). A legacy constructor makes cpu
+    tensors only: given a GPU it raises `RuntimeError: legacy constructor
+    expects device type: cpu but device type: cuda was passed`. Use
+    `torch.tensor(data, dtype=torch.long, device=device)`.
     """
 
     code = "DEV106"
@@ -33,6 +38,14 @@ def pack(x, mask):
     lengths = mask.long().sum(1)
     return pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)  # expect: DEV106
 """,
+        """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def to_ids(tokens):
+    return torch.LongTensor(tokens, device=device)  # expect: DEV106
+""",
     )
     VALID = (
         """\
@@ -43,6 +56,14 @@ def pack(x, mask):
     lengths = mask.long().sum(1)
     return pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
 """,
+        """\
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+def to_ids(tokens):
+    return torch.tensor(tokens, dtype=torch.long, device=device)
+""",
     )
 
     def check(self, fact: CpuOnlyArgument) -> Iterable[Verdict]:
@@ -51,5 +72,5 @@ def pack(x, mask):
             fact.node,
             f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` is on {value.value.device}",
             why=(self.placed(value.label, value.value),) + self.called_from(fact),
-            fix=f"pass `{value.label}.cpu()`",
+            fix=fact.fix or f"pass `{value.label}.cpu()`",
         )

@@ -7,18 +7,23 @@ device, and its result lives there.
 
 from __future__ import annotations
 
-from typing import Union, cast
+from typing import TYPE_CHECKING, Optional, Union, cast
 
 import libcst as cst
 
-from devlint.core.facts import Operand
+from devlint.core.devices import Device
+from devlint.core.facts import CpuOnlyArgument, Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, element
 from devlint.static.semantics.devices import device_argument
+from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, IMPLICIT_CPU, UNKNOWN, Const, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
+    CPU, CRASHED, IMPLICIT_CPU, UNKNOWN, Const, DeviceValue, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
 )
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.state import State
 
 
 def is_number(node: cst.CSTNode, value: Value) -> bool:
@@ -48,6 +53,9 @@ def factory(site: CallSite) -> Value:
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
         where = device_argument(site.facts, value, state, arg_node)
+        if site.path in api.LEGACY_CONSTRUCTORS and _gpu_here(where, state):
+            _legacy_on_gpu(site, arg_node, value, cast(Device, where))
+            return CRASHED  # on the GPU it raised; without one, nothing follows that this report does not name
         made = Tensor(why=getattr(value, "why", ()) + ((node, ""),), where=where, scalar=scalar)
         return _with_generator(site, made)
     if "out" in args.keywords:
@@ -74,6 +82,24 @@ def factory(site: CallSite) -> Value:
         return Tensor(why=((node, "created on cpu, where CUDA is missing"),), where=CPU, scalar=scalar, fresh=True)
     return Tensor(why=((node, "created on cpu (no device=)"),), where=IMPLICIT_CPU, scalar=scalar, fresh=True,
                   empty=_empty_shape(site))
+
+
+def _gpu_here(where: Optional[Device], state: State) -> bool:
+    """A device that is a GPU on some machine this path runs on (not the selected one where CUDA is missing)."""
+    return where is not None and where.kind != api.CPU_TYPE and (
+        where.concrete or where.kind == "selected" and not state.unavailable)
+
+
+def _legacy_on_gpu(site: CallSite, arg_node: cst.CSTNode, value: Value, where: Device) -> None:
+    """`torch.LongTensor(ids, device=device)`: a legacy constructor makes cpu tensors only ("legacy constructor
+    expects device type: cpu but device type: cuda was passed")."""
+    name = site.path.rsplit(".", 1)[-1]
+    dtype = api.LEGACY_DTYPES[site.path]
+    given = DeviceValue(why=getattr(value, "why", ()) or ((arg_node, ""),), where=where)
+    site.emit(CpuOnlyArgument(
+        site.node, name, "`device=`", site.operand(arg_node, given), site.context,
+        fix=f"a legacy constructor makes cpu tensors only: `torch.tensor(..., dtype=torch.{dtype}, "
+            f"device={cst.Module([]).code_for_node(arg_node)})`"))
 
 
 def _empty_shape(site: CallSite) -> bool:
