@@ -95,6 +95,8 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
         call = site.call
         argument = _argument(call, name, position) if call is not None else None
         found = evident(argument) if argument is not None else None
+        if found is None and type(argument) is cst.Name:
+            found = evident(site.binding(argument.value))  # `preds = preds.cpu()` ... `decode(preds)`
         if found is None or (seen is not None and found != seen):
             return None
         seen = found

@@ -293,7 +293,8 @@ class PrePass:
                 scope.tensor_names.add(name)
 
     def _note_subscript(self, node: cst.Subscript, scope: Scope) -> None:
-        if len(node.slice) > 1 or type(node.slice[0].slice) is not cst.Index:
+        # `x[:, 0]`, `x[..., 1:]`: an index of several dimensions (a list takes one; `steps[:-1]` may be a list)
+        if len(node.slice) > 1:
             name = dotted(node.value)
             if name:
                 scope.tensor_names.add(name)

@@ -38,6 +38,8 @@ class CallText:
     arguments: str  # the text between its parentheses
     in_test: bool  # the file is a test (its callers exercise the function on whatever a test machine has)
     _parsed: Optional[tuple[Optional[cst.Call]]] = None
+    _text: bytes = field(default=b"", repr=False)  # the file's text, and where the call's line starts in it
+    _line_start: int = 0
 
     @property
     def call(self) -> Optional[cst.Call]:
@@ -46,6 +48,44 @@ class CallText:
         if self._parsed is None:
             self._parsed = (_expression(self.arguments),)
         return self._parsed[0]
+
+    def binding(self, name: str) -> Optional[cst.BaseExpression]:
+        """What `name` was last set to before the call, where the text makes sure of it: a one-line
+        `name = <expr>` earlier in the call's own block, with nothing in between that may set it again."""
+        text, end = self._text, self._line_start
+        indent = _indent(text[end:text.find(b"\n", end) if b"\n" in text[end:] else len(text)])
+        pattern = re.compile(rb"(?<![A-Za-z0-9_.])" + re.escape(name.encode()) + rb"\s*(=(?!=)|[-+*/%&|^@]=|,|\))")
+        for _ in range(_LOOK_BACK):
+            if end <= 0:
+                return None
+            start = text.rfind(b"\n", 0, end - 1) + 1
+            line, end = text[start:end].rstrip(b"\r\n"), start
+            if not line.strip() or line.lstrip().startswith(b"#"):
+                continue
+            depth = _indent(line)
+            if depth < indent:
+                return None  # out of the block: its header, or a statement the call continues
+            assigned = _ASSIGNED.match(line)
+            if depth == indent and assigned is not None and assigned.group(1) == name.encode():
+                return _right_side(assigned.group(2))
+            if pattern.search(line):
+                return None  # set some other way, or in a nested block: not sure
+        return None
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
+
+
+def _right_side(text: bytes) -> Optional[cst.BaseExpression]:
+    try:
+        return cst.parse_expression(text.decode("utf-8", "replace").strip())
+    except Exception:  # noqa: BLE001 - a line that continues on the next is no expression alone
+        return None
+
+
+_LOOK_BACK = 200  # lines
+_ASSIGNED = re.compile(rb"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=(?!=)(.*)$")
 
 
 @dataclass
@@ -171,7 +211,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         if close is None:
             return None  # passed on, stored (or a call whose arguments hold what is not sure)
         found.append(CallText(path=path, line=data.count(b"\n", 0, start) + 1,
-                              arguments=data[begin:close].decode("utf-8", "replace"), in_test=is_test_path(path)))
+                              arguments=data[begin:close].decode("utf-8", "replace"), in_test=is_test_path(path),
+                              _text=data, _line_start=data.rfind(b"\n", 0, start) + 1))
     return found
 
 
