@@ -342,8 +342,9 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     state = State()
     state.env = dict(tables.closures.get(id(fdef), names))
     if tables.project is None or id(fdef) not in tables.project.foreign_functions:
-        forget_rebound_globals(state.env, tables.syntax(rebound_globals, tables.module))  # (another module's: at
-    for name in tables.syntax(local_names, fdef):  # the end of its walk, for its importers as well)
+        # (another module's function forgot them at the end of its module's walk, with its importers)
+        forget_rebound_globals(state.env, tables.syntax(rebound_globals, tables.module))
+    for name in tables.syntax(local_names, fdef):
         state.env.pop(name, None)  # its own names start unbound: none is the global of that name (Python's rule)
     state.env.update(params)
     state.default_device = tables.module_default_device

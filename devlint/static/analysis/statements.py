@@ -15,8 +15,8 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, not_a_tensor, polarity,
-    same_place, truth_of, type_test,
+    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, not_a_tensor,
+    polarity, same_place, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move

@@ -53,7 +53,8 @@ class CallText:
         """What `name` was last set to before the call, where the text makes sure of it: a one-line
         `name = <expr>` earlier in the call's own block, with nothing in between that may set it again."""
         text, end = self._text, self._line_start
-        indent = _indent(text[end:text.find(b"\n", end) if b"\n" in text[end:] else len(text)])
+        stop = text.find(b"\n", end)
+        indent = _indent(text[end:stop if stop >= 0 else len(text)])
         pattern = re.compile(rb"(?<![A-Za-z0-9_.])" + re.escape(name.encode()) + rb"\s*(=(?!=)|[-+*/%&|^@]=|,|\))")
         for _ in range(_LOOK_BACK):
             if end <= 0:

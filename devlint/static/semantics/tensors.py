@@ -19,7 +19,8 @@ from devlint.static.semantics.containers import dict_entry, element
 from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, IMPLICIT_CPU, UNKNOWN, Const, DeviceValue, Located, RandomGenerator, Ref, Seq, Tensor, Unknown, Value, cuda, replace,
+    CPU, CRASHED, IMPLICIT_CPU, UNKNOWN, Const, DeviceValue, Located, RandomGenerator, Ref, Seq, Tensor, Unknown,
+    Value, cuda, replace,
 )
 
 if TYPE_CHECKING:
