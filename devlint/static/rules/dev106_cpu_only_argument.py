@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Iterable
 
 from devlint.core.facts import CpuOnlyArgument
+from devlint.core.values import DeviceValue
 from devlint.static.rules.base import Verdict, Rule
 
 
@@ -68,9 +69,13 @@ def to_ids(tokens):
 
     def check(self, fact: CpuOnlyArgument) -> Iterable[Verdict]:
         value = fact.value
+        message = f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` is on {value.value.device}"
+        if isinstance(value.value, DeviceValue):  # the device a legacy constructor is given
+            message = f"`{fact.function}` (a legacy constructor) makes cpu tensors only, but its `device=` is " \
+                      f"{value.value.device}: on a GPU it raises"
         yield Verdict(
             fact.node,
-            f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` is on {value.value.device}",
+            message,
             why=(self.placed(value.label, value.value),) + self.called_from(fact),
             fix=fact.fix or f"pass `{value.label}.cpu()`",
         )

@@ -99,8 +99,7 @@ def _legacy_on_gpu(site: CallSite, arg_node: cst.CSTNode, value: Value, where: D
     given = DeviceValue(why=getattr(value, "why", ()) or ((arg_node, ""),), where=where)
     site.emit(CpuOnlyArgument(
         site.node, name, "`device=`", site.operand(arg_node, given), site.context,
-        fix=f"a legacy constructor makes cpu tensors only: `torch.tensor(..., dtype=torch.{dtype}, "
-            f"device={cst.Module([]).code_for_node(arg_node)})`"))
+        fix=f"`torch.tensor(..., dtype=torch.{dtype}, device={cst.Module([]).code_for_node(arg_node)})`"))
 
 
 def _empty_shape(site: CallSite) -> bool:
