@@ -341,35 +341,6 @@ def local_names(fdef: cst.FunctionDef) -> frozenset[str]:
     return frozenset(assigned - declared)
 
 
-def rebound_globals(module: cst.Module) -> frozenset[str]:
-    """The module-level names a function declares `global` and assigns (`global device; device = ...`):
-    which binding another function reads depends on whether that function ran first, which no walk
-    of the module's statements can tell."""
-    rebound: set[str] = set()
-    stack: list[cst.CSTNode] = [module]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.FunctionDef:
-            rebound.update(_assigned_globals(node))
-        stack.extend(children(node))
-    return frozenset(rebound)
-
-
-def _assigned_globals(fdef: cst.FunctionDef) -> set[str]:
-    assigned: set[str] = set()
-    declared: set[str] = set()
-    for node in body_nodes(fdef):
-        kind = type(node)
-        if kind is cst.Assign:
-            for target in cast(cst.Assign, node).targets:
-                assigned.update(target_names(target.target))
-        elif kind in (cst.AugAssign, cst.AnnAssign):
-            assigned.update(target_names(cast("cst.AugAssign | cst.AnnAssign", node).target))
-        elif kind is cst.Global:
-            declared.update(name.name.value for name in cast(cst.Global, node).names)
-    return assigned & declared
-
-
 def forget_rebound_globals(env: dict[str, Value], rebound: frozenset[str]) -> None:
     """What the module's functions (and its importers) see of a name some function rebinds through
     `global`: not the module-level placeholder (`device = None`), since `main()` may have run first."""

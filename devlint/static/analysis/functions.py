@@ -16,7 +16,7 @@ import libcst as cst
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
     decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names, number_params,
-    positional_names, rebound_globals)
+    positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -343,7 +343,7 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
     state.env = dict(tables.closures.get(id(fdef), names))
     if tables.project is None or id(fdef) not in tables.project.foreign_functions:
         # (another module's function forgot them at the end of its module's walk, with its importers)
-        forget_rebound_globals(state.env, tables.syntax(rebound_globals, tables.module))
+        forget_rebound_globals(state.env, tables.prepass.rebound_globals)
     for name in tables.syntax(local_names, fdef):
         state.env.pop(name, None)  # its own names start unbound: none is the global of that name (Python's rule)
     state.env.update(params)

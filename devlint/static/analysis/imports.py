@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Optional, Sequence, cast
 import libcst as cst
 
 from devlint.core.limits import AnalysisBudgetExceeded
-from devlint.static.analysis.definitions import forget_rebound_globals, rebound_globals
+from devlint.static.analysis.definitions import forget_rebound_globals
 from devlint.static.analysis.gpu_imports import requires_gpu
 from devlint.static.analysis.prepass import PrePass
 from devlint.static.analysis.state import State
@@ -141,7 +141,7 @@ def _walk_module(interp: Walker, project: ProjectImports, target: Target, tree: 
         (frames.globals, frames.current_function, frames.context, frames.loops, frames.if_depth,
          facts.portable_uses, frames.importing) = saved
     env = end.env
-    forget_rebound_globals(env, tables.syntax(rebound_globals, tree))
+    forget_rebound_globals(env, prepass.rebound_globals)
     for key in scopes:
         if key:
             tables.closures.setdefault(key, env)  # a top-level function or a method sees its module's names

@@ -23,7 +23,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -57,6 +57,7 @@ class Scope:
         self._through_calls: list[tuple[str, list[str]]] = []
         self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
         self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
+        self.global_names: set[str] = set()  # declared `global`
 
 
 class PrePass:
@@ -99,6 +100,11 @@ class PrePass:
             self._walk(roots, scope, pending)
         for scope in self.scopes.values():
             self._resolve_library_calls(scope)
+        # the module-level names a function declares `global` and assigns (`global device; device = ...`): which
+        # binding another function reads depends on whether that one ran first, which no walk of the module's
+        # statements can tell (read now: the scopes of imported modules join these later)
+        self.rebound_globals = frozenset(
+            name for key, scope in self.scopes.items() if key for name in scope.global_names & scope.rebound_names)
         for callee, call, scope in self._other_saves:
             if self._path_of(callee) in api.SAVE:
                 self._note_save(call, scope)
@@ -310,6 +316,9 @@ class PrePass:
                 scope.clock_ends.add(name)
             if type(node.left) is cst.Call:
                 self.consumers[id(node.left)] = node
+
+    def _note_global(self, node: cst.Global, scope: Scope) -> None:
+        scope.global_names.update(name.name.value for name in node.names)
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
         for assigned in node.targets:
@@ -605,7 +614,7 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
     cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
     cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
     cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
-    cst.With: PrePass._note_with,
+    cst.With: PrePass._note_with, cst.Global: PrePass._note_global,
 }
 
 
