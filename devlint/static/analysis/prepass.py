@@ -316,6 +316,11 @@ class PrePass:
                 scope.clock_ends.add(name)
             if type(node.left) is cst.Call:
                 self.consumers[id(node.left)] = node
+        if type(node.operator) in _ARRAY_ONLY_OPERATORS:
+            for operand in (node.left, node.right):  # `bounds[3:] - bounds[:3]`: no list subtracts
+                sliced = dotted(operand.value) if type(operand) is cst.Subscript else None
+                if sliced:
+                    scope.tensor_names.add(sliced)
 
     def _note_global(self, node: cst.Global, scope: Scope) -> None:
         scope.global_names.update(name.name.value for name in node.names)
@@ -607,6 +612,9 @@ def has_training_call(node: cst.CSTNode) -> bool:
 # Not walked: leaves, and what holds nothing the walk needs (`Tuple[int, int]` in a type hint is no tensor).
 _PRUNED = frozenset({cst.Name, cst.Lambda, cst.Annotation, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary,
                      cst.SimpleWhitespace, cst.ParenthesizedWhitespace, cst.Newline, cst.EmptyLine, cst.Comment})
+
+# operators a list (or a tuple) does not take, where a tensor or an array does (`+` joins lists, `*` repeats them)
+_ARRAY_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide, cst.MatrixMultiply, cst.Power)
 
 # Any: each note takes the node type it is registered for.
 _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
