@@ -24,7 +24,7 @@ from devlint.core.torch_catalogue.views import (HOST_CONVERSION_METHODS, MOVES_L
                                                 RUNTIME_HOOKS, RUNTIME_MODULE_FUNCTIONS, RUNTIME_PACKED_RNNS,
                                                 RUNTIME_QUERIES, RUNTIME_SYNCS, SIMULATED_TENSOR_METHODS)
 from devlint.runtime.devices import CPU, CUDA_DEVICES as _CUDA_DEVICES, RealDevices, cuda_indices, is_cuda, \
-    tensors_in, to_target
+    legacy_type_target, tensors_in, to_target
 from devlint.runtime.errors import DeviceMismatchError, HostConversionError
 from devlint.runtime.origins import (Origin, _library_files, _sites, describe_stack, site_of, story,
                                      story_sites, user_stack, user_where, where_of)
@@ -123,7 +123,7 @@ class DeviceChecker(TorchFunctionMode):
         table = {**{name: self._move for name in _MOVES},
                  **{name: self._to_host for name in _TO_NUMPY},
                  "__array__": self._to_host, "set_": self._set_storage, "grad": self._autograd_grad,
-                 "_parse_to": self._passthrough, "_pack_padded_sequence": self._pack}
+                 "_parse_to": self._passthrough, "_pack_padded_sequence": self._pack, "type": self._type}
         if name in table and not (name == "grad" and func is not torch.autograd.grad):
             return table[name], name
         if name in _ANSWERED:
@@ -333,6 +333,19 @@ class DeviceChecker(TorchFunctionMode):
         devices.tag(result, target)
         self._count_transfer(tensor, source, target, where)
         return result
+
+    def _type(self, func, name, args, kwargs):
+        """`x.type(torch.FloatTensor)`: a legacy type names a device as well as a dtype (a cpu one here)."""
+        __tracebackhide__ = True
+        tensor = args[0]
+        target = legacy_type_target(args, kwargs) if isinstance(tensor, torch.Tensor) else None
+        if target is None:
+            result = self._compute(func, name, args, kwargs)
+            if isinstance(result, str) and not result.startswith("torch.cuda.") \
+                    and self.devices.device_of(tensor).type == CUDA_TYPE:
+                return result.replace("torch.", "torch.cuda.", 1)  # `x.type()` of a tensor on the simulated GPU
+            return result
+        return self._move(torch.Tensor.to, "to", (args[0], *target), {})
 
     def _count_transfer(self, tensor: torch.Tensor, source: torch.device, target: torch.device,
                         where: Optional[tuple]) -> None:

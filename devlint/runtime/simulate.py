@@ -82,6 +82,7 @@ class SimulatedGPU:
             return torch.empty(*args, dtype=dtype, device=CUDA_TYPE)
 
         create.__name__ = f"{kind}Tensor"
+        create.__module__ = "torch.cuda"  # (what `x.type(torch.cuda.FloatTensor)` reads of it)
         return create
 
     # ------------------------------------------------------------ checkpoints

@@ -11,6 +11,10 @@
 - A helper in another module that tests a GPU tensor's truth (`if (scores > 0).any():`) waits for the GPU: the
   clock read after it in the caller times the work; a helper that only sums does not.
 
+And a real bug the survey noted missed (jwyang/faster-rcnn.pytorch's `gridgen.py`):
+- `x.type(torch.FloatTensor)` (or `"torch.FloatTensor"`) is a cpu tensor wherever x was: a legacy type names a device
+  as well as a dtype; combined with the GPU tensor it came from, it crashes. `x.type(torch.float32)` keeps x's device.
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -33,8 +37,20 @@ def sample(x, steps, model):
     return x
 """
 
+TYPED = """
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+grid = torch.rand(4, 2, device=device)
+coords = grid.type({kind})
+print(grid + coords){mark}
+"""
+
 CASES = {
     "a_schedule_sliced": SCHEDULE.format(index=":-1", mark=""),
+    "a_legacy_cpu_type": TYPED.format(kind="torch.FloatTensor", mark="  # expect: DEV101"),
+    "a_legacy_cpu_type_by_name": TYPED.format(kind='"torch.FloatTensor"', mark="  # expect: DEV101"),
+    "a_dtype": TYPED.format(kind="torch.float32", mark=""),
     "a_tensor_indexed_in_two_dimensions": SCHEDULE.format(index=":, 0", mark="  # expect: DEV104"),
 }
 

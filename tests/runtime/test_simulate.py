@@ -93,3 +93,15 @@ def test_a_run_is_simulated_without_cuda_or_with_fewer_gpus_than_asked(monkeypat
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
     assert why_simulate(1) is None  # the real GPU runs it
     assert why_simulate(2) == "1 CUDA device(s) here, 2 asked: simulating 2 GPU(s) on the cpu"
+
+
+def test_a_legacy_type_names_a_device_as_well_as_a_dtype():
+    """`x.type(torch.FloatTensor)` is a cpu tensor wherever x was; `torch.cuda.FloatTensor` a GPU one, on a
+    simulated GPU as on a real one (the static analysis reads them so too)."""
+    with check(simulate_gpu=True):
+        on_gpu = torch.rand(3, device="cuda")
+        assert on_gpu.type(torch.FloatTensor).device.type == "cpu"
+        assert on_gpu.type("torch.LongTensor").device.type == "cpu"
+        assert on_gpu.type(torch.float64).device.type == "cuda"
+        assert torch.rand(3).type(torch.cuda.FloatTensor).device.type == "cuda"
+        assert on_gpu.type() == "torch.cuda.FloatTensor"

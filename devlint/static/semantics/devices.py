@@ -249,6 +249,12 @@ def tensor_type(site: CallSite) -> Value:
     if isinstance(text, str) and api.CUDA_TYPE in text:
         site.facts.gpu_assumption(site.node, ".type(cuda)", site.state)
         return Tensor(why=((site.node, ""),), where=cuda(site.state.cuda_index), derived=True)
+    if isinstance(text, str) and text in api.LEGACY_CONSTRUCTORS:  # `x.type(torch.FloatTensor)`: a cpu type
+        receiver = cast(Tensor, site.receiver)  # (a Tensor method)
+        if receiver.where is None or receiver.where.kind != api.CPU_TYPE:
+            site.facts.note_sync(site.state)  # (a copy to the host, where the receiver is on a GPU)
+        return Tensor(why=receiver.why + ((site.node, f"converted to a cpu `{text}`"),), where=CPU,
+                      scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
     return replace(site.receiver, fresh=False, derived=True) if text else Tensor(where=None, derived=True)
 
 
