@@ -25,6 +25,8 @@ class Device:
     implicit: bool = False
     # "selected" only: the variable that holds it (`args.device`), for messages; never compared
     name: Optional[str] = field(default=None, compare=False)
+    # "cuda" only: an index chosen at run time (`f"cuda:{rank}"`): a GPU of its own, not the current one
+    ranked: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         if self.kind == "cuda":
@@ -58,6 +60,9 @@ SELECTED = Device("selected")
 
 def cuda(index: Optional[int] = None) -> Device:
     return Device("cuda", index=index)
+
+
+RANKED_CUDA = replace(cuda(), ranked=True)  # `f"cuda:{local_rank}"`, `torch.device("cuda", rank)`
 
 
 def conflict(a: Optional[Device], b: Optional[Device]) -> bool:

@@ -18,6 +18,7 @@ from devlint.core.devices import (  # noqa: F401
     ACCELERATORS as ACCELERATORS,
     CPU as CPU,
     IMPLICIT_CPU as IMPLICIT_CPU,
+    RANKED_CUDA as RANKED_CUDA,
     SELECTED as SELECTED,
     Device as Device,
     conflict as conflict,

@@ -338,14 +338,14 @@ class DeviceChecker(TorchFunctionMode):
         """`x.type(torch.FloatTensor)`: a legacy type names a device as well as a dtype (a cpu one here)."""
         __tracebackhide__ = True
         tensor = args[0]
-        target = legacy_type_target(args, kwargs) if isinstance(tensor, torch.Tensor) else None
+        target = legacy_type_target(args) if isinstance(tensor, torch.Tensor) and not kwargs else None
         if target is None:
             result = self._compute(func, name, args, kwargs)
             if isinstance(result, str) and not result.startswith("torch.cuda.") \
                     and self.devices.device_of(tensor).type == CUDA_TYPE:
                 return result.replace("torch.", "torch.cuda.", 1)  # `x.type()` of a tensor on the simulated GPU
             return result
-        return self._move(torch.Tensor.to, "to", (args[0], *target), {})
+        return self._move(torch.Tensor.to, name, (tensor, *target), {})
 
     def _count_transfer(self, tensor: torch.Tensor, source: torch.device, target: torch.device,
                         where: Optional[tuple]) -> None:

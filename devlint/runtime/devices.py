@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE, Simulated
-from devlint.core.torch_catalogue.views import SIMULATED_TENSOR_METHODS, TENSOR_TYPE_DTYPES
+from devlint.core.torch_catalogue.views import LEGACY_TYPE_TARGETS, SIMULATED_TENSOR_METHODS
 from devlint.runtime.tracking import Records
 
 CPU = torch.device(CPU_TYPE)
@@ -248,17 +248,13 @@ def to_target(devices: RealDevices, args: tuple, kwargs: dict) -> tuple:
     return devices.resolve(device), dtype, memory_format
 
 
-def legacy_type_target(args: tuple, kwargs: dict) -> Optional[tuple[str, torch.dtype]]:
+def legacy_type_target(args: tuple) -> Optional[tuple[str, torch.dtype]]:
     """(device, dtype) that `x.type(torch.FloatTensor)` (or `torch.cuda.FloatTensor`, or their names as
     strings) asks for: a legacy type names its device too. None for a dtype, or for `x.type()`."""
-    wanted = args[1] if len(args) > 1 else kwargs.get("dtype")
-    if isinstance(wanted, str):
-        module, _, name = wanted.rpartition(".")
-    elif wanted is not None and not isinstance(wanted, torch.dtype):
-        module, name = getattr(wanted, "__module__", "") or "", getattr(wanted, "__name__", "")
-    else:
+    wanted = args[1] if len(args) > 1 else None
+    if wanted is None or isinstance(wanted, torch.dtype):
         return None
-    kind = name[:-len("Tensor")] if name.endswith("Tensor") else None
-    if module not in ("torch", "torch.cuda") or kind not in TENSOR_TYPE_DTYPES:
-        return None
-    return (CUDA_TYPE if module == "torch.cuda" else CPU_TYPE), getattr(torch, TENSOR_TYPE_DTYPES[kind])
+    path = wanted if isinstance(wanted, str) else \
+        f"{getattr(wanted, '__module__', '')}.{getattr(wanted, '__name__', '')}"
+    found = LEGACY_TYPE_TARGETS.get(path)
+    return (found[0], getattr(torch, found[1])) if found is not None else None

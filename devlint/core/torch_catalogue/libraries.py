@@ -180,6 +180,8 @@ DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_c
 ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
 # Views of a tensor's own data: what brings one to the host brings the tensor (`lens.data.tolist()`)
 SAME_DATA_VIEWS = frozenset({"data", "detach"})
+# Attributes whose assignment replaces a tensor's storage: `x.data = x.data.cuda()` moves x in place
+STORAGE_ATTRIBUTES = frozenset({"data"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once
 COUNTING_RANGE = "range"
 # Words a script that may run on a GPU writes somewhere (lowercased bytes): one with none of them trains on the cpu

@@ -63,6 +63,9 @@ LEGACY_CONSTRUCTORS = paths(role(Role.LEGACY_CPU))
 # the dtype each makes, for the modern spelling (`torch.tensor(data, dtype=torch.int64, device=device)`)
 LEGACY_DTYPES = {path: TENSOR_TYPE_DTYPES.get(path[len("torch."):-len("Tensor")], "float32")
                  for path in LEGACY_CONSTRUCTORS}
+# what `x.type(T)` makes of a legacy type (or its name): (its device type, its dtype's name)
+LEGACY_TYPE_TARGETS = {**{path: (CPU_TYPE, dtype) for path, dtype in LEGACY_DTYPES.items()},
+                       **{f"torch.cuda.{kind}Tensor": (CUDA_TYPE, dtype) for kind, dtype in TENSOR_TYPE_DTYPES.items()}}
 INDEX_BUILT_FACTORIES = paths(role(Role.FROM_INDICES))
 CPU_RESULTS = paths(effect(Device.CPU_RESULT))
 CUDA_TENSOR_TYPES = paths(effect(Device.CURRENT_GPU))

@@ -21,8 +21,8 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer, LambdaFunction,
-    Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
+    CRASHED, INTEGER, RANKED_CUDA, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
+    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
 )
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: Stat
     first = node.parts[0] if node.parts else None
     if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here
-        return DeviceValue(why=((node, ""),), where=cuda(None))
+        return DeviceValue(why=((node, ""),), where=RANKED_CUDA)
     return UNKNOWN
 
 
@@ -342,7 +342,7 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
     if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(CUDA_TYPE + ":") \
             and op == "%":
-        return DeviceValue(why=((node, ""),), where=cuda(None))  # "cuda:%d" % rank: as f"cuda:{rank}"
+        return DeviceValue(why=((node, ""),), where=RANKED_CUDA)  # "cuda:%d" % rank: as f"cuda:{rank}"
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     if _is_int(left) and _is_int(right) and op in _INT_OPERATORS:

@@ -152,6 +152,10 @@ class Interpreter:
 
     def store_attribute(self, base: str, attr: str, value: Value, state: State, line: cst.CSTNode) -> None:
         owner = self.lookup(base, state)
+        if isinstance(owner, Tensor) and attr in api.STORAGE_ATTRIBUTES and isinstance(value, (Tensor, Located)):
+            # `token.data = token.data.cuda()`: the tensor keeps its identity and takes the storage, and its device
+            self.assign_name(base, replace(owner, where=value.device, why=value.why), state, line)
+            return
         if isinstance(owner, Module):
             value = self.module_member(value, attr, line)
         if isinstance(owner, (Module, Instance)):

@@ -400,6 +400,19 @@ class FileQuestions:
         template = path_template(path)
         return project is not None and bool(template) and project.saved_beside(template)
 
+    def shipped(self, path: cst.CSTNode) -> bool:
+        """Is the file one the package ships beside its code (`os.path.join(os.path.dirname(__file__), "rnet.pt")`,
+        as written or assigned to the name loaded in this function)? Its authors' own loading code reads it
+        as it is wherever the package runs, the cpu included."""
+        if _mentions_file(path):
+            return True
+        fdef = self._frames.current_function
+        if type(path) is not cst.Name or fdef is None:
+            return False
+        name = path.value
+        return any(type(node) is cst.Assign and _mentions_file(node.value) and any(
+            dotted(target.target) == name for target in node.targets) for node in body_nodes(fdef))
+
     def coarse(self, node: cst.CSTNode) -> bool:
         """Is what `node` computes rounded to whole seconds: given to `int()`, `round()` or `timedelta()`, itself
         or through the name it is assigned to (`total = time.time() - start` ... `timedelta(seconds=int(total))`)?"""
@@ -434,3 +447,14 @@ def _member_classes(init: cst.FunctionDef) -> dict[str, str]:
             if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
                 found[target.attr.value] = node.value.func.value
     return found
+
+
+def _mentions_file(node: cst.CSTNode) -> bool:
+    """`__file__` anywhere in the expression."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.Name and current.value == "__file__":
+            return True
+        stack.extend(children(current))
+    return False

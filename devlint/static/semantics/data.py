@@ -109,7 +109,8 @@ def load(site: CallSite) -> Value:
     saved_here = _written_here(site, source[0] if source is not None else None) or (
         source is not None and isinstance(source[1], Const) and isinstance(source[1].value, str)
         and site.file.saved_as(source[1].value)) or (  # `load_checkpoint("checkpoint.pth")` of a file it saved
-        source is not None and site.file.released(source[0], source[1]))  # a model zoo's weights, saved from the cpu
+        source is not None and site.file.released(source[0], source[1])) or (  # a model zoo's weights, from the cpu
+        source is not None and site.file.shipped(source[0]))  # the package's own file, read as its authors read it
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 

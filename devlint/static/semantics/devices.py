@@ -16,8 +16,8 @@ from devlint.static.semantics.callsite import Args, CallSite, Facts
 from devlint.static.semantics import optim
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType, Unknown, Value,
-    Why, const_device, cuda, parse_device_string, replace,
+    CPU, RANKED_CUDA, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType,
+    Unknown, Value, Why, const_device, cuda, parse_device_string, replace,
 )
 
 if TYPE_CHECKING:
@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 def resolve_current(device: Optional[Device], state: State) -> Optional[Device]:
     """Plain 'cuda' means the current device where it is created."""
-    if device is not None and device.kind == api.CUDA_TYPE and device.index is None and state.cuda_index is not None:
+    if device is not None and device.kind == api.CUDA_TYPE and device.index is None and state.cuda_index is not None \
+            and not device.ranked:
         return cuda(state.cuda_index)
     return device
 
@@ -39,7 +40,8 @@ def selected_is_cpu(device: Optional[Device], state: State) -> bool:
 
 def current_device_use(facts: Facts, device: Optional[Device], state: State, node: cst.CSTNode) -> None:
     """Plain 'cuda' after an NCCL group was set up without `set_device`: the same GPU on every rank."""
-    if state.ranks is not None and device is not None and device.kind == api.CUDA_TYPE and device.index is None:
+    if state.ranks is not None and device is not None and device.kind == api.CUDA_TYPE and device.index is None \
+            and not device.ranked:
         facts.shared_gpu(node, state.ranks, state)
 
 
@@ -103,7 +105,7 @@ def make_device(site: CallSite) -> Value:
             device = cuda(index_value.value)
         elif device is not None and device.kind == api.CUDA_TYPE and index_value is not UNKNOWN \
                 and len(args.positional) > 1:
-            device = cuda(None)
+            device = RANKED_CUDA
         literal = value.node if device is not None and device.kind == api.CUDA_TYPE else None
         # constructing a device touches no GPU: using it unguarded is the assumption (device_argument)
         return DeviceValue(why=((site.node, ""),), where=device, literal=literal,
@@ -290,7 +292,7 @@ def string_method(site: CallSite) -> Value:
             site.facts.shown(site.node, "str.format", site.operand(arg_node, value), site.state)
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
-        return DeviceValue(why=((site.node, ""),), where=cuda(None))
+        return DeviceValue(why=((site.node, ""),), where=RANKED_CUDA)
     return UNKNOWN
 
 

@@ -17,8 +17,8 @@ from devlint.static.semantics.devices import device_argument, keeps_device, move
 from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, SELECTED, UNKNOWN, Class, Const, Device, DeviceValue, Located, Module, Ref, Seq, Tensor, Unknown, Value,
-    join_device, replace,
+    CPU, CRASHED, SELECTED, UNKNOWN, Class, Const, Device, DeviceValue, HostArray, Located, Module, Ref, Seq, Tensor,
+    Unknown, Value, join_device, replace,
 )
 
 
@@ -181,6 +181,8 @@ def call_module(site: CallSite, module: Value) -> Value:
             return Located(why=module.why + ((site.node, "the module's output"),), where=module.device)
         return result
     operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
+    if not operands and any(isinstance(v, HostArray) for _, v in inputs):
+        return UNKNOWN  # given only numpy, a model we cannot see may well compute on the host (a statistical model)
     if isinstance(module, Module) and module.stateless and len(operands) >= 2:
         # a loss or an activation computes on its inputs as they are: they must share a device
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
