@@ -10,6 +10,9 @@
 - A checkpoint the package ships beside its code (`os.path.join(os.path.dirname(__file__), "../data/rnet.pt")`) is
   read by its authors' own code as it is, wherever the package runs (timesler/facenet-pytorch, 2 false DEV202; 3 in
   survey 23). A path a caller gives is still reported.
+- Heads kept in a plain list on purpose, each moved where it is made (`[nn.Linear(...).to(device) for ...]`) and
+  trained by an optimizer of its own, are where the module's weights go (facebookresearch/DomainBed, a false
+  DEV107). Heads made on the cpu in a plain list are still reported: the module's `.to()` leaves them behind.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -86,6 +89,25 @@ class TinyNet(nn.Module):
         self.load_state_dict(torch.load({given})){mark}
 """
 
+HEADS = """
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+
+class PerDomainHeads(nn.Module):
+    def __init__(self, n_features, n_classes, n_domains, device):
+        super().__init__()
+        self.heads = [nn.Linear(n_features, n_classes){moved} for _ in range(n_domains)]
+        self.head_opts = [torch.optim.SGD(h.parameters(), lr=0.1) for h in self.heads]
+
+    def fit_heads(self, feats, labels):
+        loss = 0.0
+        for k, (f, y) in enumerate(zip(feats, labels)):
+            loss = loss + F.cross_entropy(self.heads[k](f.detach()), y){mark}
+        return loss
+"""
+
 CASES = {
     "a_hidden_model_given_numpy": HOST_MODEL.format(host=".cpu().numpy()", mark=""),
     "a_hidden_model_given_a_tensor": HOST_MODEL.format(host="", mark="  # expect: DEV401"),
@@ -95,6 +117,8 @@ CASES = {
     "a_rank_in_an_f_string": RANKED.format(location='f"cuda:{gpu}"', mark=""),
     "a_rank_as_a_device_index": RANKED.format(location='torch.device("cuda", gpu)', mark=""),
     "plain_cuda_on_every_rank": RANKED.format(location='"cuda"', mark="  # expect: DEV205"),
+    "heads_moved_where_they_are_made": HEADS.format(moved=".to(device)", mark=""),
+    "heads_left_on_the_cpu": HEADS.format(moved="", mark="  # expect: DEV107"),
     "a_shipped_checkpoint": SHIPPED.format(
         given='os.path.join(os.path.dirname(__file__), "../data/tinynet.pt")', mark=""),
     "a_shipped_checkpoint_by_name": SHIPPED.format(given="path", mark=""),

@@ -151,7 +151,9 @@ def trace(site: CallSite) -> Value:
 def call_module(site: CallSite, module: Value) -> Value:
     """`model(x)`: the inputs must be on the module's device; the output is there too."""
     args = site.args
-    if isinstance(module, Module) and module.plain_container is not None:
+    if isinstance(module, Module) and module.plain_container is not None and not module.moved:
+        # (a member moved itself where it was made, `[nn.Linear(...).to(device) for ...]`, is where the
+        # module's own weights go: kept out of the registry on purpose, with an optimizer of its own)
         assigned, attribute = module.plain_container
         site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
                                      site.context))
