@@ -13,6 +13,9 @@
 - Heads kept in a plain list on purpose, each moved where it is made (`[nn.Linear(...).to(device) for ...]`) and
   trained by an optimizer of its own, are where the module's weights go (facebookresearch/DomainBed, a false
   DEV107). Heads made on the cpu in a plain list are still reported: the module's `.to()` leaves them behind.
+- A pytest test's parameter with a default (`def test_attack(name, device="cpu")`) is its default: pytest passes
+  nothing there (Harry24k/adversarial-attacks-pytorch, a false DEV301 on cpu work). One that
+  `@pytest.mark.parametrize` names is whatever it is given: a GPU among them is still GPU work.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -108,6 +111,22 @@ class PerDomainHeads(nn.Module):
         return loss
 """
 
+PYTEST = """
+import time
+import pytest
+import torch
+from torch import nn
+
+
+@pytest.mark.parametrize({names}, {values})
+def test_attack(name, device="cpu"):
+    model = nn.Linear(8, 2).to(device)
+    images = torch.rand(5, 8).to(device)
+    start = time.time()
+    out = model(images)
+    print(name, time.time() - start){mark}
+"""
+
 CASES = {
     "a_hidden_model_given_numpy": HOST_MODEL.format(host=".cpu().numpy()", mark=""),
     "a_hidden_model_given_a_tensor": HOST_MODEL.format(host="", mark="  # expect: DEV401"),
@@ -119,6 +138,9 @@ CASES = {
     "plain_cuda_on_every_rank": RANKED.format(location='"cuda"', mark="  # expect: DEV205"),
     "heads_moved_where_they_are_made": HEADS.format(moved=".to(device)", mark=""),
     "heads_left_on_the_cpu": HEADS.format(moved="", mark="  # expect: DEV107"),
+    "a_test_at_its_default_device": PYTEST.format(names='"name"', values='["fgsm", "pgd"]', mark=""),
+    "a_test_given_devices": PYTEST.format(names='"name, device"', values='[("fgsm", "cpu"), ("pgd", "cuda")]',
+                                          mark="  # expect: DEV301"),
     "a_shipped_checkpoint": SHIPPED.format(
         given='os.path.join(os.path.dirname(__file__), "../data/tinynet.pt")', mark=""),
     "a_shipped_checkpoint_by_name": SHIPPED.format(given="path", mark=""),

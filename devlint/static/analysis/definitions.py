@@ -347,3 +347,20 @@ def forget_rebound_globals(env: dict[str, Value], rebound: frozenset[str]) -> No
     for name in rebound:
         if name in env:
             env[name] = UNKNOWN
+
+
+def pytest_defaults(fdef: cst.FunctionDef) -> frozenset[str]:
+    """Parameters pytest leaves at their defaults in a test (`def test_attack(name, device="cpu")`): those with
+    a default that no `@pytest.mark.parametrize("a, b", ...)` names (a parameter with a default is no fixture)."""
+    if not fdef.name.value.startswith("test"):
+        return frozenset()
+    named: set[str] = set()
+    for decorator in fdef.decorators:
+        call = decorator.decorator
+        if type(call) is cst.Call and (dotted(call.func) or "").endswith(".parametrize") and call.args \
+                and type(call.args[0].value) is cst.SimpleString:
+            names = call.args[0].value.evaluated_value
+            if isinstance(names, str):
+                named.update(n.strip() for n in names.split(","))
+    params = list(fdef.params.params) + list(fdef.params.kwonly_params)
+    return frozenset(p.name.value for p in params if p.default is not None and p.name.value not in named)

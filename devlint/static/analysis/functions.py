@@ -16,7 +16,7 @@ import libcst as cst
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
     decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names, number_params,
-    positional_names)
+    positional_names, pytest_defaults)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -464,9 +464,13 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
     passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
-    params = bind_arguments(interp, fdef, bound, None,
-                            symbolic=lambda p: passed(p, symbolic_param(interp, p, scope, is_forward)))
-    analyse_body(interp, fn, params, caller, None)
+    defaults = pytest_defaults(fdef)
+
+    def symbolic(param: cst.Param) -> Value:
+        if param.name.value in defaults:  # pytest passes a test nothing for a parameter with a default
+            return interp.eval(cast(cst.BaseExpression, param.default), State())
+        return passed(param, symbolic_param(interp, param, scope, is_forward))
+    analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
 
 
 def _after_set_up(interp: Walker, cls: Class, me: Value) -> tuple[Value, Optional[State]]:
