@@ -16,6 +16,9 @@
 - A pytest test's parameter with a default (`def test_attack(name, device="cpu")`) is its default: pytest passes
   nothing there (Harry24k/adversarial-attacks-pytorch, a false DEV301 on cpu work). One that
   `@pytest.mark.parametrize` names is whatever it is given: a GPU among them is still GPU work.
+- `torch.onnx.export(model, img, path)` runs the model and writes its weights out, copied to the host: a clock read
+  after it times the export's work (WongKinYiu/yolov7's export.py, a false DEV301). `torch.jit.trace` alone writes
+  nothing: the work it queued may still run.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -127,6 +130,23 @@ def test_attack(name, device="cpu"):
     print(name, time.time() - start){mark}
 """
 
+EXPORT = """
+import time
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Conv2d(3, 16, 3), nn.ReLU()).to(device)
+img = torch.zeros(1, 3, 64, 64, device=device)
+t = time.time()
+y = model(img)
+try:
+    {export}
+except Exception as e:
+    print("export failure: %s" % e)
+print("Export complete (%.2fs)" % (time.time() - t)){mark}
+"""
+
 CASES = {
     "a_hidden_model_given_numpy": HOST_MODEL.format(host=".cpu().numpy()", mark=""),
     "a_hidden_model_given_a_tensor": HOST_MODEL.format(host="", mark="  # expect: DEV401"),
@@ -141,6 +161,8 @@ CASES = {
     "a_test_at_its_default_device": PYTEST.format(names='"name"', values='["fgsm", "pgd"]', mark=""),
     "a_test_given_devices": PYTEST.format(names='"name, device"', values='[("fgsm", "cpu"), ("pgd", "cuda")]',
                                           mark="  # expect: DEV301"),
+    "an_onnx_export": EXPORT.format(export='torch.onnx.export(model, img, "model.onnx")', mark=""),
+    "a_trace_alone": EXPORT.format(export="traced = torch.jit.trace(model, img)", mark="  # expect: DEV301"),
     "a_shipped_checkpoint": SHIPPED.format(
         given='os.path.join(os.path.dirname(__file__), "../data/tinynet.pt")', mark=""),
     "a_shipped_checkpoint_by_name": SHIPPED.format(given="path", mark=""),

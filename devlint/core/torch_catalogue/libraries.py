@@ -180,6 +180,8 @@ DATA_DEPENDENT_SIZE = frozenset({"nonzero", "masked_select", "unique", "unique_c
 ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
 # Views of a tensor's own data: what brings one to the host brings the tensor (`lens.data.tolist()`)
 SAME_DATA_VIEWS = frozenset({"data", "detach"})
+# Calls that run a model and then write its weights out (copied to the host: they wait for the GPU's work)
+WEIGHT_EXPORTS = frozenset({"torch.onnx.export"})
 # Attributes whose assignment replaces a tensor's storage: `x.data = x.data.cuda()` moves x in place
 STORAGE_ATTRIBUTES = frozenset({"data"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once

@@ -145,6 +145,8 @@ def trace(site: CallSite) -> Value:
         module_node, module = args.positional[module_pos]
         input_node, value = args.positional[input_pos]
         site.facts.module_call_fact(site.node, module_node, module, [(input_node, value)])
+    if key in api.WEIGHT_EXPORTS:
+        site.facts.note_sync(site.state)  # `torch.onnx.export`: the weights it writes are copied to the host
     return UNKNOWN
 
 
