@@ -221,7 +221,9 @@ GPU_COUNT_NAMES = frozenset({"gpus", "ngpu", "n_gpu", "num_gpus", "n_gpus", "loc
 FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda", "with_cuda", "has_cuda",
                         "cuda_available", "USE_CUDA", "CUDA", "GPU", "USE_GPU",
                         # a GPU option the user sets: an index (-1: the cpu) or a count (0: the cpu)
-                        "gpu_id", "gpus", "n_gpu", "ngpu", "num_gpus", "n_gpus"})
+                        "gpu_id", "gpus", "n_gpu", "ngpu", "num_gpus", "n_gpus",
+                        # a list of GPU ids the user gives (`--gpu_ids 0,1`; `-1`, an empty list: the cpu)
+                        "gpu_ids", "device_ids"})
 NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
 
 

@@ -244,6 +244,10 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     decided = decided_type(interp, node.test, state)
     if decided is not None:  # `if isinstance(x, list):` given a tensor: only the branch the value takes runs
         return interp.exec_suite(node.body, state) if decided else exec_else(interp, node, state)
+    if not isinstance(test, (Availability, Const)):
+        chosen = switch_polarity(node.test)
+        if chosen is not None:  # `if len(opt.gpu_ids) > 0:` of the ids the user gave: a choice, as `if use_gpu:`
+            test = Availability(positive=chosen)
     if isinstance(test, Availability) and test.holds is not None:
         return _exec_known_check(interp, node, test.holds, learns(test, test.holds) is True, state)
     direction = polarity(test)
@@ -305,7 +309,39 @@ def gpu_switch(test: cst.BaseExpression) -> bool:
     if type(test) is cst.UnaryOperation:
         test = test.expression
     name = (dotted(test) or "").rsplit(".", 1)[-1]
-    return api.flag_polarity(name) is not None
+    return api.flag_polarity(name) is not None or switch_polarity(test) is not None
+
+
+def switch_polarity(test: cst.BaseExpression) -> Optional[bool]:
+    """Does the test hold exactly when the user's GPU option names a GPU (True), or the cpu (False)? `if
+    len(opt.gpu_ids) > 0:` (a list of ids, empty for the cpu), `if args.gpu_id >= 0:` (-1 for the cpu)."""
+    holds = True
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        test, holds = test.expression, False
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        found = _CHOICE_TESTS.get((type(test.comparisons[0].operator), _integer(test.comparisons[0].comparator)))
+        if found is None:
+            return None
+        test, holds = test.left, holds == found
+    if type(test) is cst.Call and dotted(test.func) == "len" and len(test.args) == 1:
+        test = test.args[0].value
+    flag = api.flag_polarity((dotted(test) or "").rsplit(".", 1)[-1])
+    return None if flag is None else holds == flag
+
+
+def _integer(node: cst.BaseExpression) -> Optional[int]:
+    if type(node) is cst.Integer:
+        return int(node.value)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
+        return -int(node.expression.value)
+    return None
+
+
+# (comparison, number) -> whether it holds where the option names a GPU, for a count (0: none) or an id (-1: the
+# cpu) alike (`== 0` is none of them: no GPU counted, or GPU 0)
+_CHOICE_TESTS: dict[tuple[type, Optional[int]], bool] = {
+    (cst.GreaterThan, 0): True, (cst.GreaterThanEqual, 1): True, (cst.GreaterThanEqual, 0): True,
+    (cst.NotEqual, -1): True, (cst.GreaterThan, -1): True, (cst.Equal, -1): False, (cst.LessThan, 0): False}
 
 
 def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: State, else_state: State) -> None:

@@ -12,7 +12,7 @@ from devlint.static.semantics.containers import element, join_all
 from devlint.static.semantics.modules import register_by_hand
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    INTEGER, SELECTED, UNKNOWN, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor,
+    INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor,
     Unknown,
     Value, const_device, join, replace,
 )
@@ -111,6 +111,8 @@ def builtin_len(site: CallSite) -> Value:
     first = site.args.first()
     if isinstance(first, Seq) and first.items is not None and first.kind in ("list", "tuple"):
         return Const(value=len(first.items))
+    if isinstance(first, Availability):
+        return first  # `len(opt.gpu_ids)` of the GPUs the user chose: some exactly when the choice is a GPU
     return UNKNOWN
 
 
