@@ -3,7 +3,8 @@
 - `steps[:-1]` is no evidence that `steps` is a tensor (a list slices so too): a sampler that walks a schedule
   `zip(reversed(steps), reversed([-1] + list(steps[:-1])))` and scales `torch.ones(n) * step` was taken to
   combine a cpu tensor with tensors on the caller's device (ermongroup/ddim, 3 false DEV104). An index of
-  several dimensions (`steps[:, 0]`) still is: a list takes one.
+  several dimensions (`steps[:, 0]`) still is: a list takes one; so is a slice in arithmetic no list takes
+  (`bounds[3:] - bounds[:3]`), but not a dict's entries in it (`cfg["emb_dim"] // cfg["n_heads"]`: numbers).
 - A caller in another module that passes a name it set to a host copy just before the call
   (`preds = preds.detach().cpu()` ... `BoxDecoder().decode(preds)`) passes a cpu tensor, as
   `decode(preds.cpu())` does (kuangliu/torchcv, a false DEV104). Only a one-line assignment in the call's own
@@ -46,7 +47,17 @@ coords = grid.type({kind})
 print(grid + coords){mark}
 """
 
+CONFIG = """
+import torch
+
+
+def rope(cfg):
+    head_dim = cfg["emb_dim"] // cfg["n_heads"]
+    return 1.0 / (10000 ** (torch.arange(0, head_dim, 2).float() / head_dim))
+"""
+
 CASES = {
+    "entries_of_a_config_in_arithmetic": CONFIG,
     "a_schedule_sliced": SCHEDULE.format(index=":-1", mark=""),
     "a_legacy_cpu_type": TYPED.format(kind="torch.FloatTensor", mark="  # expect: DEV101"),
     "a_legacy_cpu_type_by_name": TYPED.format(kind='"torch.FloatTensor"', mark="  # expect: DEV101"),

@@ -318,7 +318,8 @@ class PrePass:
                 self.consumers[id(node.left)] = node
         if type(node.operator) in _ARRAY_ONLY_OPERATORS:
             for operand in (node.left, node.right):  # `bounds[3:] - bounds[:3]`: no list subtracts
-                sliced = dotted(operand.value) if type(operand) is cst.Subscript else None
+                sliced = dotted(operand.value) if type(operand) is cst.Subscript and any(
+                    type(element.slice) is cst.Slice for element in operand.slice) else None  # (not `cfg["dim"]`)
                 if sliced:
                     scope.tensor_names.add(sliced)
 
