@@ -3,7 +3,9 @@
 - The pix2pix/CycleGAN device option: `--gpu_ids 0,1` (`-1`: the cpu) parsed into a list of ids, then `if
   len(opt.gpu_ids) > 0:` before `.cuda()` and `torch.cuda.set_device(opt.gpu_ids[0])`: the user's explicit
   choice of a GPU, as `if use_gpu:` is (3 false warnings, DEV201 and DEV203). So are `if args.gpu_id >= 0:`
-  and `if args.gpu_id == -1:` (the cpu). A length test of a list that names no GPU choice guards nothing.
+  and `if args.gpu_id == -1:` (the cpu). A test true for one GPU only (`if params.num_gpus == 1:`, whose else
+  may be several GPUs) guards its own branch and tells nothing of the other (zylo117's EfficientDet). A length
+  test of a list that names no GPU choice guards nothing; `args.gpu_id == 0` is GPU 0, not the cpu.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -66,7 +68,11 @@ CASES = {
     "a_list_of_names": GPU_IDS.format(option="names", attr="ids", mark="  # expect: DEV204", mark2=""),
     "a_gpu_id_at_least_zero": GPU_ID.format(test="args.gpu_id >= 0", mark=""),
     "a_gpu_id_of_minus_one_is_the_cpu": GPU_ID.format(test="not args.gpu_id == -1", mark=""),
-    "a_gpu_id_of_zero_is_a_gpu_not_the_cpu": GPU_ID.format(test="args.gpu_id == 0", mark="  # expect: DEV201"),
+    "a_gpu_id_of_zero_is_a_gpu": GPU_ID.format(test="args.gpu_id == 0", mark=""),
+    "a_gpu_id_other_than_zero": GPU_ID.format(test="args.gpu_id != 0", mark="  # expect: DEV201"),
+    "one_gpu_counted": GPU_ID.replace("--gpu_id", "--num_gpus").format(test="args.num_gpus == 1", mark=""),
+    "no_gpu_counted": GPU_ID.replace("--gpu_id", "--num_gpus").format(
+        test="args.num_gpus == 0", mark="  # expect: DEV201"),
 }
 
 

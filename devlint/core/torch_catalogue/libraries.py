@@ -223,8 +223,16 @@ FLAG_NAMES = frozenset({"cuda", "use_cuda", "gpu", "use_gpu", "on_gpu", "is_cuda
                         # a GPU option the user sets: an index (-1: the cpu) or a count (0: the cpu)
                         "gpu_id", "gpus", "n_gpu", "ngpu", "num_gpus", "n_gpus",
                         # a list of GPU ids the user gives (`--gpu_ids 0,1`; `-1`, an empty list: the cpu)
-                        "gpu_ids", "device_ids"})
+                        "gpu_ids"})
 NEGATIVE_FLAG_NAMES = frozenset({"no_cuda", "cpu", "no_gpu", "use_cpu", "cpu_only", "force_cpu"})
+
+
+def counts_gpus(name: str) -> bool:
+    """A GPU option that is a count (`n_gpu`, a config's `NUM_GPUS`): 0 means the cpu."""
+    return name.lower() in _GPU_COUNTS
+
+
+_GPU_COUNTS = frozenset({"n_gpu", "ngpu", "num_gpus", "n_gpus", "gpus"})
 
 
 def flag_polarity(name: str) -> Optional[bool]:

@@ -8,7 +8,8 @@ condition are `Availability`; `polarity` says which way they point.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, cast
+import operator
+from typing import TYPE_CHECKING, Callable, Optional, cast
 
 import libcst as cst
 
@@ -418,3 +419,68 @@ def extension_flags(handler: cst.ExceptHandler, entry: State, body_end: State, h
                 continue  # `fused_cuda = None`: the fallback of the name imported, no flag; `msg = str(e)`
             failed = not (isinstance(value, Const) and not value.value)  # `= e`, `= True`: set when it failed
             out.env[name] = Availability(positive=not failed, branch="then" if not failed else "else", choice=False)
+
+
+# ---------------------------------------------------------------- the user's GPU option
+
+
+def gpu_switch(test: cst.BaseExpression) -> bool:
+    """`if use_cuda:`, `if not args.no_cuda:`, `if len(opt.gpu_ids) > 0:`: a switch the code sets for the GPU."""
+    if type(test) is cst.UnaryOperation:
+        test = test.expression
+    name = (dotted(test) or "").rsplit(".", 1)[-1]
+    return api.flag_polarity(name) is not None or switch_choice(test) is not None
+
+
+def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Optional[bool]]]:
+    """What the branches of a test of the user's GPU option know: (then, else), each True where the option names
+    a GPU, False where it names the cpu, None where it may be either. `if len(opt.gpu_ids) > 0:` (a list of ids,
+    empty for the cpu), `if args.gpu_id >= 0:` (-1 for the cpu), `if params.num_gpus == 1:` (a GPU; its else
+    may be several). None: no such test."""
+    negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
+    if negated:
+        test = cast(cst.UnaryOperation, test).expression
+    compare: Optional[Callable[[int], bool]] = None
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        number, operator = _integer(test.comparisons[0].comparator), _OPERATORS.get(type(test.comparisons[0].operator))
+        if number is None or operator is None:
+            return None
+        compare, test = (lambda value: operator(value, number)), test.left
+    counted = type(test) is cst.Call and dotted(test.func) == "len" and len(test.args) == 1
+    if counted:
+        test = cast(cst.Call, test).args[0].value
+    name = (dotted(test) or "").rsplit(".", 1)[-1]
+    flag = api.flag_polarity(name)
+    if flag is None:
+        return None
+    then: Optional[bool]
+    orelse: Optional[bool]
+    if compare is None:
+        then, orelse = flag, not flag
+    else:
+        reading = "count" if counted or api.counts_gpus(name) else "id" if "id" in name.lower().split("_") else None
+        samples = [s for kind, found in _OPTION_VALUES.items() if reading in (None, kind) for s in found]
+        then, orelse = (_all_same([gpu for value, gpu in samples if compare(value) == side]) for side in (True, False))
+        if flag is False:
+            then, orelse = (None if v is None else not v for v in (then, orelse))
+    return (orelse, then) if negated else (then, orelse)
+
+
+def _all_same(values: list[bool]) -> Optional[bool]:
+    return values[0] if values and all(v == values[0] for v in values) else None
+
+
+def _integer(node: cst.BaseExpression) -> Optional[int]:
+    if type(node) is cst.Integer:
+        return int(node.value)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
+        return -int(node.expression.value)
+    return None
+
+
+# the values a GPU option takes, and whether each names a GPU: a count of GPUs (0: none) or an id (-1: the cpu)
+_OPTION_VALUES = {"count": ((0, False), (1, True), (2, True), (3, True)),
+                  "id": ((-1, False), (0, True), (1, True), (2, True))}
+_OPERATORS: dict[type, Callable[[int, int], bool]] = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.GreaterThan: operator.gt,
+    cst.GreaterThanEqual: operator.ge, cst.LessThan: operator.lt, cst.LessThanEqual: operator.le}

@@ -15,8 +15,8 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, not_a_tensor,
-    polarity, same_place, truth_of, type_test,
+    as_condition, decided_type, extension_flags, flag_paths, gpu_switch, is_skip_marker, learns, module_test,
+    not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move
@@ -244,10 +244,9 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     decided = decided_type(interp, node.test, state)
     if decided is not None:  # `if isinstance(x, list):` given a tensor: only the branch the value takes runs
         return interp.exec_suite(node.body, state) if decided else exec_else(interp, node, state)
-    if not isinstance(test, (Availability, Const)):
-        chosen = switch_polarity(node.test)
-        if chosen is not None:  # `if len(opt.gpu_ids) > 0:` of the ids the user gave: a choice, as `if use_gpu:`
-            test = Availability(positive=chosen)
+    chosen = switch_choice(node.test) if not isinstance(test, (Availability, Const)) else None
+    if chosen is not None and chosen[0] is not None and chosen[1] is not None:
+        test = Availability(positive=chosen[0])  # `if len(opt.gpu_ids) > 0:`: the user's choice, as `if use_gpu:`
     if isinstance(test, Availability) and test.holds is not None:
         return _exec_known_check(interp, node, test.holds, learns(test, test.holds) is True, state)
     direction = polarity(test)
@@ -256,6 +255,8 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         then_state.switched = else_state.switched = True
     for branch, outcome in ((then_state, True), (else_state, False)):
         known = learns(test, outcome)
+        if known is None and chosen is not None and chosen[not outcome]:
+            known = True  # `if params.num_gpus == 1:`: this branch has the GPU the user chose (the other may too)
         if known is True:
             branch.guarded = True
         elif known is False:
@@ -302,46 +303,6 @@ def _placement_test(interp: Walker, test: cst.BaseExpression, state: State) -> b
         test = test.expression
     return type(test) is cst.Attribute and test.attr.value == api.TENSOR_PLACEMENT_TEST \
         and isinstance(interp.eval(test.value, state), Tensor)
-
-
-def gpu_switch(test: cst.BaseExpression) -> bool:
-    """`if use_cuda:`, `if not args.no_cuda:`: a switch the code sets for the GPU by hand."""
-    if type(test) is cst.UnaryOperation:
-        test = test.expression
-    name = (dotted(test) or "").rsplit(".", 1)[-1]
-    return api.flag_polarity(name) is not None or switch_polarity(test) is not None
-
-
-def switch_polarity(test: cst.BaseExpression) -> Optional[bool]:
-    """Does the test hold exactly when the user's GPU option names a GPU (True), or the cpu (False)? `if
-    len(opt.gpu_ids) > 0:` (a list of ids, empty for the cpu), `if args.gpu_id >= 0:` (-1 for the cpu)."""
-    holds = True
-    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
-        test, holds = test.expression, False
-    if type(test) is cst.Comparison and len(test.comparisons) == 1:
-        found = _CHOICE_TESTS.get((type(test.comparisons[0].operator), _integer(test.comparisons[0].comparator)))
-        if found is None:
-            return None
-        test, holds = test.left, holds == found
-    if type(test) is cst.Call and dotted(test.func) == "len" and len(test.args) == 1:
-        test = test.args[0].value
-    flag = api.flag_polarity((dotted(test) or "").rsplit(".", 1)[-1])
-    return None if flag is None else holds == flag
-
-
-def _integer(node: cst.BaseExpression) -> Optional[int]:
-    if type(node) is cst.Integer:
-        return int(node.value)
-    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
-        return -int(node.expression.value)
-    return None
-
-
-# (comparison, number) -> whether it holds where the option names a GPU, for a count (0: none) or an id (-1: the
-# cpu) alike (`== 0` is none of them: no GPU counted, or GPU 0)
-_CHOICE_TESTS: dict[tuple[type, Optional[int]], bool] = {
-    (cst.GreaterThan, 0): True, (cst.GreaterThanEqual, 1): True, (cst.GreaterThanEqual, 0): True,
-    (cst.NotEqual, -1): True, (cst.GreaterThan, -1): True, (cst.Equal, -1): False, (cst.LessThan, 0): False}
 
 
 def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: State, else_state: State) -> None:
