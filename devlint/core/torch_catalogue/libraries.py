@@ -182,6 +182,9 @@ ORDER_SECOND_REDUCTIONS = frozenset({"norm"})
 SAME_DATA_VIEWS = frozenset({"data", "detach"})
 # Calls that run a model and then write its weights out (copied to the host: they wait for the GPU's work)
 WEIGHT_EXPORTS = frozenset({"torch.onnx.export"})
+# Words in the name of what turns text into tensors (`self.tokenizer(captions)`, `tokenizer.encode(text)`): what it
+# is given is text (a DataLoader's batch of strings is a list of them, on no device)
+TEXT_ENCODERS = ("tokeniz",)
 # Attributes whose assignment replaces a tensor's storage: `x.data = x.data.cuda()` moves x in place
 STORAGE_ATTRIBUTES = frozenset({"data"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once

@@ -158,6 +158,9 @@ def host_params(fdef: cst.FunctionDef) -> set[str]:
             if type(func) is cst.Attribute and type(receiver) is cst.Name and receiver.value in params \
                     and (func.attr.value in _TO_HOST or func.attr.value == "to" and _to_cpu(node)):
                 found.add(receiver.value)
+            if any(word in (dotted(func) or "").lower() for word in api.TEXT_ENCODERS):
+                # `self.tokenizer(caption, return_tensors="pt")`: text, which the tokenizer turns into tensors
+                found.update(a.value.value for a in node.args if type(a.value) is cst.Name and a.value.value in params)
             spec = short.get((dotted(func) or "").rsplit(".", 1)[-1])
             if spec is not None:
                 position, keyword = spec
@@ -189,6 +192,10 @@ def _read_element_by_element(loop: cst.For, params: set[str]) -> set[str]:
         if type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
                 and node.func.value.value in targets and node.func.attr.value in _TO_HOST:
             return names
+        if type(node) is cst.BinaryOperation and type(node.operator) is cst.Multiply and any(
+                type(one) is cst.List and type(other) is cst.Name and other.value in targets
+                for one, other in ((node.left, node.right), (node.right, node.left))):
+            return names  # `[state[b]] * n`: each element a Python count, read on the host
         stack.extend(children(node))
     return set()
 
@@ -364,3 +371,15 @@ def pytest_defaults(fdef: cst.FunctionDef) -> frozenset[str]:
                 named.update(n.strip() for n in names.split(","))
     params = list(fdef.params.params) + list(fdef.params.kwonly_params)
     return frozenset(p.name.value for p in params if p.default is not None and p.name.value not in named)
+
+
+def calls_attribute(cls: cst.ClassDef, attributes: list[str]) -> bool:
+    """Does the class call one of these attributes itself (`self.conv(x)`, `self.conv.forward(x)`)?"""
+    wanted = set(attributes) | {f"{a}.forward" for a in attributes}
+    stack: list[cst.CSTNode] = [cls]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and dotted(node.func) in wanted:
+            return True
+        stack.extend(children(node))
+    return False

@@ -15,8 +15,8 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names, number_params,
-    positional_names, pytest_defaults)
+    calls_attribute, decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names,
+    number_params, positional_names, pytest_defaults)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -677,6 +677,7 @@ def _holds_imported_layer(interp: Walker, cls: Class) -> bool:
 
 
 def _scan_for_imported_layer(interp: Walker, cls: Class) -> bool:
+    """(A layer is called, `self.conv(x)`; an object only asked for methods, `self.coder.decode(d)`, is a helper.)"""
     init = find_method(cls, "__init__", interp.tables.classes)
     if init is None:
         return False
@@ -688,8 +689,10 @@ def _scan_for_imported_layer(interp: Walker, cls: Class) -> bool:
             name = (dotted(node.value.func) or "").rsplit(".", 1)[-1]
             if any(t.startswith("self.") for t in targets) and name[:1].isupper() and not name.isupper():
                 value = interp.eval(node.value.func, State())
-                if isinstance(value, Ref) and not value.path.startswith(("torch.", *api.LIBRARY_PREFIXES)):
+                if isinstance(value, Ref) and not value.path.startswith(("torch.", *api.LIBRARY_PREFIXES)) \
+                        and cls.node is not None and calls_attribute(cls.node, targets):
                     return True  # (a scikit-learn estimator, a pandas frame: no layer)
         elif type(node) not in (cst.FunctionDef, cst.ClassDef):
             stack.extend(children(node))
     return False
+

@@ -157,7 +157,12 @@ class Interpreter:
             self.assign_name(base, replace(owner, where=value.device, why=value.why), state, line)
             return
         if isinstance(owner, Module):
+            previous = owner.attr(attr)
             value = self.module_member(value, attr, line)
+            if isinstance(previous, Tensor) and previous.parameter and isinstance(value, Tensor) \
+                    and not value.parameter:
+                # `self.queue = F.normalize(self.queue)` of a registered buffer: `Module.__setattr__` keeps it one
+                value = replace(value, parameter=True, attr_node=None, attr_name=None)
         if isinstance(owner, (Module, Instance)):
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
