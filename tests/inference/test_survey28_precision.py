@@ -8,6 +8,10 @@
 - A parameter a forward hands to a tokenizer (`self.tokenizer(caption, return_tensors="pt")`) is text, which the
   caller keeps on the host: a DataLoader's batch of strings (BLIP's captions and questions); a count read element
   by element as a Python number (`[state[b]] * n`, BLIP's `n`) may stay anywhere.
+- A loss class of the project's own that no walk could take (`.proxy_losses.ProxyNCALoss`, through the relative
+  imports of a package too deep to walk) is its unseen code, which may align its inputs (pytorch-metric-learning's
+  losses move the labels to the embeddings' device: 13 false DEV101). A loss of an unseen library computes where
+  its inputs are, as torch's own do: cpu labels with GPU embeddings are still reported.
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -63,7 +67,23 @@ head = BoxHead()
 pred = head(torch.randn(5, 4).to(device), torch.rand(5, 4).to(device)){mark}
 """
 
+LOSS = """
+import torch
+from {module} import ProxyLoss
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def test_loss():
+    loss_func = ProxyLoss(scale=2.0)
+    embeddings = torch.randn(8, 2).to(device)
+    labels = torch.randint(0, 10, (8,))
+    return loss_func(embeddings, labels){mark}
+"""
+
 CASES = {
+    "a_loss_of_the_project": LOSS.format(module=".proxy_losses", mark=""),
+    "a_loss_of_a_library": LOSS.format(module="metric_losses", mark="  # expect: DEV101"),
     "a_buffer_assigned_again": QUEUE.format(store='self.register_buffer("queue", torch.randn(dim, k))', mark=""),
     "a_plain_attribute_assigned_again": QUEUE.format(store="self.queue = torch.randn(dim, k)",
                                                      mark="  # expect: DEV105"),

@@ -400,6 +400,11 @@ class FileQuestions:
         template = path_template(path)
         return project is not None and bool(template) and project.saved_beside(template)
 
+    def project_module(self, path: str) -> bool:
+        """Is `path` (`pkg.losses`) a module of the project, whatever its walk could tell of its names?"""
+        project = self._tables.project
+        return project is not None and path in project.targets
+
     def shipped(self, path: cst.CSTNode) -> bool:
         """Is the file one the package ships beside its code (`os.path.join(os.path.dirname(__file__), "rnet.pt")`,
         as written or assigned to the name loaded in this function)? Its authors' own loading code reads it

@@ -72,7 +72,14 @@ def checkpoint_io(name: str) -> bool:
 def _builds_a_loss(site: CallSite) -> bool:
     name = site.path.rsplit(".", 1)[-1]
     return name.endswith(api.LOSS_CLASS_SUFFIX) and _class_like(site.path) and "device" not in site.args.keywords \
-        and not site.path.startswith(api.LIBRARY_PREFIXES)
+        and not site.path.startswith(api.LIBRARY_PREFIXES) and not _project_class(site)
+
+
+def _project_class(site: CallSite) -> bool:
+    """A class of the project's own that no walk could take (`.proxy_losses.ProxyNCALoss`, from a relative import
+    of a package too deep to walk): its code, which may well align its inputs, as pytorch-metric-learning's
+    losses do; not a loss of an unseen library, which computes where its inputs are, as torch's own do."""
+    return site.path.startswith(".") or site.file.project_module(site.path.rpartition(".")[0])
 
 
 def follows_inputs(site: CallSite) -> Value:
