@@ -1,7 +1,9 @@
 """False findings of the twenty-eighth precision survey (issue 17 item 9), each beside a twin that must stay reported.
 
 - A registered buffer assigned again (`self.queue = F.normalize(self.queue)`) stays a buffer: `Module.__setattr__`
-  keeps it in `_buffers`, so `.to()` moves it (2 false errors). A plain attribute assigned so is still plain.
+  keeps it in `_buffers`, so `.to()` moves it (2 false errors). A plain attribute assigned so is still plain, and a
+  buffer set again in `forward`, after the module moved, holds the new tensor where it was made (a true DEV104 in
+  cyoon1729/Policy-Gradient-Methods' noisy layer, which the first version of this lost: caught by the regression run).
 - An object of an unseen library that the module only asks for methods (`self.decoder.apply_deltas(...)`,
   detectron2's Box2BoxTransform) is a helper, not a layer: the module owns no weights and has no device (7 false
   DEV102 in Transfer-Learning-Library). One it calls (`self.conv(x)`) may be a layer with weights on the cpu.
@@ -81,7 +83,29 @@ def test_loss():
     return loss_func(embeddings, labels){mark}
 """
 
+NOISY = """
+import torch
+import torch.nn as nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Noisy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+        self.register_buffer("eps", torch.randn(4))
+
+    def forward(self, x):
+        self.eps = torch.randn(4)
+        return x * self.w * self.eps  # expect: DEV104
+
+
+print(Noisy().to(device)(torch.randn(4, device=device)))
+"""
+
 CASES = {
+    "a_buffer_set_again_after_the_move": NOISY,
     "a_loss_of_the_project": LOSS.format(module=".proxy_losses", mark=""),
     "a_loss_of_a_library": LOSS.format(module="metric_losses", mark="  # expect: DEV101"),
     "a_buffer_assigned_again": QUEUE.format(store='self.register_buffer("queue", torch.randn(dim, k))', mark=""),

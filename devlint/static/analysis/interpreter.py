@@ -159,9 +159,10 @@ class Interpreter:
         if isinstance(owner, Module):
             previous = owner.attr(attr)
             value = self.module_member(value, attr, line)
-            if isinstance(previous, Tensor) and previous.parameter and isinstance(value, Tensor) \
-                    and not value.parameter:
-                # `self.queue = F.normalize(self.queue)` of a registered buffer: `Module.__setattr__` keeps it one
+            if self.frames.constructing and isinstance(previous, Tensor) and previous.parameter \
+                    and isinstance(value, Tensor) and not value.parameter:
+                # `self.queue = F.normalize(self.queue)` of a registered buffer in `__init__`: `Module.__setattr__`
+                # keeps it one, which `.to()` moves later (set after a move, in `forward`, it stays where it was made)
                 value = replace(value, parameter=True, attr_node=None, attr_name=None)
         if isinstance(owner, (Module, Instance)):
             self.assign_name(base, owner.with_attr(attr, value), state, line)
