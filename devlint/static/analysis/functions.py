@@ -464,7 +464,7 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
     passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
-    defaults = pytest_defaults(fdef)
+    defaults = interp.tables.syntax(pytest_defaults, fdef)
 
     def symbolic(param: cst.Param) -> Value:
         if param.name.value in defaults:  # pytest passes a test nothing for a parameter with a default

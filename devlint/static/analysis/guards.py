@@ -424,14 +424,6 @@ def extension_flags(handler: cst.ExceptHandler, entry: State, body_end: State, h
 # ---------------------------------------------------------------- the user's GPU option
 
 
-def gpu_switch(test: cst.BaseExpression) -> bool:
-    """`if use_cuda:`, `if not args.no_cuda:`, `if len(opt.gpu_ids) > 0:`: a switch the code sets for the GPU."""
-    if type(test) is cst.UnaryOperation:
-        test = test.expression
-    name = (dotted(test) or "").rsplit(".", 1)[-1]
-    return api.flag_polarity(name) is not None or switch_choice(test) is not None
-
-
 def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Optional[bool]]]:
     """What the branches of a test of the user's GPU option know: (then, else), each True where the option names
     a GPU, False where it names the cpu, None where it may be either. `if len(opt.gpu_ids) > 0:` (a list of ids,

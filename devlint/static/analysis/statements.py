@@ -15,7 +15,7 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, gpu_switch, is_skip_marker, learns, module_test,
+    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test,
     not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
@@ -244,14 +244,15 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
     decided = decided_type(interp, node.test, state)
     if decided is not None:  # `if isinstance(x, list):` given a tensor: only the branch the value takes runs
         return interp.exec_suite(node.body, state) if decided else exec_else(interp, node, state)
-    chosen = switch_choice(node.test) if not isinstance(test, (Availability, Const)) else None
+    switch = switch_choice(node.test)  # the user's GPU option, read once: a choice, and what each branch knows
+    chosen = switch if not isinstance(test, (Availability, Const)) else None
     if chosen is not None and chosen[0] is not None and chosen[1] is not None:
         test = Availability(positive=chosen[0])  # `if len(opt.gpu_ids) > 0:`: the user's choice, as `if use_gpu:`
     if isinstance(test, Availability) and test.holds is not None:
         return _exec_known_check(interp, node, test.holds, learns(test, test.holds) is True, state)
     direction = polarity(test)
     then_state, else_state = state.copy(), state.copy()
-    if gpu_switch(node.test) and not _placement_test(interp, node.test, state):
+    if switch is not None and not _placement_test(interp, node.test, state):
         then_state.switched = else_state.switched = True
     for branch, outcome in ((then_state, True), (else_state, False)):
         known = learns(test, outcome)
