@@ -73,6 +73,29 @@ def test_valid_deep_code_is_analysed(name):
     assert ("DEV101", bug_line) in {(f.code, f.line) for f in findings}
 
 
+# Every spelling of an integer Python accepts, where devlint reads one (a GPU option's test, a GPU index, a range,
+# a slice, a magic number): read as Python reads it, never an internal error (deep_sort's `!= 0x0d0a1a0a`).
+NUMBER_SPELLINGS = ("0x0d0a1a0a", "0o17", "0b1", "1_000", "0X1F", "00")
+NUMBERS = """
+import torch
+if magic != {n}:
+    pass
+if opt.gpu >= {n}:
+    x = torch.ones(3).cuda({n})
+if opt.gpu_ids[0] > -{n}:
+    y = torch.ones(3).to(f"cuda:{{opt.gpu_ids[0]}}")
+for i in range({n}, {n} + 2):
+    z = [1, 2][{n}:]
+"""
+
+
+@pytest.mark.parametrize("spelling", NUMBER_SPELLINGS)
+def test_every_spelling_of_an_integer_is_read(spelling):
+    findings = lint(NUMBERS.format(n=spelling) + BUG)
+    assert not codes(findings) & {"DEV001", "DEV003", "DEV005"}, findings
+    assert ("DEV101", NUMBERS.count("\n") + BUG_LINE) in {(f.code, f.line) for f in findings}
+
+
 def class_cycle(length: int, module: bool, defined_before: bool) -> str:
     """`class A(C)`, `class B(A)`, `class C(B)`: valid syntax that no program can run (or, when the
     last class was defined before, runs with other bases than the last binding says), its methods

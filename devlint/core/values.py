@@ -9,7 +9,7 @@ conflicts.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
@@ -417,6 +417,26 @@ class Function(Value):
 
 
 @record
+class Alternatives(Value):
+    """A name bound to one of a few functions, by path (`from .dense import evaluate` in one branch, `from .sparse
+    import evaluate` in the other): a call runs one of them, and what follows holds after either."""
+
+    options: tuple[Function, ...] = ()
+
+
+MOST_ALTERNATIVES = 4  # more functions than this behind one name: unknown
+
+
+def _function_choice(a: Value, b: Value) -> Value:
+    """Two functions (or choices of them) where paths meet: a choice of each, told apart by their code."""
+    found: dict[int, Function] = {}
+    for side in (a, b):
+        for option in (side,) if type(side) is Function else cast(Alternatives, side).options:
+            found.setdefault(id(option.node), option)
+    return Alternatives(options=tuple(found.values())) if len(found) <= MOST_ALTERNATIVES else UNKNOWN
+
+
+@record
 class RandomGenerator(Value):
     """A `torch.Generator`: its random state lives on a device, and a factory given it must create there."""
 
@@ -603,6 +623,12 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     for one, world in ((a, b), (b, a)):
         if isinstance(world, DeviceCount) and world.world and isinstance(one, Const) and one.value == 1:
             return world  # `dist.get_world_size() if dist.is_initialized() else 1`: one process is a world too
+    if type(a) in (Function, Alternatives) and type(b) in (Function, Alternatives):
+        return _function_choice(a, b)
+    for word, chosen in ((a, b), (b, a)):
+        if isinstance(word, Const) and isinstance(word.value, str) and parse_device_string(word.value) is None \
+                and isinstance(chosen, DeviceValue) and chosen.where is not None and chosen.where.kind == "selected":
+            return chosen  # `if args.trt: args.device = "gpu"` of a `--device` option: still the user's choice
     for none, given in ((a, b), (b, a)):
         if isinstance(none, Const) and none.value is None:
             # `if x is None: x = ...` keeps what x is when it is given (a device remembers it may be None)

@@ -29,9 +29,9 @@ BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hp
 
 # Libraries that need a GPU to import or to do anything: code after their import runs with one (Triton's
 # kernels run on NVIDIA or AMD GPUs, both "cuda" to torch; Transformer Engine's FP8 layers and FlashAttention's
-# kernels are CUDA only).
-CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton", "cutlass",
-                                 "transformer_engine", "flash_attn"})
+# kernels are CUDA only; torch2trt's modules wrap TensorRT engines).
+CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch2trt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton",
+                                 "cutlass", "transformer_engine", "flash_attn"})
 # A compiled extension the project builds with CUDA (`import fused_adam_cuda`, apex's `amp_C`): its
 # module name says so. Only an import that is no Python module of the project counts (a `.so` is not
 # read); `torch._C` or a package's own `_C` (detectron2's has cpu kernels) and helpers such as
@@ -112,6 +112,8 @@ TRANSFORM_COMPOSE = frozenset({"torchvision.transforms.Compose", "torchvision.tr
 # length, logged to the second, not a benchmark of GPU work
 WHOLE_SECONDS_CALLS = frozenset({"int", "round"})
 TIMEDELTA = "timedelta"
+# Python's conversion of an option's text to a GPU id or count (`int(opt.gpus[0]) >= 0`)
+INTEGER_CASTS = frozenset({"int"})
 # Class methods that build a torch module around a tensor they are given: the module is where that tensor is
 PRETRAINED_MODULE_CONSTRUCTORS = frozenset({"torch.nn.Embedding.from_pretrained",
                                             "torch.nn.EmbeddingBag.from_pretrained"})
@@ -190,7 +192,8 @@ STORAGE_ATTRIBUTES = frozenset({"data"})
 # Python's counting loop (`for epoch in range(epochs)`): its body runs at least once
 COUNTING_RANGE = "range"
 # Words a script that may run on a GPU writes somewhere (lowercased bytes): one with none of them trains on the cpu
-GPU_WORDS = (b"cuda", b"device", b"gpu", b"mps", b"xla", b"accelerat")
+# (not "mps" nor "xla": parts of other words, `plt.xlabel`; a script on those backends names its `device` anyway)
+GPU_WORDS = (b"cuda", b"device", b"gpu", b"accelerat")
 # Library ops whose output size the data decides: on a GPU they copy a mask or a count to the host, waiting for
 # the queue (torchvision's CUDA nms reads its suppression mask on the cpu)
 DATA_DEPENDENT_LIBRARY_OPS = frozenset({"torchvision.ops.nms", "torchvision.ops.batched_nms",
@@ -253,6 +256,8 @@ def flag_polarity(name: str) -> Optional[bool]:
 
 
 _GPU_WORDS = frozenset({"cuda", "gpu", "gpus"})
+# What a `--device` option holds for CUDA in the words scripts use besides torch's own (`if args.device == "gpu":`)
+GPU_OPTION_TEXTS = frozenset({"gpu"})
 # (not `multi_gpu`: false is one GPU, not the cpu)
 _SWITCH_WORDS = frozenset({"use", "flag", "enabled", "enable", "on", "with", "has", "is", "available", "train",
                            "run", "do", "want", "mode"})

@@ -37,6 +37,8 @@ FACTORY_RECORDS: List[Api] = [
     *(fn(f"torch.{name}_like", device=LIKE) for name in (
         "zeros", "ones", "empty", "full", "rand", "randn", "randint", "empty_strided")),
     fn("torch.from_numpy", "torch.frombuffer", "torch.utils.data.default_collate", device=Device.CPU_RESULT),
+    # a shape, as a tensor: sizes live on the host whatever the input's device
+    fn("torch.onnx.operators.shape_as_tensor", "torch._shape_as_tensor", device=Device.CPU_RESULT),
     fn("torch.autograd.Variable", "torch.autograd.variable.Variable", device=Device.IDENTITY),
     method("new_zeros", "new_ones", "new_empty", "new_full", device=NEW, roles=Role.TENSOR_ONLY),
     method("new_tensor", device=NEW, roles=Role.TENSOR_ONLY | Role.RT_CROSS_DEVICE),

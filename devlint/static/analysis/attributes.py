@@ -113,6 +113,10 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
         return Availability(positive=True, choice=selected, holds=_is_cuda_known(base))
     if attr in ("shape", "dtype", "ndim", "requires_grad", "layout"):
         return UNKNOWN
+    if not api.is_tensor_method(attr) and base.where is not None and base.where.kind != "param":
+        # `outputs.pooler_output`: no tensor has it, so the value is an object (a model's output), and this is a
+        # field of it, where the object is (not a parameter's, only guessed to be a tensor: `graph.edge_mat`)
+        return Located(why=base.why, where=base.where)
     return BoundMethod(receiver=base, name=attr)
 
 
@@ -185,7 +189,8 @@ def as_member(module: Module, value: Value) -> Value:
             return value  # a loss has no device
         if value.moved and not module.moved and module.where is not None and module.where.kind != "param":
             return value  # moved on its own while the module is built (`self.ex = Extractor(n).to(device)`)
-        return replace(value, where=module.where)
+        # a holder moved since moved its whole tree: a member's own earlier move is overridden down the tree too
+        return replace(value, where=module.where, moved=value.moved or module.moved)
     if isinstance(value, Tensor) and value.parameter:
         return replace(value, where=module.where, why=module.why or value.why,
                        from_param="self" if module.where is not None and module.where.kind == "param" else None)

@@ -146,7 +146,7 @@ def evident(node: Union[cst.BaseExpression, None]) -> Optional[Evident]:
         return Passed.TENSOR, CPU
     if method in api.MOVES_TO_GPU:
         index = node.args[0].value if node.args else None
-        return Passed.TENSOR, cuda(int(index.value) if isinstance(index, cst.Integer) else None)
+        return Passed.TENSOR, cuda(index.evaluated_value if isinstance(index, cst.Integer) else None)
     if method in api.MOVES_TO_ARGUMENT:
         target = next((a.value for a in node.args if a.keyword is None or a.keyword.value == "device"), None)
         found = evident(target)

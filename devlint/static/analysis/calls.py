@@ -16,9 +16,10 @@ from devlint.static.analysis import functions
 from devlint.static.analysis.attributes import attribute
 from devlint.static.semantics import data, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
-    BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction, Located,
-    ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
+    Alternatives, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction,
+    Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:
@@ -81,6 +82,8 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         return registry.call_function(site)
     if isinstance(callee, Function):
         return interp.invoke(callee, site.args, node, state, None)
+    if isinstance(callee, Alternatives):
+        return _call_either(interp, callee, site)
     if isinstance(callee, Class):
         return functions.instantiate(interp, callee, site)
     if isinstance(callee, LambdaFunction):
@@ -111,6 +114,21 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
 _CALL = "__call__"
 _MOVES = api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU
 _GETATTR = "getattr"
+
+
+def _call_either(interp: Walker, callee: Alternatives, site: CallSite) -> Value:
+    """`evaluate(net, loader)` where `evaluate` is one of a few functions, by path: each runs on its own copy of
+    the caller's path, and the caller goes on from where either leaves it (their syncs, moves and results)."""
+    state = site.state
+    ends = []
+    for option in callee.options:
+        path = state.copy()
+        ends.append((interp.invoke(option, site.args, site.node, path, None), path))
+    joined = ends[0][1]
+    for _, path in ends[1:]:
+        joined = joined.join(path)
+    state.take(joined)
+    return join_all([result for result, _ in ends])
 
 
 def _named_attribute(interp: Walker, site: CallSite, state: State) -> Optional[Value]:

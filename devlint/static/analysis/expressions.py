@@ -10,7 +10,7 @@ from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    as_condition, boolean, comparison_guard, count_guard_branch, decided_type, learns, negate, not_a_tensor, polarity,
+    boolean, comparison_guard, count_guard_branch, decided_type, learns, negate, not_a_tensor, polarity,
     truth_of, type_test, world_size_guard,
 )
 from devlint.static.analysis.state import Returned, where_missing

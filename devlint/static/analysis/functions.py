@@ -19,6 +19,7 @@ from devlint.static.analysis.definitions import (
     number_params, positional_names, pytest_defaults)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
+from devlint.static.analysis.members import placed_by_members
 from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.shared_self import keep_shared, shared_key, shared_summary
 from devlint.static.analysis.state import Returned, State
@@ -31,8 +32,7 @@ from devlint.static.semantics.modules import torch_base_device
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
-    LambdaFunction, Loader, Located, Module,
-    Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
+    LambdaFunction, Loader, Located, Module, Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -573,8 +573,10 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
             return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
         where = torch_base_device(site, cls.bases) if isinstance(obj, Module) and init is None else None
         return replace(obj, where=where, why=((node, ""),)) if where is not None else obj  # torch's __init__
-    if id(init) in stack or len(stack) >= MAX_CALL_DEPTH:
+    if id(init) in stack:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
+    if len(stack) >= MAX_CALL_DEPTH:
+        return _unfollowed(interp, cls, obj)
     fn = replace(tables.functions[id(init)], bound=obj)
     state.moved.pop(id(node), None)  # a new object (this line's last one may have been moved): see calls.eval_call
     params = bind_arguments(interp, init, obj, state, args=args)
@@ -592,6 +594,20 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     return final_self if isinstance(final_self, (Module, Instance)) else obj
 
 
+def _unfollowed(interp: Walker, cls: Class, obj: Value) -> Value:
+    """An instance whose __init__ is too deep to follow with these arguments: the class's summary (what its
+    __init__ does to every instance) says whether it moves itself (`self.to(device)`: then where it ends is
+    unknown) or owns no weights; else it is where modules start, as if followed."""
+    summary = class_summary(interp, cls) if isinstance(obj, Module) else None
+    if not isinstance(summary, Module):
+        return obj
+    if summary.moved:
+        return replace(obj, where=None)
+    if not has_state(interp, cls, summary) and not any(isinstance(v, (Unknown, Located)) for _, v in summary.attrs):
+        return replace(obj, where=None, stateless=True)  # owns no weights (nor a member it is handed, that may)
+    return obj
+
+
 def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
     """`Net.load_from_checkpoint(path, n=4)`, a constructor a library base class gives `Net`: an instance of
     `Net` whose `__init__` takes the call's keywords (the rest came with the weights), on the cpu unless a
@@ -606,34 +622,6 @@ def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
     if isinstance(built, Module) and built.where == CPU and not built.moved:
         return replace(built, why=((site.node, "loaded on cpu"),))
     return built
-
-
-def placed_by_members(module: Module) -> Module:
-    """A module lives where its parameters do: built from members all created on one device
-    (`nn.Linear(..., device=device)` in `__init__`), it is on that device, not where modules start."""
-    members, unplaced = [], False
-    for _, value in module.attrs:
-        if isinstance(value, (Unknown, Located)):
-            unplaced = True  # a member of unknown kind (a module handed in?) may live anywhere
-        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
-            members.append(value)
-        elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
-            members.append(value.elem)
-    if not members:
-        return module
-    if any(member.device is None for member in members):
-        # a member we cannot place (`nn.Linear(..., **factory_kwargs)` given a device we cannot read): the
-        # module is where that member is, which we do not know
-        return replace(module, where=None)
-    first = members[0]
-    if unplaced:  # members elsewhere than where modules start, beside one we cannot place: unknown
-        return module if all(m.device == module.where for m in members) else replace(module, where=None)
-    if all(member.device == first.device for member in members):
-        return module if first.device == module.where else replace(module, where=first.device, why=first.why)
-    for member in members:  # split across devices: the member left where modules start says why
-        if member.device == module.where and member.why:
-            return replace(module, why=member.why)
-    return module
 
 
 def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:

@@ -176,6 +176,8 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
     subject = left
     if isinstance(left, Const) and isinstance(right, (DeviceType, DeviceValue, Unknown, Located)):
         text, subject = left.value, right
+    if isinstance(text, str) and text.lower() in api.GPU_OPTION_TEXTS:
+        text = api.CUDA_TYPE  # `args.device == "gpu"`: the user's words for CUDA
     if isinstance(subject, (Unknown, Located)) and isinstance(text, str) and text.startswith(api.CUDA_TYPE):
         # `args.device == "cuda"`, `x.device.type == "cuda"`, `device_type == "cuda"` (a parameter),
         # `"cuda" in device`: checked by hand
@@ -438,9 +440,14 @@ def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Op
         if number is None or operator is None:
             return None
         compare, test = (lambda value: operator(value, number)), test.left
+    if type(test) is cst.Call and dotted(test.func) in api.INTEGER_CASTS and len(test.args) == 1:
+        test = test.args[0].value  # `int(opt.gpus[0]) >= 0`: the option as a number
     counted = type(test) is cst.Call and dotted(test.func) == "len" and len(test.args) == 1
     if counted:
         test = cast(cst.Call, test).args[0].value
+    element = type(test) is cst.Subscript and _integer_index(test) == 0
+    if element:  # `opt.gpus[0] >= 0`: the first id of a list of them, -1 for the cpu (FairMOT's `--gpus`)
+        test = cast(cst.Subscript, test).value
     name = (dotted(test) or "").rsplit(".", 1)[-1]
     flag = api.flag_polarity(name)
     if flag is None:
@@ -450,12 +457,20 @@ def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Op
     if compare is None:
         then, orelse = flag, not flag
     else:
-        reading = "count" if counted or api.counts_gpus(name) else "id" if "id" in name.lower().split("_") else None
+        reading = "count" if counted or api.counts_gpus(name) and not element \
+            else "id" if element or "id" in name.lower().split("_") else None
         samples = [s for kind, found in _OPTION_VALUES.items() if reading in (None, kind) for s in found]
         then, orelse = (_all_same([gpu for value, gpu in samples if compare(value) == side]) for side in (True, False))
         if flag is False:
             then, orelse = (None if v is None else not v for v in (then, orelse))
     return (orelse, then) if negated else (then, orelse)
+
+
+def _integer_index(node: cst.Subscript) -> Optional[int]:
+    elements = node.slice
+    if len(elements) != 1 or type(elements[0].slice) is not cst.Index:
+        return None
+    return _integer(elements[0].slice.value)
 
 
 def _all_same(values: list[bool]) -> Optional[bool]:
@@ -464,9 +479,9 @@ def _all_same(values: list[bool]) -> Optional[bool]:
 
 def _integer(node: cst.BaseExpression) -> Optional[int]:
     if type(node) is cst.Integer:
-        return int(node.value)
+        return node.evaluated_value  # `0x0d0a1a0a`, `1_000`: Python's reading of the literal
     if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus and type(node.expression) is cst.Integer:
-        return -int(node.expression.value)
+        return -node.expression.evaluated_value
     return None
 
 

@@ -86,6 +86,8 @@ class PrePass:
         self._device_attributes: list[cst.Attribute] = []  # `x.device`: evidence unless x is a module (`torch.device`)
         self.saved_templates: set[str] = set()  # the string parts of where torch.save writes, anywhere
         self.saved_anywhere: set[str] = set()  # where torch.save writes, as written, anywhere in the file
+        # a plain name -> what it is assigned anywhere, where that may be a path (`pred_fn = os.path.join(...)`)
+        self.assigned: dict[str, list[cst.BaseExpression]] = {}
         self._opened: dict[str, cst.BaseExpression] = {}  # `with open(path, "wb") as f`: f -> path
         self._other_saves: list[tuple[str, cst.Call, Scope]] = []  # `x.save(...)` calls, torch's under another name?
         self.nccl_backend = False  # "nccl" is given to a call or assigned: the process group is NCCL's
@@ -327,6 +329,8 @@ class PrePass:
         scope.global_names.update(name.name.value for name in node.names)
 
     def _note_assign(self, node: cst.Assign, scope: Scope) -> None:
+        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name and type(node.value) in _PATH_SHAPES:
+            self.assigned.setdefault(node.targets[0].target.value, []).append(node.value)
         for assigned in node.targets:
             if type(assigned.target) is cst.Subscript and type(assigned.target.value) is cst.Name:
                 scope.filled_names.add(assigned.target.value.value)
@@ -464,6 +468,19 @@ def _save_target(call: cst.Call) -> Optional[cst.BaseExpression]:
 
 def _is_nccl(node: cst.BaseExpression) -> bool:
     return type(node) is cst.SimpleString and node.value[1:-1] == api.NCCL_BACKEND
+
+
+def _names_in(node: cst.CSTNode) -> set[str]:
+    """The names a saved value holds as they are (`{'generator': generator}`), not those it reads from
+    (`model.embedding.weight.data.cpu()` holds a host copy, not `model`)."""
+    stack, names = [node], set()
+    while stack:
+        item = stack.pop()
+        if type(item) is cst.Name:
+            names.add(item.value)
+        elif type(item) not in (cst.Attribute, cst.Call, cst.Subscript):
+            stack.extend(children(item))
+    return names
 
 
 def _state_dict_of(saved: cst.BaseExpression) -> Optional[str]:
@@ -627,12 +644,16 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
 }
 
 
+_PATH_SHAPES = (cst.Call, cst.BinaryOperation, cst.FormattedString, cst.SimpleString, cst.ConcatenatedString)
+
+
 def save_templates(tree: cst.Module, state_dicts: bool = False) -> set[str]:
     """The path templates a module `torch.save`s to, of what is not a state dict (a module's tensors are
     on its device; other saved values are the data a pipeline's next step loads); `state_dicts`: of those too
     (a script that never names a GPU has its modules on the cpu)."""
     found: set[str] = set()
     assigned: dict[str, list[cst.BaseExpression]] = {}  # a name -> what it is assigned (`save_path = './x.pth'`)
+    modules: set[str] = set()  # names used as only a module is (`generator.train()`)
     saves: list[cst.Call] = []
     stack: list[cst.CSTNode] = [tree]
     while stack:
@@ -642,11 +663,16 @@ def save_templates(tree: cst.Module, state_dicts: bool = False) -> set[str]:
         elif type(node) is cst.Call and (dotted(node.func) or "").rsplit(".", 1)[0] in ("torch", "th") \
                 and (dotted(node.func) or "").endswith(".save"):
             saves.append(node)
+        elif type(node) is cst.Call and type(node.func) is cst.Attribute and type(node.func.value) is cst.Name \
+                and node.func.attr.value in api.MODULE_ONLY_METHODS:
+            modules.add(node.func.value.value)
         stack.extend(children(node))
     for node in saves:
         target, saved = _save_target(node), node.args[0].value if node.args else None
         if type(target) is cst.Name and len(assigned.get(target.value, ())) == 1:
             target = assigned[target.value][0]  # a path named once: what it names
+        if saved is not None and not state_dicts and _names_in(saved) & modules:
+            continue  # `{'generator': generator, ...}`: a checkpoint of whole modules, on their device
         if target is not None and saved is not None and ("state_dict" not in _source(saved) or state_dicts and (
                 _state_dict_of(saved) in assigned)):  # (a model the script builds, not one it is handed)
             template = path_template(target)

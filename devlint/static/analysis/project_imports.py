@@ -60,6 +60,7 @@ def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
 
 _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 _IMPORT_LINE = re.compile(rb'^[ \t]*(?:from|import)[ \t]([^\n]*)', re.M)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 def _imports_word(data: bytes, word: bytes) -> bool:
@@ -176,13 +177,15 @@ class ProjectImports:
         return False
 
     def saved_beside(self, template: str) -> bool:
-        """Does a script beside the checked file `torch.save` to a path with these string parts? A pipeline's
-        steps hand each other files: one script saves the `embedding.pt` (or the shards) the next one loads.
+        """Does a script beside the checked file, or a module of the project it imports, `torch.save` to a path
+        with these string parts? A pipeline's steps hand each other files: one script saves the `embedding.pt` (or
+        the shards) the next one loads; an evaluation module caches its predictions, which its script reads back.
         A model's state dict is not such a file: its tensors are on the model's device."""
         literal = max(template.split("|"), key=len).encode()
         if len(literal) < 4:
             return False
-        for path in sorted(self.importer.parent.glob("*.py"))[:_MOST_SIBLINGS]:
+        siblings = sorted(self.importer.parent.glob("*.py"))[:_MOST_SIBLINGS]
+        for path in dict.fromkeys(siblings + self._imported_files()):
             if path == self.importer or not _mentions(path, literal):
                 continue
             source = read_module(path)
@@ -195,6 +198,22 @@ class ProjectImports:
             if template in save_templates(source.tree, state_dicts=on_cpu):
                 return True
         return False
+
+    def _imported_files(self) -> list[Path]:
+        """The project's modules the checked file's import lines name (`from pkg.utils import eval_utils` names
+        `pkg/utils/__init__.py` and `pkg/utils/eval_utils.py`), read from its text."""
+        found: list[Path] = []
+        for line in _IMPORT_LINE.findall(script_bytes(self.importer))[:_MOST_SIBLINGS]:
+            text = line.decode("utf-8", "replace").split("#", 1)[0]
+            module, _, names = text.partition(" import ")
+            dots = len(module) - len(module.lstrip("."))
+            bases = [module.strip()] if names else [part.split(" as ")[0].strip() for part in module.split(",")]
+            candidates = bases + [f"{bases[0]}.{n.split(' as ')[0].strip(' ()')}" for n in names.split(",") if names]
+            for name in candidates:
+                target = self.resolve(name.lstrip("."), dots) if _DOTTED.fullmatch(name.lstrip(".")) else None
+                if target is not None and target.file is not None:
+                    found.append(target.file)
+        return found
 
     def resolve(self, module: str, level: int, importer: Optional[Path] = None) -> Optional[Target]:
         if not level and module.split(".")[0] in _LIBRARY_TOPS:

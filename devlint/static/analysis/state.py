@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    CPU, SELECTED, Availability, Const, Device, Located, Module, Step, Tensor, Value, join, replace,
+    CPU, SELECTED, ArgsNamespace, Availability, Const, Device, Located, Module, Step, Tensor, Value, join, replace,
 )
 from devlint.core.torch_catalogue.records import CPU_TYPE
 
@@ -108,6 +108,11 @@ class State:
         new.ranks, new.device_chosen = self.ranks, self.device_chosen
         return new
 
+    def take(self, other: "State") -> None:
+        """Become `other` (a join of copies of this path), in place: the caller holds this object."""
+        for slot in State.__slots__:
+            setattr(self, slot, getattr(other, slot))
+
     def join(self, other: "State", availability_split: bool = False,
              branch: Optional[cst.CSTNode] = None) -> "State":
         """Where two paths meet; `branch`: the condition whose true path is self, false path other."""
@@ -132,7 +137,13 @@ class State:
                     if kept is not None:
                         env[name] = kept
                         continue
+                if mine is None:
+                    mine = _parsed_option(self.env, name)  # `if args.trt: args.device = "gpu"` (else: as parsed)
                 env[name] = value if mine is None else join(mine, value, availability_split, branch)
+        for name in self.env.keys() - other.env.keys():
+            theirs = _parsed_option(other.env, name)
+            if theirs is not None:
+                env[name] = join(self.env[name], theirs, availability_split, branch)
         new.guarded = self.guarded and other.guarded
         new.unavailable = self.unavailable and other.unavailable
         new.switched = self.switched and other.switched
@@ -194,6 +205,15 @@ def _switched_off_where_missing(name: str, missing: Value, available: Value) -> 
     if switch and isinstance(missing, Const) and missing.value is False:
         return Availability(positive=True)
     return None
+
+
+def _parsed_option(env: dict[str, Value], name: str) -> Optional[Value]:
+    """What `args.device` holds on a path that did not set it: the option as the parser gave it."""
+    base, _, attr = name.partition(".")
+    owner = env.get(base) if attr and "." not in attr else None
+    if not isinstance(owner, ArgsNamespace):
+        return None
+    return next((value for dest, value in owner.options if dest == attr), None)
 
 
 def _join_moves(mine: "State", other: "State", availability_split: bool,

@@ -358,8 +358,14 @@ class FileQuestions:
         text = " ".join(tables.module.code_for_node(path).split())
         if text in tables.prepass.saved_anywhere:
             return True
-        template = path_template(path)
+        template = self._template(path)
         return bool(template) and template in tables.prepass.saved_templates
+
+    def _template(self, path: cst.CSTNode) -> str:
+        """The string parts of a path, of what it names where it is a name assigned once (`pred_fn =
+        os.path.join(root, ".saved_pred_" + run_id)` ... `torch.load(pred_fn)`)."""
+        named = self._tables.prepass.assigned.get(path.value, ()) if type(path) is cst.Name else ()
+        return path_template(named[0] if len(named) == 1 else path)
 
     def released(self, path: cst.CSTNode, value: Value) -> bool:
         """Is the file named as published weights (`vgg16-397923af.pth`)? Those hold cpu tensors. Its value
@@ -395,9 +401,10 @@ class FileQuestions:
         return self._tables.prepass.nccl_backend or (project is not None and project.nccl_project())
 
     def saved_beside(self, path: cst.CSTNode) -> bool:
-        """Does a script beside this one `torch.save` (no state dict) to a path with the same string parts?"""
+        """Does a script beside this one, or a module it imports, `torch.save` (no state dict) to a path with the
+        same string parts?"""
         project = self._tables.project
-        template = path_template(path)
+        template = self._template(path)
         return project is not None and bool(template) and project.saved_beside(template)
 
     def project_module(self, path: str) -> bool:

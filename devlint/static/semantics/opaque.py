@@ -9,7 +9,7 @@ for the GPU (a validation run ends with `.cpu()`).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import Optional, Union, cast
 
 import libcst as cst
 
@@ -18,7 +18,7 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, UNKNOWN, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Value,
+    CPU, UNKNOWN, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Unknown, Value,
 )
 
 
@@ -119,13 +119,19 @@ def _constructs_a_module(site: CallSite, by_name: bool = False) -> bool:
     """`model = Net(args)` with a class imported from the project (or a model zoo's entry taken by name),
     whose result the file uses as only a module can be used (`model.eval()`, `model.parameters()`): a new
     module, on the cpu. A lowercase factory (`build_model(cfg)`) may well move what it builds: it stays
-    unknown, as does a constructor given a device."""
+    unknown, as does a constructor given a device or a module to wrap."""
     if not by_name and (not _class_like(site.path) or site.path.rsplit(".", 1)[-1].isupper()
                         or site.path.startswith(api.LIBRARY_PREFIXES)):
         return False
     args = site.args
     if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
                             for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
+        return False
+    modules = site.file.module_names()
+    if any(isinstance(v, Module) and not v.stateless or type(v) is Located and v.where is not None
+           and v.where.kind != "param" or type(v) is Unknown and dotted(node) in modules for node, v in args.all()):
+        # `DDP(net)` of apex: a wrapper around a module it is handed (a value moved, a name used as a module whose
+        # value the walk lost: `net, opt = amp.initialize(net, opt)`), where that module is
         return False
     consumer = site.file.consumer(site.node)
     if type(consumer) is not cst.Assign or len(consumer.targets) != 1:
@@ -157,15 +163,16 @@ def _unknown_method(site: CallSite) -> Value:
     work = state.timing.work
     if name in api.TO_HOST_METHODS and work is not None and work[0] is site.receiver_node is not None:
         facts.note_sync(state)  # `model(x).cpu()`: the host copy of what the GPU work just made waits for it
+    if name in api.SYNC_METHODS:
+        holder = receiver if isinstance(receiver, (Located, Tensor)) else _chain_root(site)
+        if holder is not None and holder.device is not None and holder.device.is_gpu:
+            facts.note_sync(state)  # `out.last_hidden_state[:, 0].cpu()`: a part of a GPU value, copied
     if name in api.MOVES_TO_ARGUMENT or name in api.MOVES_TO_GPU:
         return unknown_to(site)
     if name in api.SAME_DEVICE_METHODS_MODULE and located:
         return receiver
     if name in api.MOVES_TO_CPU:
         return Located(why=((site.node, ""),), where=CPU)
-    if name in api.SYNC_METHODS and receiver is not UNKNOWN:
-        if receiver.device is not None and receiver.device.is_gpu:
-            facts.note_sync(state)
     if name in api.HOST_METHODS and (site.receiver_name and site.receiver_name in site.file.tensor_names()
                                      or _host_chain(site.receiver_node)):
         facts.note_sync(state)  # `best.cpu().numpy()`: only a tensor goes so to numpy, and the copy waits
@@ -191,6 +198,18 @@ def _unknown_method(site: CallSite) -> Value:
 def _host_data_only(args: Args) -> bool:
     values = [v for _, v in args.all()]
     return any(isinstance(v, HostArray) for v in values) and not any(isinstance(v, (Tensor, Located)) for v in values)
+
+
+def _chain_root(site: CallSite) -> Optional[Value]:
+    """The value a chain of attributes, subscripts and method calls starts from (`out` of
+    `out.logits[:, 0].sum()`), where the chain's own value is unknown: a model output's fields live where it does."""
+    node = site.receiver_node
+    while type(node) in (cst.Attribute, cst.Subscript) or type(node) is cst.Call and type(node.func) is cst.Attribute:
+        node = cast(Union[cst.Attribute, cst.Subscript], node.func if type(node) is cst.Call else node).value
+    if type(node) is not cst.Name or node is site.receiver_node:
+        return None
+    value = site.state.env.get(node.value)
+    return value if isinstance(value, (Located, Tensor)) else None
 
 
 def _host_chain(receiver: Optional[cst.CSTNode]) -> bool:
