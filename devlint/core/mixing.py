@@ -33,11 +33,13 @@ def _exempt(value: Value) -> bool:
 
 
 def _plain_cpu_attribute(value: Value) -> bool:
+    """A tensor attribute left on the cpu by `Module.to` (a 0-dim one combines with any device, as a number)."""
     return (
         isinstance(value, Tensor)
         and value.attr_node is not None
         and value.where is not None
         and value.where.kind == "cpu"
+        and not value.scalar
     )
 
 

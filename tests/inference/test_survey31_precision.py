@@ -158,3 +158,32 @@ def test_a_whole_module_a_script_beside_saves(tmp_path, moved, expected):
     script = tmp_path / "run.py"
     rules = [rule() for rule in ALL_RULES if rule.default_enabled]
     assert {(f.line, f.code) for f in check_source(script.read_bytes(), str(script), rules)} == expected
+
+
+BLEND = """
+import torch
+import torch.nn as nn
+
+
+class Blend(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.head = nn.Linear(dim, 1)
+        self.weight_a = nn.Parameter({made}) + 1{mark}
+
+    def forward(self, x):
+        return self.weight_a * self.head(x).view(-1)
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+print(Blend(8).to(device)(torch.randn(4, 8, device=device)))
+"""
+
+
+@pytest.mark.parametrize("made, mark", [("torch.tensor(0.0)", ""), ("torch.zeros(4)", "  # expect: DEV105")])
+def test_a_plain_attribute_of_no_dimensions(made, mark):
+    """Survey 33 (TabSurvey's DeepGBM, 1 false error): a 0-dim cpu tensor combines with a tensor on any device, as a
+    number does, so a plain attribute of no dimensions left on the cpu by `.to()` crashes nothing (`nn.Parameter`
+    of a 0-dim tensor is one too). One with dimensions does."""
+    source = BLEND.format(made=made, mark=mark)
+    assert found(source) == expected_findings(source)

@@ -117,7 +117,8 @@ def parameter(site: CallSite) -> Value:
     """`nn.Parameter(t)`: on t's device, and it follows its module."""
     first = site.args.first("data")
     if isinstance(first, (Tensor, Located)):
-        return Tensor(why=first.why, where=first.device, parameter=True)
+        scalar = isinstance(first, Tensor) and first.scalar  # `nn.Parameter(torch.tensor(0.0))`: still 0-dim
+        return Tensor(why=first.why, where=first.device, parameter=True, scalar=scalar)
     return Tensor(where=None, parameter=True)
 
 
