@@ -187,3 +187,28 @@ def test_a_plain_attribute_of_no_dimensions(made, mark):
     of a 0-dim tensor is one too). One with dimensions does."""
     source = BLEND.format(made=made, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+LAUNCH = """
+import os
+
+import torch
+import torch.distributed as dist
+
+
+def main(local_rank):
+    distributed = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if distributed:
+        torch.cuda.set_device(local_rank){mark}
+        dist.init_process_group(backend={backend}, init_method="env://")
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.ones(3, device=device).sum()
+"""
+
+
+@pytest.mark.parametrize("backend, mark", [('"nccl"', ""), ('"gloo"', "  # expect: DEV203")])
+def test_a_branch_that_starts_an_nccl_group(backend, mark):
+    """Survey 33 (lufficc's SSD, 2 false DEV203): a branch that starts an NCCL group runs only with GPUs, before
+    that call too, as a function whose body starts one does; a gloo group runs on the cpu."""
+    source = LAUNCH.format(backend=backend, mark=mark)
+    assert found(source) == expected_findings(source)

@@ -95,7 +95,7 @@ class PrePass:
         self.built_by: dict[str, str] = {}  # a name -> the callee whose call it was assigned (`nn.MSELoss`)
         self._trains: dict[int, bool] = {}  # id(loop body) -> has_training_call
         # (nodes, their scope): a function's body has its own
-        self.scopes[0].nccl_setup = _sets_up_nccl(module.body)
+        self.scopes[0].nccl_setup = sets_up_nccl(module.body)
         pending: list[tuple[list[cst.CSTNode], Scope]] = [([module], self.scopes[0])]
         while pending:
             roots, scope = pending.pop()
@@ -130,7 +130,7 @@ class PrePass:
             if kind is cst.FunctionDef:
                 fdef = cast(cst.FunctionDef, node)
                 inner = self.scopes[id(node)] = Scope()
-                inner.nccl_setup = _sets_up_nccl(fdef.body.body)
+                inner.nccl_setup = sets_up_nccl(fdef.body.body)
                 pending.append((children(fdef.body), inner))
                 extend(fdef.decorators)
                 push(fdef.params)
@@ -430,7 +430,7 @@ _EMPTY = cst.Module(body=[])
 _CPU_OPTIONS = api.DEVICE_OPTIONS - api.GPU_COUNT_NAMES  # options that choose the device (a count does not)
 
 
-def _sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
+def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
     """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself; the
     backend may be a name the body set to "nccl" before (`args.dist_backend = "nccl"`, DeiT's and DETR's set-up)."""
     nccl_names: set[str] = set()

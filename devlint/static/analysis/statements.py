@@ -19,7 +19,7 @@ from devlint.static.analysis.guards import (
     not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
-from devlint.static.analysis.prepass import device_move
+from devlint.static.analysis.prepass import device_move, sets_up_nccl
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
@@ -263,6 +263,9 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         elif known is False:
             branch.unavailable = True  # (its reads of the selected device are the cpu: Walker.eval)
             branch.timing.work = None  # without CUDA, what looked like GPU work ran on the cpu
+    for branch, suite in ((then_state, node.body), (else_state, getattr(node.orelse, "body", None))):
+        if isinstance(suite, cst.IndentedBlock) and sets_up_nccl(suite.body):
+            branch.guarded = True  # `if distributed: set_device(rank); init_process_group("nccl")`: GPUs there
     narrow(interp, node.test, state, then_state, else_state)
     same_place(interp, node.test, then_state, else_state, node)
     interp.frames.if_depth += 1
