@@ -42,13 +42,28 @@ def infer(source: str) -> tuple[dict, list]:
     return interp.frames.globals, facts
 
 
-def lint_in_run(root: Path, files: dict, target: str) -> list[Finding]:
-    """Write `files` (name -> source, dedented) under `root` and check `target` as one file of a run over them
-    all, as `devlint .` in root would: the other files are its project and its callers."""
+def write_files(root: Path, files: dict) -> None:
+    """Write `files` (path relative to `root` -> source, dedented), making their folders."""
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def check_file(path: Path, isolated: bool = False, used: Optional[dict] = None,
+               checked: Optional[dict] = None) -> list[Finding]:
+    """Check one file as the CLI does, its project (the folders around it) read for summaries."""
+    return check_source(path.read_bytes(), str(path), [r() for r in ALL_RULES if r.default_enabled],
+                        isolated=isolated, used=used, checked=checked)
+
+
+def file_found(path: Path, **kw) -> set[tuple[int, str]]:
+    return {(f.line, f.code) for f in check_file(path, **kw)}
+
+
+def lint_in_run(root: Path, files: dict, target: str) -> list[Finding]:
+    """Write `files` (name -> source, dedented) under `root` and check `target` as one file of a run over them
+    all, as `devlint .` in root would: the other files are its project and its callers."""
+    write_files(root, files)
     checked = {str((root / name).resolve()): name for name in files}
-    path = root / target
-    return check_source(path.read_bytes(), str(path), [r() for r in ALL_RULES if r.default_enabled], checked=checked)
+    return check_file(root / target, checked=checked)

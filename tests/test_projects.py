@@ -16,27 +16,9 @@ from pathlib import Path
 import pytest
 
 from devlint.core.digests import CLOSURE_PREFIX, closure_files
-from devlint.static.engine import check_source
 from devlint.static.project.layout import layout_for
-from devlint.static.rules import ALL_RULES
+from tests.lint_helpers import check_file, file_found, write_files
 
-RULES = [r for r in ALL_RULES if r.default_enabled]
-
-
-def write(root: Path, files: dict) -> None:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text), encoding="utf-8")
-
-
-def check(path: Path, isolated: bool = False, used: dict = None, checked: dict = None):
-    return check_source(path.read_bytes(), str(path), [r() for r in RULES], isolated=isolated, used=used,
-                        checked=checked)
-
-
-def codes(path: Path, **kw) -> set:
-    return {(f.line, f.code) for f in check(path, **kw)}
 
 
 HELPER = """\
@@ -58,15 +40,15 @@ USER = """\
 
 
 def test_a_module_beside_the_script_is_read_and_its_lines_named(tmp_path):
-    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
-    findings = check(tmp_path / "train.py")
+    write_files(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    findings = check_file(tmp_path / "train.py")
     assert [(f.line, f.code) for f in findings] == [(6, "DEV101")]
     assert any("masks.py:5" in step for step in findings[0].why), findings[0].why
 
 
 def test_isolated_files_knows_nothing_of_the_helper(tmp_path):
-    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
-    assert codes(tmp_path / "train.py", isolated=True) == set()
+    write_files(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    assert file_found(tmp_path / "train.py", isolated=True) == set()
 
 
 @pytest.mark.parametrize("layout, user, module", [
@@ -81,12 +63,12 @@ def test_isolated_files_knows_nothing_of_the_helper(tmp_path):
     ({"pyproject.toml": '[tool.devlint]\nimport-roots = ["lib"]\n', "lib/masks.py": HELPER}, "train.py", "masks"),
 ])
 def test_imports_resolve_in_every_layout(tmp_path, layout, user, module):
-    write(tmp_path, {**layout, user: USER.format(module=module)})
-    assert codes(tmp_path / user) == {(6, "DEV101")}
+    write_files(tmp_path, {**layout, user: USER.format(module=module)})
+    assert file_found(tmp_path / user) == {(6, "DEV101")}
 
 
 def test_star_imports_aliases_and_imports_inside_functions(tmp_path):
-    write(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/masks.py": HELPER, "train.py": """\
+    write_files(tmp_path, {"pyproject.toml": "", "app/__init__.py": "", "app/masks.py": HELPER, "train.py": """\
         import torch
         import app.masks as M
         from app.masks import *
@@ -101,11 +83,11 @@ def test_star_imports_aliases_and_imports_inside_functions(tmp_path):
             from app.masks import make_mask as mm
             return scores * mm(4)
     """})
-    assert codes(tmp_path / "train.py") == {(7, "DEV101"), (8, "DEV101"), (13, "DEV101")}
+    assert file_found(tmp_path / "train.py") == {(7, "DEV101"), (8, "DEV101"), (13, "DEV101")}
 
 
 def test_a_trainer_that_moves_the_model_moves_the_callers_model(tmp_path):
-    write(tmp_path, {"trainer.py": """\
+    write_files(tmp_path, {"trainer.py": """\
         class Trainer:
             def __init__(self, model, device):
                 self.model = model.to(device)
@@ -126,12 +108,12 @@ def test_a_trainer_that_moves_the_model_moves_the_callers_model(tmp_path):
         Trainer(model, device)
         out = model(torch.randn(3, 4))
     """})
-    assert codes(tmp_path / "good.py") == set()
-    assert codes(tmp_path / "bad.py") == {(7, "DEV102")}
+    assert file_found(tmp_path / "good.py") == set()
+    assert file_found(tmp_path / "bad.py") == {(7, "DEV102")}
 
 
 def test_aliases_see_a_move_in_place(tmp_path):
-    write(tmp_path, {"aliases.py": """\
+    write_files(tmp_path, {"aliases.py": """\
         import torch
 
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -142,11 +124,11 @@ def test_aliases_see_a_move_in_place(tmp_path):
         a = model(torch.randn(3, 4))
         b = models[0](torch.randn(3, 4).to(device))
     """})
-    assert codes(tmp_path / "aliases.py") == {(8, "DEV102")}
+    assert file_found(tmp_path / "aliases.py") == {(8, "DEV102")}
 
 
 def test_a_base_class_in_another_module_gives_its_attributes_and_methods(tmp_path):
-    write(tmp_path, {"base.py": """\
+    write_files(tmp_path, {"base.py": """\
         import torch
         import torch.nn as nn
 
@@ -167,27 +149,27 @@ def test_a_base_class_in_another_module_gives_its_attributes_and_methods(tmp_pat
             def forward(self, x):
                 return self.project(x) + self.bias_table
     """})
-    findings = check(tmp_path / "net.py")
+    findings = check_file(tmp_path / "net.py")
     assert [(f.line, f.code) for f in findings] == [(6, "DEV105")]
     assert findings[0].why[0].startswith("defined at ") and "base.py:9" in findings[0].why[0]
     assert not findings[0].edits  # the fix would be in base.py: none is offered here
 
 
 def test_a_device_constant_of_a_config_module(tmp_path):
-    write(tmp_path, {"config.py": 'DEVICE = "cuda"\n', "run.py": """\
+    write_files(tmp_path, {"config.py": 'DEVICE = "cuda"\n', "run.py": """\
         import torch
         from config import DEVICE
 
         x = torch.zeros(3, device=DEVICE)
         y = torch.ones(3, device=DEVICE)
     """})
-    findings = check(tmp_path / "run.py")
+    findings = check_file(tmp_path / "run.py")
     assert [(f.line, f.code) for f in findings] == [(4, "DEV201")]  # one literal, one finding
     assert "config.py:1" in findings[0].why[0]
 
 
 def test_a_timer_around_an_imported_function_that_launches_gpu_work(tmp_path):
-    write(tmp_path, {"work.py": """\
+    write_files(tmp_path, {"work.py": """\
         def run(model, x):
             return model(x)
     """, "bench.py": """\
@@ -201,13 +183,13 @@ def test_a_timer_around_an_imported_function_that_launches_gpu_work(tmp_path):
         run(model, x)
         print(time.perf_counter() - start)
     """})
-    findings = [f for f in check(tmp_path / "bench.py") if f.code == "DEV301"]
+    findings = [f for f in check_file(tmp_path / "bench.py") if f.code == "DEV301"]
     assert [f.line for f in findings] == [9]
     assert any("line 8 `run(model, x)`" in step for step in findings[0].why), findings[0].why
 
 
 def test_import_cycles_end(tmp_path):
-    write(tmp_path, {"a.py": """\
+    write_files(tmp_path, {"a.py": """\
         import torch
         from b import helper_b
 
@@ -228,12 +210,12 @@ def test_import_cycles_end(tmp_path):
         device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
         y = torch.randn(3).to(device) + helper_a(3)
     """})
-    assert codes(tmp_path / "main.py") == {(5, "DEV101")}
-    assert codes(tmp_path / "a.py") == set() and codes(tmp_path / "b.py") == set()
+    assert file_found(tmp_path / "main.py") == {(5, "DEV101")}
+    assert file_found(tmp_path / "a.py") == set() and file_found(tmp_path / "b.py") == set()
 
 
 def test_bad_modules_are_unknown_and_cost_nothing_else(tmp_path):
-    write(tmp_path, {"broken.py": "def make_mask(n:\n", "binary.py": "", "main.py": """\
+    write_files(tmp_path, {"broken.py": "def make_mask(n:\n", "binary.py": "", "main.py": """\
         import torch
         from broken import make_mask
         from binary import thing
@@ -244,7 +226,7 @@ def test_bad_modules_are_unknown_and_cost_nothing_else(tmp_path):
         z = torch.randn(3).to(device) + torch.zeros(3)
     """})
     (tmp_path / "binary.py").write_bytes(b"\xff\xfe\x00garbage")
-    assert codes(tmp_path / "main.py") == {(8, "DEV101")}
+    assert file_found(tmp_path / "main.py") == {(8, "DEV101")}
 
 
 def test_a_long_chain_of_imports_is_bounded(tmp_path, monkeypatch):
@@ -255,12 +237,12 @@ def test_a_long_chain_of_imports_is_bounded(tmp_path, monkeypatch):
     files = {f"m{i}.py": f"from m{i + 1} import f\n" for i in range(60)}
     files["m60.py"] = "import torch\n\n\ndef f(n):\n    return torch.ones(n)\n"
     files["main.py"] = "import torch\nfrom m0 import f\n\ny = torch.randn(2).cuda() + f(2)\n"
-    write(tmp_path, files)
+    write_files(tmp_path, files)
     walked = []
     walk = imports._walk_module
     monkeypatch.setattr(imports, "_walk_module", lambda *a: walked.append(a[2]) or walk(*a))
     used: dict = {}
-    findings = check(tmp_path / "main.py", used=used)
+    findings = check_file(tmp_path / "main.py", used=used)
     assert all(f.code not in ("DEV003", "DEV005") for f in findings)
     assert 0 < len(walked) <= imports.MAX_MODULES
     read = {path for name, text in used.items() if name.startswith(CLOSURE_PREFIX) for path in closure_files(text)}
@@ -268,9 +250,9 @@ def test_a_long_chain_of_imports_is_bounded(tmp_path, monkeypatch):
 
 
 def test_the_cache_entry_names_the_modules_read(tmp_path):
-    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    write_files(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
     used: dict = {}
-    check(tmp_path / "train.py", used=used)
+    check_file(tmp_path / "train.py", used=used)
     assert [name for name in used if not name.startswith(CLOSURE_PREFIX)] == [str((tmp_path / "masks.py").resolve())]
     assert all(list(closure_files(used[name])) == [str((tmp_path / "masks.py").resolve())]
                for name in used if name.startswith(CLOSURE_PREFIX))  # (does masks.py need a GPU: it alone says)
@@ -282,7 +264,7 @@ def run_cli(*args, cwd: Path, input: str = None):
 
 
 def test_the_command_line_follows_imports_and_reports_only_the_files_named(tmp_path):
-    write(tmp_path, {"masks.py": textwrap.dedent(HELPER) + "\n\nx = torch.zeros(2).cuda()\n",
+    write_files(tmp_path, {"masks.py": textwrap.dedent(HELPER) + "\n\nx = torch.zeros(2).cuda()\n",
                      "train.py": USER.format(module="masks")})
     result = run_cli("--no-cache", "train.py", cwd=tmp_path)
     assert result.returncode == 1
@@ -290,7 +272,7 @@ def test_the_command_line_follows_imports_and_reports_only_the_files_named(tmp_p
 
 
 def test_an_edit_to_an_imported_module_rechecks_its_importer(tmp_path):
-    write(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
+    write_files(tmp_path, {"masks.py": HELPER, "train.py": USER.format(module="masks")})
     env_args = ("--format", "json", "train.py")
     first = run_cli(*env_args, cwd=tmp_path)
     assert first.returncode == 1
@@ -300,14 +282,14 @@ def test_an_edit_to_an_imported_module_rechecks_its_importer(tmp_path):
 
 
 def test_stdin_is_placed_in_its_project(tmp_path):
-    write(tmp_path, {"masks.py": HELPER})
+    write_files(tmp_path, {"masks.py": HELPER})
     text = textwrap.dedent(USER.format(module="masks"))
     result = run_cli("-", "--stdin-filename", str(tmp_path / "train.py"), cwd=tmp_path, input=text)
     assert result.returncode == 1 and "DEV101" in result.stdout
 
 
 def test_the_root_is_the_nearest_marker(tmp_path):
-    write(tmp_path, {"outer/pyproject.toml": "", "outer/inner/setup.cfg": "", "outer/inner/deep/x.py": ""})
+    write_files(tmp_path, {"outer/pyproject.toml": "", "outer/inner/setup.cfg": "", "outer/inner/deep/x.py": ""})
     assert layout_for(str(tmp_path / "outer/inner/deep/x.py")).root == (tmp_path / "outer/inner").resolve()
 
 
@@ -315,7 +297,7 @@ def test_a_setup_module_inside_a_package_is_no_project_root(tmp_path):
     """mit-han-lab/efficientvit's `efficientvit/apps/setup.py` sets up experiments: a module of the package
     `apps`, not a build script. Its files import `efficientvit.apps.utils.dist` from the checkout's root, so
     the root is above it; a `setup.py` beside no `__init__.py` still marks a root."""
-    write(tmp_path, {"pyproject.toml": "", "lib/apps/__init__.py": "", "lib/apps/setup.py": "",
+    write_files(tmp_path, {"pyproject.toml": "", "lib/apps/__init__.py": "", "lib/apps/setup.py": "",
                      "lib/apps/utils/dist.py": "", "tools/setup.py": "", "tools/x.py": ""})
     assert layout_for(str(tmp_path / "lib/apps/utils/dist.py")).root == tmp_path.resolve()
     assert layout_for(str(tmp_path / "lib/apps/probe.py")).root == tmp_path.resolve()
@@ -341,17 +323,17 @@ NUMPY_USER = """\
 
 
 def test_what_a_files_values_do_in_a_checked_helper_is_reported_there(tmp_path):
-    write(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER})
+    write_files(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER})
     helper = str((tmp_path / "helpers.py").resolve())
-    findings = check(tmp_path / "train.py", checked={helper: "helpers.py"})
+    findings = check_file(tmp_path / "train.py", checked={helper: "helpers.py"})
     assert [(f.path, f.line, f.code) for f in findings] == [("helpers.py", 5, "DEV401")]
     assert any(f"{tmp_path / 'train.py'}:6 `to_numpy(out)`" in step for step in findings[0].why), findings[0].why
     assert not findings[0].edits
-    assert check(tmp_path / "train.py") == []  # an imported file that is not checked is never reported on
+    assert check_file(tmp_path / "train.py") == []  # an imported file that is not checked is never reported on
 
 
 def test_a_helper_finding_is_reported_once_and_noqa_in_the_helper_silences_it(tmp_path):
-    write(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER, "eval.py": NUMPY_USER})
+    write_files(tmp_path, {"helpers.py": NUMPY_HELPER, "train.py": NUMPY_USER, "eval.py": NUMPY_USER})
     result = run_cli("--no-cache", "--format", "json", ".", cwd=tmp_path)
     import json
 
@@ -364,7 +346,7 @@ def test_a_helper_finding_is_reported_once_and_noqa_in_the_helper_silences_it(tm
 
 def test_a_callback_sees_the_model_a_trainer_moved_under_main(tmp_path):
     """minGPT's layout: the Trainer moves the model in its __init__; the evaluation callback uses the model."""
-    write(tmp_path, {"trainer.py": """\
+    write_files(tmp_path, {"trainer.py": """\
         import torch
 
 
@@ -387,7 +369,7 @@ def test_a_callback_sees_the_model_a_trainer_moved_under_main(tmp_path):
 
             trainer.callback = evaluate
     """})
-    assert codes(tmp_path / "run.py") == set()
+    assert file_found(tmp_path / "run.py") == set()
 
 
 def test_a_notebook_reaching_a_helpers_bug_names_its_cells_and_leaves_the_helpers_line(tmp_path):
@@ -395,7 +377,7 @@ def test_a_notebook_reaching_a_helpers_bug_names_its_cells_and_leaves_the_helper
     a notebook cell), and its why-chain names the notebook's lines as cells."""
     import json
 
-    write(tmp_path, {"helper.py": """\
+    write_files(tmp_path, {"helper.py": """\
         import torch
 
 
@@ -428,7 +410,7 @@ def test_a_module_that_imports_a_gpu_only_project_module_runs_with_a_gpu(tmp_pat
             x = torch.randn(8, device="cuda")
             assert scan(x).shape == x.shape
     """
-    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/kernels.py": """\
+    write_files(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/kernels.py": """\
         import torch
         import triton
 
@@ -442,13 +424,13 @@ def test_a_module_that_imports_a_gpu_only_project_module_runs_with_a_gpu(tmp_pat
         def scan(x):
             return torch.cumsum(x, 0)
     """, "tests/test_kernels.py": test.format(module="kernels"), "tests/test_plain.py": test.format(module="plain")})
-    assert not {code for _, code in codes(tmp_path / "tests" / "test_kernels.py") if code.startswith("DEV2")}
-    assert (6, "DEV204") in codes(tmp_path / "tests" / "test_plain.py")  # a file that assumes a GPU throughout
+    assert not {code for _, code in file_found(tmp_path / "tests" / "test_kernels.py") if code.startswith("DEV2")}
+    assert (6, "DEV204") in file_found(tmp_path / "tests" / "test_plain.py")  # a file that assumes a GPU throughout
 
 
 def test_an_nccl_group_set_up_in_a_helper_module_puts_every_rank_on_gpu_0(tmp_path):
     """DEV205 through a helper of another module; a helper that also calls set_device is fine."""
-    write(tmp_path, {"pyproject.toml": "", "dist_utils.py": """\
+    write_files(tmp_path, {"pyproject.toml": "", "dist_utils.py": """\
         import os
 
         import torch
@@ -479,10 +461,10 @@ def test_an_nccl_group_set_up_in_a_helper_module_puts_every_rank_on_gpu_0(tmp_pa
             setup_ranked()
             return torch.nn.Linear(4, 2).cuda()
     """})
-    found = check(tmp_path / "train.py")
+    found = check_file(tmp_path / "train.py")
     (finding,) = [f for f in found if f.code == "DEV205"]
     assert finding.line == 7 and "dist_utils.py:8" in finding.why[0]
-    assert "DEV205" not in {f.code for f in check(tmp_path / "train_ranked.py")}
+    assert "DEV205" not in {f.code for f in check_file(tmp_path / "train_ranked.py")}
 
 
 def test_a_module_that_appears_or_goes_is_seen_at_the_next_resolution(tmp_path: Path, monkeypatch):
@@ -572,13 +554,13 @@ LOADS_EMBEDDING = """\
 def test_a_file_that_a_script_beside_saves_is_loaded_without_map_location(tmp_path):
     """ogb's `linkproppred/ppa/gnn.py` loads the `embedding.pt` that `node2vec.py` beside it saves from the
     cpu (survey 5); a state dict saved beside is a checkpoint, on the model's device, and stays reported."""
-    write(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="weights.data.cpu()"), "gnn.py": LOADS_EMBEDDING})
+    write_files(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="weights.data.cpu()"), "gnn.py": LOADS_EMBEDDING})
     used: dict = {}
-    assert codes(tmp_path / "gnn.py", used=used) == set()
+    assert file_found(tmp_path / "gnn.py", used=used) == set()
     assert str((tmp_path / "embed.py").resolve()) in used  # editing the saving script re-checks the loader
-    assert codes(tmp_path / "gnn.py", isolated=True) == {(5, "DEV202")}
-    write(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="model.state_dict()")})
-    assert codes(tmp_path / "gnn.py") == {(5, "DEV202")}
+    assert file_found(tmp_path / "gnn.py", isolated=True) == {(5, "DEV202")}
+    write_files(tmp_path, {"embed.py": SAVES_EMBEDDING.format(saved="model.state_dict()")})
+    assert file_found(tmp_path / "gnn.py") == {(5, "DEV202")}
 
 
 CPU_TRAINING = """\
@@ -607,8 +589,8 @@ def test_a_state_dict_a_cpu_script_beside_saves_loads_anywhere(tmp_path, moved, 
     """WZMIAOMIAO's Test1_official_demo: train.py trains LeNet without ever naming a GPU and saves its state dict
     to `save_path = './Lenet.pth'`; predict.py beside it loads 'Lenet.pth' (survey 12). A script that uses a GPU
     saves a checkpoint on it: reported."""
-    write(tmp_path, {"train.py": CPU_TRAINING.format(moved=moved, placed=placed), "predict.py": PREDICTS})
-    assert codes(tmp_path / "predict.py") == expected
+    write_files(tmp_path, {"train.py": CPU_TRAINING.format(moved=moved, placed=placed), "predict.py": PREDICTS})
+    assert file_found(tmp_path / "predict.py") == expected
 
 
 TRAINER = """\
@@ -643,20 +625,20 @@ LAUNCHER = """\
 def test_a_launcher_that_sets_up_nccl_makes_the_projects_group_paths_gpu_paths(tmp_path):
     """nnU-Net's trainer (survey 6) picks 'cuda' only when `dist.is_initialized()`, and the project's launcher
     sets the group up with NCCL: that path has a GPU. With a gloo launcher, a group runs on the cpu too."""
-    write(tmp_path, {"trainer.py": TRAINER, "run.py": LAUNCHER.format(backend='"nccl"')})
+    write_files(tmp_path, {"trainer.py": TRAINER, "run.py": LAUNCHER.format(backend='"nccl"')})
     run = {str((tmp_path / name).resolve()): name for name in ("trainer.py", "run.py")}
     used: dict = {}
-    assert codes(tmp_path / "trainer.py", checked=run, used=used) == set()
+    assert file_found(tmp_path / "trainer.py", checked=run, used=used) == set()
     assert str((tmp_path / "run.py").resolve()) in used  # editing the launcher re-checks the trainer
-    write(tmp_path, {"run.py": LAUNCHER.format(backend='"gloo"')})
-    assert codes(tmp_path / "trainer.py", checked=dict(run)) == {(9, "DEV201")}
+    write_files(tmp_path, {"run.py": LAUNCHER.format(backend='"gloo"')})
+    assert file_found(tmp_path / "trainer.py", checked=dict(run)) == {(9, "DEV201")}
 
 
 def test_a_gpu_only_file_counts_another_modules_cuda_at_its_own_lines(tmp_path):
     """MONAI's MAISI diff_model_train.py takes its device from diff_model_setting.setup_ddp(), which returns
     `torch.device("cuda", local_rank)`: a GPU-only script's one DEV204 names its own lines, in its own file
     (it was reported in the helper's file, at line 0), and the helper's module keeps its own findings."""
-    write(tmp_path, {"pyproject.toml": "", "setting.py": """\
+    write_files(tmp_path, {"pyproject.toml": "", "setting.py": """\
         import torch
 
 
@@ -689,7 +671,7 @@ def test_a_gpu_only_module_beyond_the_walks_bounds_still_guards_its_importers(tm
     chain["pkg/__init__.py"] = ""
     test = "import torch\nfrom pkg.m0 import f\n\n\ndef test_f():\n    assert f(torch.zeros(2).cuda()) is not None\n"
     plain = test.replace("from pkg.m0 import f", "from pkg.m7 import f").replace("pkg.m7", "plain")
-    write(tmp_path, {"pyproject.toml": "", **chain, "tests/test_deep.py": test, "tests/test_plain.py": plain,
+    write_files(tmp_path, {"pyproject.toml": "", **chain, "tests/test_deep.py": test, "tests/test_plain.py": plain,
                      "plain.py": "def f(n):\n    return n\n"})
     for order in (("tests/test_deep.py", "tests/test_plain.py"), ("tests/test_plain.py", "tests/test_deep.py")):
         result = run_cli("--no-cache", "--output-format", "json", *order, cwd=tmp_path)
@@ -704,7 +686,7 @@ def test_a_module_that_starts_to_need_a_gpu_far_down_the_imports_rechecks_its_im
     chain = {f"pkg/m{i}.py": f"from pkg.m{i + 1} import f\n" for i in range(8)}
     chain["pkg/m8.py"] = "def f(n):\n    return n\n"
     test = "import torch\nfrom pkg.m0 import f\n\n\ndef test_f():\n    assert f(torch.zeros(2).cuda()) is not None\n"
-    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", **chain, "tests/test_deep.py": test})
+    write_files(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", **chain, "tests/test_deep.py": test})
     first = run_cli("--output-format", "json", "tests/test_deep.py", cwd=tmp_path)
     assert [f["code"] for f in json.loads(first.stdout)] == ["DEV204"]
     (tmp_path / "pkg" / "m8.py").write_text("import triton\n\n\ndef f(n):\n    return n\n")

@@ -19,10 +19,8 @@ from __future__ import annotations
 import pytest
 
 from devlint.core.values import MOST_ALTERNATIVES
-from devlint.static.engine import check_source
-from devlint.static.rules import ALL_RULES
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import file_found, found, write_files
 
 WRAPPER = """
 import torch
@@ -153,11 +151,8 @@ def test_a_whole_module_a_script_beside_saves(tmp_path, moved, expected):
     """A script beside that writes no GPU word (`plt.xlabel` is no XLA) trains on the cpu: the module it saves whole
     loads anywhere (sweetice's policy gradient, found by the regression run). One it moved is a checkpoint on the
     GPU: a module saved whole is no pipeline's data file (the SRGAN tutorial's `{'generator': generator}`)."""
-    (tmp_path / "train.py").write_text(TRAINS.format(moved=moved), encoding="utf-8")
-    (tmp_path / "run.py").write_text(RUNS, encoding="utf-8")
-    script = tmp_path / "run.py"
-    rules = [rule() for rule in ALL_RULES if rule.default_enabled]
-    assert {(f.line, f.code) for f in check_source(script.read_bytes(), str(script), rules)} == expected
+    write_files(tmp_path, {"train.py": TRAINS.format(moved=moved), "run.py": RUNS})
+    assert file_found(tmp_path / "run.py") == expected
 
 
 BLEND = """

@@ -92,6 +92,41 @@ device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
 x = torch.randn(3, device=device)
 scores = np.mean([accuracy(x, x) for _ in range(3)])
 """,
+    # MPRNet again, as its excerpt reads (realworld 109): the losses are built where the excerpt does not show,
+    # or by a factory; a callable named as a loss gives a loss, a tensor where its inputs are, never a float
+    "a_callable_named_as_a_loss_gives_a_tensor": """
+import numpy as np
+import torch
+from mprnet import MPRNet
+from losses import build_loss
+model = MPRNet()
+model.cuda()  # expect: DEV204
+self_loss_fn = build_loss("edge")
+for data in loader:
+    target = data[0].cuda()
+    restored = model(data[1].cuda())
+    char = np.sum([criterion_char(restored[j], target) for j in range(3)])  # expect: DEV401
+    edge = np.mean([self_loss_fn(restored[j], target) for j in range(3)])  # expect: DEV401
+    total = torch.zeros(2)
+    total += criterion(restored[0], target)  # expect: DEV101
+""",
+    "twin_losses_brought_to_the_host_and_other_names_stay_inferred": """
+import numpy as np
+import torch
+from mprnet import MPRNet
+from losses import get_loss
+model = MPRNet()
+model.cuda()  # expect: DEV204
+for data in loader:
+    target = data[0].cuda()
+    restored = model(data[1].cuda())
+    char = np.sum([criterion_char(restored[j], target).item() for j in range(3)])
+    other = np.sum([get_loss(restored[j], target) for j in range(3)])
+    scores = np.mean([accuracy_fn(restored[j], target) for j in range(3)])
+    total = torch.zeros(())
+    total += criterion(restored[0], target).cpu()
+    total = total + criterion(restored[0].cpu(), target.cpu())
+""",
     "a_class_called_builds_an_object_not_a_tensor": """
 import torch
 from plugins import Precision
@@ -139,6 +174,8 @@ def test_the_why_chain_says_the_device_is_inferred():
     ("145_MIXED_detrex_deta_arange_cpu_cuda_mask.py", 74, "DEV104"),
     # openpose: `self.model(data).numpy()` where data was moved to the GPU when one is there
     ("003_NUMPY_ON_CUDA_openpose_hand_output_numpy.py", 51, "DEV401"),
+    # MPRNet: `np.sum([criterion_char(restored[j], target) ...])`, the loss objects left out of the excerpt
+    ("109_NUMPY_ON_CUDA_mprnet_np_sum_cuda_losses.py", 86, "DEV401"),
 ])
 def test_real_excerpt(excerpt, line, code):
     source = (REALWORLD / excerpt).read_text()

@@ -63,6 +63,9 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 DATASET_CLASS_SUFFIX = "Dataset"
 LOSS_CLASS_SUFFIX = "Loss"
+# What a callable holding a loss is called (`criterion`, `criterion_edge`, `self.loss_fn`): calling it gives a loss,
+# a tensor where its inputs are (the convention of every loss in torch and in training code)
+LOSS_CALLABLE_WORDS = ("criterion", "loss_fn", "lossfn", "loss_func", "loss_function")
 # torch.nn.functional's losses whose names do not end in `_loss`: with their default reduction each gives one
 # number (0-dim), as every `nn.*Loss` module does (`reduction="none"` keeps one per element)
 FUNCTIONAL_LOSSES = frozenset({"cross_entropy", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"})

@@ -105,9 +105,19 @@ def follows_inputs(site: CallSite) -> Value:
     source = tensors[0]
     where = replace(devices[0], implicit=False)  # computed there, not made there without device=
     params = {v.from_param for v in tensors}
-    step = (site.node, f"`{site.file.code(site.node.func)}(...)` {FOLLOWS_INPUTS} (inferred)")
-    return Tensor(why=source.why + (step,), where=where, derived=True, inferred=True,
+    callee = site.file.code(site.node.func)
+    loss = _names_a_loss(site.node.func)
+    step = (site.node, f"`{callee}(...)` computes a loss where its inputs are" if loss
+            else f"`{callee}(...)` {FOLLOWS_INPUTS} (inferred)")
+    return Tensor(why=source.why + (step,), where=where, derived=True, inferred=not loss, scalar=loss,
                   from_param=params.pop() if len(params) == 1 else None)
+
+
+def _names_a_loss(func: cst.BaseExpression) -> bool:
+    """`criterion(out, y)`, `self.loss_fn(out, y)`: a callable named as a loss holds one (not `get_loss`)."""
+    name = (dotted(func) or "").rsplit(".", 1)[-1].lower()
+    return any(name == word or name.startswith(word + "_") or name.endswith("_" + word)
+               for word in api.LOSS_CALLABLE_WORDS)
 
 
 def _class_like(path: str) -> bool:
