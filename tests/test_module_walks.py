@@ -11,7 +11,7 @@ import pytest
 
 from devlint.static.analysis import imports
 from devlint.static.project import sources
-from tests.test_projects import codes, write
+from tests.lint_helpers import file_found, write_files
 
 CYCLE = {"a.py": """\
     import torch
@@ -74,12 +74,12 @@ def counting_walks(monkeypatch) -> list:
 
 def fresh(path: Path) -> set:
     sources._TABLE.clear()  # every module read again: no earlier walk to replay
-    return codes(path)
+    return file_found(path)
 
 
 @pytest.mark.parametrize("files", [CYCLE, chain(imports.MAX_NESTING + 3)], ids=["cycle", "chain"])
 def test_a_walk_that_met_its_context_is_replayed_where_it_holds(tmp_path, monkeypatch, files):
-    write(tmp_path, files)
+    write_files(tmp_path, files)
     (tmp_path / ".git").mkdir()
     checked = sorted(tmp_path / name for name in files if not name.startswith(("a.", "b.", "link")))
     alone = {path: fresh(path) for path in checked}
@@ -87,10 +87,10 @@ def test_a_walk_that_met_its_context_is_replayed_where_it_holds(tmp_path, monkey
     walks = counting_walks(monkeypatch)
     sources._TABLE.clear()
     for path in checked + checked[::-1]:
-        assert codes(path) == alone[path], path.name
+        assert file_found(path) == alone[path], path.name
     first = len(walks)
     for path in checked:
-        assert codes(path) == alone[path], path.name
+        assert file_found(path) == alone[path], path.name
     assert first and len(walks) == first  # the second round replays every walk
 
 
@@ -115,7 +115,7 @@ def test_a_module_met_in_more_contexts_than_four_keeps_a_walk_for_each(tmp_path,
     met again most recently are kept first: a second round replays every walk, and each file says what a
     fresh process says."""
     files = ring()
-    write(tmp_path, files)
+    write_files(tmp_path, files)
     (tmp_path / ".git").mkdir()
     checked = sorted(tmp_path / name for name in files if name.startswith("enter"))
     alone = {path: fresh(path) for path in checked}
@@ -123,11 +123,11 @@ def test_a_module_met_in_more_contexts_than_four_keeps_a_walk_for_each(tmp_path,
     walks = counting_walks(monkeypatch)
     sources._TABLE.clear()
     for path in checked:
-        assert codes(path) == alone[path], path.name
+        assert file_found(path) == alone[path], path.name
     first = len(walks)
     assert first > RING  # each module walked in several contexts
     for path in checked[::-1] + checked:
-        assert codes(path) == alone[path], path.name
+        assert file_found(path) == alone[path], path.name
     assert len(walks) == first
 
 
@@ -147,12 +147,12 @@ def test_a_walk_that_met_nothing_is_replayed_only_where_the_bound_lets_its_impor
 
             x = make(3).to(DEVICE) + torch.zeros(3)
         """
-    write(tmp_path, files)
+    write_files(tmp_path, files)
     (tmp_path / ".git").mkdir()
     checked = sorted(tmp_path / name for name in files if name.startswith("from"))
     alone = {path: fresh(path) for path in checked}
     sources._TABLE.clear()
-    assert [codes(path) for path in checked] == [alone[path] for path in checked]
+    assert [file_found(path) for path in checked] == [alone[path] for path in checked]
 
 
 def test_a_walk_that_met_a_cycle_but_no_bound_is_replayed_only_where_the_bounds_leave_it_room(tmp_path):
@@ -166,9 +166,9 @@ def test_a_walk_that_met_a_cycle_but_no_bound_is_replayed_only_where_the_bounds_
              "deep.py": "import torch\nfrom d0 import DEVICE, make\n\nx = make(3).to(DEVICE) + torch.zeros(3)\n"}
     files.update({f"link{i}.py": f"from link{i + 1} import DEVICE, make\n" for i in range(4)})
     files["link4.py"] = "import torch\nDEVICE = 'cuda'\n\ndef make(n):\n    return torch.ones(n)\n"
-    write(tmp_path, files)
+    write_files(tmp_path, files)
     (tmp_path / ".git").mkdir()
     alone = fresh(tmp_path / "deep.py")
     sources._TABLE.clear()
-    assert codes(tmp_path / "top.py")  # the walk of ca from the top knows DEVICE: a DEV101 there
-    assert codes(tmp_path / "deep.py") == alone
+    assert file_found(tmp_path / "top.py")  # the walk of ca from the top knows DEVICE: a DEV101 there
+    assert file_found(tmp_path / "deep.py") == alone

@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from devlint.static.analysis import functions, shared_self
-from tests.test_projects import codes, write
+from tests.lint_helpers import file_found, write_files
 
 BASE = """\
     import torch
@@ -84,13 +84,13 @@ def walks_of(monkeypatch, name: str) -> list:
 
 
 def walks_with_and_without_sharing(tmp_path, monkeypatch, base: str, models: str, call_line: int) -> tuple[int, int]:
-    write(tmp_path, {"base.py": base, "models.py": models})
+    write_files(tmp_path, {"base.py": base, "models.py": models})
     walked = walks_of(monkeypatch, "Base.__init__")
-    with_sharing = codes(tmp_path / "models.py")
+    with_sharing = file_found(tmp_path / "models.py")
     shared = len(walked)
     with monkeypatch.context() as patched:
         patched.setattr(functions, "shared_key", lambda *args: None)
-        assert codes(tmp_path / "models.py") == with_sharing == {(23, "DEV104"), (call_line, "DEV102")}
+        assert file_found(tmp_path / "models.py") == with_sharing == {(23, "DEV104"), (call_line, "DEV102")}
     return shared, len(walked) - shared
 
 

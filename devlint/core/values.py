@@ -379,6 +379,9 @@ class Seq(Value):
     # its modules were registered one by one (`for i, h in enumerate(self.heads): self.add_module(str(i), h)`):
     # registered where paths meet too (the loop's path that registered none ran over no module)
     hand_registered: bool = False
+    # a tuple of one of a few lengths, item by item (a function that returns 2 or 4 things by a flag): the
+    # caller's `a, b, c, d = f(...)` takes the 4 (`items` is None then)
+    shapes: tuple[tuple[Value, ...], ...] = ()
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         # an empty list on one path (`feats = []` before the loop that fills it) holds nothing to join
@@ -387,13 +390,34 @@ class Seq(Value):
         if hand and isinstance(elem, Module):
             elem = replace(elem, registered=True, plain_container=None)
         keys, items = None, None
+        shapes: tuple[tuple[Value, ...], ...] = ()
         if self.keys is not None and self.keys == other.keys and self.items is not None and other.items is not None:
             # `collect = {"epoch": [], "cost": []}` filled key by key in a loop: each key keeps its own values
             keys, items = self.keys, tuple(join(a, b, availability_split, branch) for a, b in zip(self.items,
                                                                                                   other.items))
+        elif self.kind == other.kind == "tuple":
+            shapes = _tuple_shapes(self, other, availability_split, branch)
+            if len(shapes) == 1:
+                items, shapes = shapes[0], ()
         return Seq(kind=self.kind, items=items, keys=keys, elem=elem,
                    gpu_members=(self.gpu_members + other.gpu_members)[-1:], hand_registered=hand,
-                   plain_attr=None if hand else self.plain_attr or other.plain_attr)  # (a list filled in a loop)
+                   plain_attr=None if hand else self.plain_attr or other.plain_attr,  # (a list filled in a loop)
+                   shapes=shapes)
+
+
+def _tuple_shapes(a: Seq, b: Seq, availability_split: bool,
+                  branch: Optional[cst.CSTNode]) -> tuple[tuple[Value, ...], ...]:
+    """Two tuples where paths meet, item by item, one shape per length (none where one is not known so)."""
+    by_length: dict[int, tuple[Value, ...]] = {}
+    for side in (a, b):
+        shapes = side.shapes or ((side.items,) if side.items is not None else None)
+        if shapes is None:
+            return ()
+        for shape in shapes:
+            seen = by_length.get(len(shape))
+            by_length[len(shape)] = shape if seen is None else tuple(
+                join(x, y, availability_split, branch) for x, y in zip(seen, shape))
+    return tuple(by_length.values()) if len(by_length) <= MOST_TUPLE_SHAPES else ()
 
 
 @record
@@ -425,6 +449,7 @@ class Alternatives(Value):
 
 
 MOST_ALTERNATIVES = 4  # more functions than this behind one name: unknown
+MOST_TUPLE_SHAPES = 4  # more lengths than this of one tuple: unknown item by item
 
 
 def _function_choice(a: Value, b: Value) -> Value:

@@ -165,7 +165,7 @@ def _write(root, files):
 def test_a_compiled_extension_beside_the_packages_modules(tmp_path):
     """`from . import fused_dense_cuda` where the package has no such Python module (its `.so` is built by
     setup.py) runs with a GPU; a Python module of that name is read like any other and proves nothing."""
-    from tests.test_projects import codes
+    from tests.lint_helpers import file_found as codes
 
     body = "import torch\nfrom . import fused_dense_cuda\n" + STREAMS.format(mark="")
     _write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/dense.py": body,

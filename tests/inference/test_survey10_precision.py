@@ -27,7 +27,7 @@ import pytest
 
 from tests.conftest import expected_findings
 from tests.lint_helpers import found
-from tests.test_projects import check, write
+from tests.lint_helpers import check_file, write_files
 
 ONE_FLAG = """
 import numpy as np
@@ -232,5 +232,5 @@ MAIN = """\
 
 @pytest.mark.parametrize("loaded, expected", [("best.pt", set()), ("other.pt", {(8, "DEV202")})])
 def test_a_checkpoint_a_project_function_saved_where_it_was_told(tmp_path, loaded, expected):
-    write(tmp_path, {"helper_train.py": HELPER_TRAIN, "main.py": MAIN.format(loaded=loaded)})
-    assert {(f.line, f.code) for f in check(tmp_path / "main.py")} == expected
+    write_files(tmp_path, {"helper_train.py": HELPER_TRAIN, "main.py": MAIN.format(loaded=loaded)})
+    assert {(f.line, f.code) for f in check_file(tmp_path / "main.py")} == expected

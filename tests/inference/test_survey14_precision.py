@@ -172,13 +172,14 @@ print(time.time() - start){mark}
 """
 
 CONFIGURED_BACKEND = """
+import os
 import types
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
 
-cfg = types.SimpleNamespace(distributed=False, backend={backend}, local_rank=0,
+cfg = types.SimpleNamespace(distributed=int(os.environ.get("WORLD_SIZE", "1")) > 1, backend={backend}, local_rank=0,
                             device="cuda" if torch.cuda.is_available() else "cpu")
 
 

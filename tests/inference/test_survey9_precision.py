@@ -26,7 +26,7 @@ import pytest
 
 from tests.conftest import expected_findings
 from tests.lint_helpers import found, lint
-from tests.test_projects import check, write
+from tests.lint_helpers import check_file, write_files
 
 HELPER_MOVES = """
 import torch
@@ -230,9 +230,9 @@ TRAINER = """\
 @pytest.mark.parametrize("helper, expected", [("totensor", set()), ("scaled", {(13, "DEV104")})])
 def test_a_helper_in_another_module_that_moves_the_input(tmp_path, helper, expected):
     """The head and its helper each in a module of their own, as in simple-faster-rcnn-pytorch."""
-    write(tmp_path, {"utils/__init__.py": "", "utils/array_tool.py": ARRAY_TOOL, "model/__init__.py": "",
+    write_files(tmp_path, {"utils/__init__.py": "", "utils/array_tool.py": ARRAY_TOOL, "model/__init__.py": "",
                      "model/head.py": HEAD.format(helper=helper), "trainer.py": TRAINER})
-    assert {(f.line, f.code) for f in check(tmp_path / "trainer.py")} == expected
+    assert {(f.line, f.code) for f in check_file(tmp_path / "trainer.py")} == expected
 
 
 AFTER_THE_CHECK = """

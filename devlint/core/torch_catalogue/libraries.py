@@ -62,6 +62,10 @@ DATASET_PREFIXES = ("torchvision.datasets.", "torchaudio.datasets.", "torchtext.
 # A class that implements these is a map-style dataset, whatever its base (`class Graphs(object)` with both)
 DATASET_PROTOCOL = frozenset({"__getitem__", "__len__"})
 DATASET_CLASS_SUFFIX = "Dataset"
+# Classes whose objects hold the keywords they are built with as attributes: `SimpleNamespace(device="cpu")`
+KEYWORD_RECORDS = frozenset({"types.SimpleNamespace", "argparse.Namespace"})
+# Sequences with one entry per GPU, empty without one: their length counts the GPUs (`len(...) > 0` is a guard)
+PER_GPU_SEQUENCES = frozenset({"torch.cuda.default_generators"})
 LOSS_CLASS_SUFFIX = "Loss"
 # What a callable holding a loss is called (`criterion`, `criterion_edge`, `self.loss_fn`): calling it gives a loss,
 # a tensor where its inputs are (the convention of every loss in torch and in training code)
@@ -201,6 +205,10 @@ GPU_WORDS = (b"cuda", b"device", b"gpu", b"accelerat")
 # the queue (torchvision's CUDA nms reads its suppression mask on the cpu)
 DATA_DEPENDENT_LIBRARY_OPS = frozenset({"torchvision.ops.nms", "torchvision.ops.batched_nms",
                                         "torchvision.ops.boxes.nms", "torchvision.ops.boxes.batched_nms"})
+# Distributions check their arguments when built (`validate_args`, on unless Python runs with -O): a constraint
+# read as a Python bool, so building one of GPU tensors waits for the queue (`Categorical(probs)` each step)
+VALIDATING_CLASSES = ("torch.distributions.",)
+VALIDATE_KEYWORD = "validate_args"
 # The names of the calls that switch the default device (`torch.set_default_device`, the older
 # `torch.set_default_tensor_type`), as the prepass's called names hold them
 TENSOR_TYPE_SWITCH = "set_default_tensor_type"

@@ -32,7 +32,9 @@ FACTORY_RECORDS: List[Api] = [
     fn("torch.sparse_coo_tensor", "torch.sparse_csr_tensor", device=FACTORY, takes_device=True,
        roles=Role.FOLLOWS_DATA | Role.FROM_INDICES),
     fn("torch.normal", device=FACTORY, roles=Role.SAMPLES),
-    *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli", "multinomial")),
+    *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli")),
+    # (its count is a number: never an operand, whatever a caller passes)
+    fn("torch.multinomial", roles=Role.SAMPLES, any_device_args=((1, "num_samples"),)),
     *(fn(f"torch.{kind}Tensor", device=FACTORY, roles=Role.LEGACY_CPU) for kind in TENSOR_TYPE_NAMES),
     *(fn(f"torch.{name}_like", device=LIKE) for name in (
         "zeros", "ones", "empty", "full", "rand", "randn", "randint", "empty_strided")),

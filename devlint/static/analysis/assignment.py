@@ -10,7 +10,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.syntax import dotted
 from devlint.core.facts import HostConversion
-from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join
+from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join, replace
 
 if TYPE_CHECKING:
     from devlint.static.analysis.state import State
@@ -25,6 +25,11 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
     elif type(target) in (cst.Tuple, cst.List):
         target = cast("Union[cst.Tuple, cst.List]", target)
         value = _batch_evidence(interp, target, value, line)
+        if isinstance(value, Seq) and value.shapes and all(type(e.value) is not cst.StarredElement
+                                                           for e in target.elements):
+            # `q, real, fake, mask = encode(x)` of a function that returns 2 or 4 things: the 4
+            shape = next((shape for shape in value.shapes if len(shape) == len(target.elements)), None)
+            value = replace(value, items=shape, shapes=()) if shape is not None else value
         for i, target_element in enumerate(e.value for e in target.elements):
             if type(target_element) is cst.StarredElement:
                 assign(interp, target_element.value, Seq(elem=element(value)), state, line)

@@ -53,26 +53,29 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
                 return _method(interp, node, state, receiver, name, func.value)
             if isinstance(receiver, Instance) and callee is UNKNOWN and name in _MOVES:
                 # `pipe.to("cuda")` of a class whose base (a library's) gives it `to`: its device is read as any
-                # move's is (a hardcoded 'cuda'), but what the library's object then does is unknown
+                # move's is (a hardcoded 'cuda'); the object is itself still (diffusers' `to` returns self), and
+                # its own methods say what calling it gives (a `__call__` that returns a host copy)
                 _method(interp, node, state, UNKNOWN, name, func.value)
-                return UNKNOWN
+                return receiver
         elif isinstance(receiver, Ref):
             callee = attribute(interp, receiver, name, state)
         else:
             return _method(interp, node, state, receiver, name, func.value)
-    elif type(func) is cst.Subscript and _namespace_entry(interp, func, state):
+    elif type(func) is cst.Subscript and (namespace := _namespace_entry(interp, func, state)) is not None:
         # `models.__dict__[args.arch](...)`: a model zoo's entry, taken by name from an imported module
-        return opaque.unknown_function(CallSite(interp, node, state), by_name=True)
+        return opaque.unknown_function(CallSite(interp, node, state, path=namespace.path), by_name=True)
     else:
         callee = interp.eval(func, state)
     return _call_value(interp, node, state, callee)
 
 
-def _namespace_entry(interp: Walker, func: cst.Subscript, state: State) -> bool:
-    """`models.__dict__[name]`: a member of an imported module, looked up by its name."""
+def _namespace_entry(interp: Walker, func: cst.Subscript, state: State) -> Optional[Ref]:
+    """`models.__dict__[name]`: a member of an imported module (returned), looked up by its name."""
     table = func.value
-    return type(table) is cst.Attribute and table.attr.value == "__dict__" \
-        and isinstance(interp.eval(table.value, state), Ref)
+    if type(table) is not cst.Attribute or table.attr.value != "__dict__":
+        return None
+    namespace = interp.eval(table.value, state)
+    return namespace if isinstance(namespace, Ref) else None
 
 
 def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> Value:

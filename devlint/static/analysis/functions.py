@@ -26,6 +26,7 @@ from devlint.static.analysis.state import Returned, State
 from devlint.static.analysis.summary import Summary, escaping_moves
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
+from devlint.static.semantics.argparse_options import with_options_set
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.modules import torch_base_device
@@ -205,7 +206,8 @@ def _summary(result: Value, final_self: Optional[Value], before: Timing, after: 
     work = after.work if after.works > before.works and after.work is not None else None
     end, start = ranks  # an NCCL group the callee set up, or a `set_device` it ran
     return Summary(result, final_self, clock, synced, work, moved, guards,
-                   end if end is not None and start is None else None, chose, default, filled)
+                   end if end is not None and start is None else None, chose, default, filled,
+                   trained=after.trained and not before.trained)
 
 
 def _filled(interp: Walker, fn: Function, params: dict[str, Value], end: State) -> Filled:
@@ -251,9 +253,10 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
         positional = [v for _, v in args.positional]
         if len(positional) > len(plist) and type(star) is not cst.Param:
             return None  # more arguments than it takes: the call raises TypeError, its body never runs
+        nodes = [n for n, _ in args.positional]
         for i, param in enumerate(plist):
-            params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
-                interp, param, args, state)
+            params[param.name.value] = with_options_set(positional[i], nodes[i], state.env) if i < len(positional) \
+                else _keyword_or_default(interp, param, args, state)
         for param in fdef.params.kwonly_params:
             params[param.name.value] = _keyword_or_default(interp, param, args, state)
         extra_positional = join_all(positional[len(plist):])

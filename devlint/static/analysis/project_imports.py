@@ -69,12 +69,19 @@ def _imports_word(data: bytes, word: bytes) -> bool:
                for line in _IMPORT_LINE.findall(data))
 
 
+_DEFAULT_SETTERS = tuple(sorted({name.rsplit(".", 1)[-1] for name in api.SET_DEFAULT_TENSOR_TYPE
+                                  | api.SET_DEFAULT_DEVICE}))
+_GPU_TEXTS = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
+
+
 def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes, str]]:
     """The files of the run that make CUDA the default for new tensors: (path, text, digest)."""
-    gpu = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
-    found = {entry[0]: entry for name in sorted(api.SET_DEFAULT_TENSOR_TYPE | api.SET_DEFAULT_DEVICE)
-             for entry in holding(checked, script_bytes, name.rsplit(".", 1)[-1])}
-    return [found[path] for path in sorted(found) if any(text in found[path][1] for text in gpu)]
+    found = {entry[0]: entry for name in _DEFAULT_SETTERS for entry in holding(checked, script_bytes, name)}
+    return [found[path] for path in sorted(found) if any(text in found[path][1] for text in _GPU_TEXTS)]
+
+
+def _sets_gpu_default(data: bytes) -> bool:
+    return any(name.encode() in data for name in _DEFAULT_SETTERS) and any(text in data for text in _GPU_TEXTS)
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -162,6 +169,18 @@ class ProjectImports:
         if found is not None:
             self.used[found[0]] = found[1]
         return found is not None
+
+    def sets_gpu_default(self, path: str) -> bool:
+        """Does the project module `path` make CUDA the default for new tensors (LLaMA-Adapter's builders run
+        under `torch.set_default_tensor_type(torch.cuda.HalfTensor)`)? What it builds may be on a GPU."""
+        target = self.targets.get(path)
+        if target is None or target.file is None:
+            return False
+        source = read_module(target.file)
+        if source is None or not _sets_gpu_default(script_bytes(target.file)):
+            return False
+        self.used[str(target.file)] = source.digest
+        return True
 
     def gpu_default_from_importer(self) -> bool:
         """Does a file of the run that imports this module make CUDA the default for new tensors

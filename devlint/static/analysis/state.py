@@ -137,6 +137,11 @@ class State:
                     if kept is not None:
                         env[name] = kept
                         continue
+                if mine is not None and self.guarded != other.guarded:
+                    flag = _set_where_guarded(*((mine, value) if self.guarded else (value, mine)))
+                    if flag is not None:
+                        env[name] = flag
+                        continue
                 if mine is None:
                     mine = _parsed_option(self.env, name)  # `if args.trt: args.device = "gpu"` (else: as parsed)
                 env[name] = value if mine is None else join(mine, value, availability_split, branch)
@@ -204,6 +209,14 @@ def _switched_off_where_missing(name: str, missing: Value, available: Value) -> 
         or api.flag_polarity(name) is True
     if switch and isinstance(missing, Const) and missing.value is False:
         return Availability(positive=True)
+    return None
+
+
+def _set_where_guarded(guarded: Value, other: Value) -> Optional[Value]:
+    """`args.distributed = True` beside `init_dist()` (an NCCL group: GPUs there), False on the other path: true
+    only where a GPU is, a check from here on."""
+    if isinstance(guarded, Const) and guarded.value is True and isinstance(other, Const) and other.value is False:
+        return Availability(positive=True, branch="then", choice=False)
     return None
 
 

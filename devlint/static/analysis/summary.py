@@ -40,6 +40,8 @@ class Summary:
     # parameters whose items it wrote (`d["x"] = d["x"].cuda()`), with what each holds at its end: the caller's
     # dict or batch was filled in place
     filled: Filled = ()
+    # it ran a whole training loop inside the caller's measurement (`train_epoch(...)` between two clock reads)
+    trained: bool = False
 
     def apply_timing(self, state: State, depth: int) -> None:
         """The caller's measurement, after the call: the callee's clock reads, syncs and work."""
@@ -49,13 +51,15 @@ class Summary:
             state.timing.note_sync()
         if self.work is not None:
             state.timing.note_work(self.work)
+        if self.trained and self.clock is None:
+            state.timing.trained = True
 
     def seen_from(self, call: cst.CSTNode) -> "Summary":
         """Another module's function, seen by this file: its clock reads and GPU work are the call."""
         step = (call, "")
         return Summary(self.result, self.final_self, step if self.clock is not None else None, self.synced,
                        step if self.work is not None else None, self.moved, self.guards, self.ranks,
-                       self.device_chosen, self.default_device, self.filled)
+                       self.device_chosen, self.default_device, self.filled, self.trained)
 
     def apply_moves(self, state: State) -> None:
         """The caller's objects that the callee moved in place (`Trainer(model)` moves `model`), and what it

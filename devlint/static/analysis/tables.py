@@ -412,6 +412,11 @@ class FileQuestions:
         project = self._tables.project
         return project is not None and path in project.targets
 
+    def sets_gpu_default(self, path: str) -> bool:
+        """Does the project module `path` make CUDA the default tensor type (what its builders build is on a GPU)?"""
+        project = self._tables.project
+        return project is not None and project.sets_gpu_default(path)
+
     def shipped(self, path: cst.CSTNode) -> bool:
         """Is the file one the package ships beside its code (`os.path.join(os.path.dirname(__file__), "rnet.pt")`,
         as written or assigned to the name loaded in this function)? Its authors' own loading code reads it

@@ -59,7 +59,10 @@ class Layout:
             return _find(base, parts) if parts else _package(base)
         if not parts:
             return None
-        for root in self.roots + (importer.parent,):
+        beside = (importer.parent,)
+        # a script's own folder comes first on sys.path (`python tools/run.py` imports tools/llama before a llama
+        # at the root); a package's modules are imported from the roots, their folder is no search path
+        for root in (beside + self.roots if _is_script_folder(importer.parent) else self.roots + beside):
             found = _find(root, parts)
             if found is not None:
                 return found
@@ -81,6 +84,11 @@ def _find(base: Path, parts: list[str]) -> Optional[Target]:
     if listing.has_file(f"{last}.py"):
         return Target(folder=None, file=Path(folder, f"{last}.py"))
     return _package(Path(folder, last)) if listing.has_folder(last) else None
+
+
+def _is_script_folder(folder: Path) -> bool:
+    listing = _listing(str(folder))
+    return listing is not None and not listing.has_file("__init__.py")
 
 
 def _package(folder: Path) -> Optional[Target]:

@@ -12,8 +12,8 @@ from devlint.static.semantics.containers import element, join_all
 from devlint.static.semantics.modules import register_by_hand
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceValue, Loader, Located, Module, Ref, Seq, Super, Tensor,
-    Unknown,
+    DEVICE_COUNT, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceValue, Instance, Loader, Located,
+    Module, Ref, Seq, Super, Tensor, Unknown,
     Value, const_device, join, replace,
 )
 
@@ -113,6 +113,8 @@ def builtin_len(site: CallSite) -> Value:
         return Const(value=len(first.items))
     if isinstance(first, Availability):
         return first  # `len(opt.gpu_ids)` of the GPUs the user chose: some exactly when the choice is a GPU
+    if isinstance(first, Ref) and first.path in api.PER_GPU_SEQUENCES:
+        return DEVICE_COUNT  # `len(torch.cuda.default_generators)`: one generator per GPU
     return UNKNOWN
 
 
@@ -186,8 +188,16 @@ def path_join(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def keyword_record(site: CallSite) -> Value:
+    """`SimpleNamespace(device="cpu", batch=8)`: an object whose attributes are those keywords (a test's `args`)."""
+    args = site.args
+    if args.positional or args.star or args.starstar:
+        return UNKNOWN
+    return Instance(attrs=tuple((name, value) for name, (_, value) in args.keywords.items()))
+
+
 FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES},
-             "os.path.join": path_join}
+             **{path: keyword_record for path in api.KEYWORD_RECORDS}, "os.path.join": path_join}
 
 
 # ---------------------------------------------------------------- list and dict methods

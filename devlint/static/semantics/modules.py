@@ -205,9 +205,12 @@ def call_module(site: CallSite, module: Value) -> Value:
         known = [t.where for t in tensors if t.where is not None and not t.host_batch]
         device = next((d for d in known if d.concrete), known[0] if known else device)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one). A value
-    # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself)
+    # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself);
+    # one of several classes of the project, each with a call of its own, may return anything (grad-cam's
+    # methods, each a `__call__` that returns numpy): where its inputs are is only a guess
+    several = isinstance(module, Module) and module.of_classes and module.cls is None
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
-                  maybe_object=not isinstance(module, Module))
+                  maybe_object=not isinstance(module, Module), inferred=several and module.device is None)
 
 
 def _method_of_class(site: CallSite, module: Value, name: str) -> Optional[cst.FunctionDef]:

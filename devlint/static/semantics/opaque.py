@@ -18,7 +18,7 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, UNKNOWN, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Unknown, Value,
+    CPU, UNKNOWN, Const, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Unknown, Value,
 )
 
 
@@ -31,7 +31,7 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
-    if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS:
+    if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS or _validated(site):
         site.facts.note_sync(state)
     if _constructs_a_module(site, by_name):
         where = state.default_device or CPU
@@ -67,6 +67,15 @@ def checkpoint_io(name: str) -> bool:
     returning once the data is there): either way the GPU has nothing queued after the call."""
     words = name.rsplit(".", 1)[-1].lower()
     return any(verb in words for verb in api.CHECKPOINT_VERBS) and any(noun in words for noun in api.CHECKPOINT_NOUNS)
+
+
+def _validated(site: CallSite) -> bool:
+    """`torch.distributions.Categorical(probs)`: built, it checks its arguments on the host (not with
+    `validate_args=False`)."""
+    if not site.path.startswith(api.VALIDATING_CLASSES) or not _class_like(site.path):
+        return False
+    off = site.args.keywords.get(api.VALIDATE_KEYWORD)
+    return off is None or not (isinstance(off[1], Const) and off[1].value is False)
 
 
 def _builds_a_loss(site: CallSite) -> bool:
@@ -133,6 +142,8 @@ def _constructs_a_module(site: CallSite, by_name: bool = False) -> bool:
     if not by_name and (not _class_like(site.path) or site.path.rsplit(".", 1)[-1].isupper()
                         or site.path.startswith(api.LIBRARY_PREFIXES)):
         return False
+    if by_name and site.file.sets_gpu_default(site.path):
+        return False  # a zoo whose builders make CUDA the default tensor type: what they build may be on a GPU
     args = site.args
     if args.starstar or any(isinstance(v, DeviceValue) or (k or "").endswith("device")
                             for k, (_, v) in list(args.keywords.items()) + [(None, a) for a in args.positional]):
