@@ -176,6 +176,12 @@ MODULE_CONTAINER_EXTEND = "extend"  # given a sequence of modules
 # The `dtype=` of a numpy array of Python objects, which holds tensors as they are (no conversion).
 OBJECT_ARRAY_DTYPES = frozenset({"object", "np.object_", "numpy.object_", "O"})
 DTYPE_KEYWORD = "dtype"
+# A forward's parameter so named holds sizes (`img_size`, `out_shape`), not a tensor
+SIZE_NAME_SUFFIXES = ("size", "shape")
+# torch's dtypes: `x.dtype is torch.float32` holds only for a tensor (a numpy array's dtype is numpy's)
+TORCH_DTYPES = frozenset(f"torch.{name}" for name in (
+    "float32 float float64 double float16 half bfloat16 int64 long int32 int int16 short int8 uint8 bool "
+    "complex64 complex128").split())
 
 CLOCKS = frozenset(
     {"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns",

@@ -10,8 +10,8 @@ from devlint.static.analysis.assignment import assign, eval_slices
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    boolean, comparison_guard, count_guard_branch, decided_type, learns, negate, not_a_tensor, polarity,
-    truth_of, type_test, world_size_guard,
+    boolean, comparison_guard, count_guard_branch, decided_type, learns, maybe_array_where_not, negate, not_a_tensor,
+    polarity, truth_of, type_test, world_size_guard,
 )
 from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
@@ -199,6 +199,7 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
     if decided is not None:  # `x.clone() if isinstance(x, torch.Tensor) else np.copy(x)` given a tensor
         return interp.eval(node.body if decided else node.orelse, then_state if decided else else_state)
     not_a_tensor(tested, else_state)
+    maybe_array_where_not(interp, node.test, state, else_state)
     # (on the path that knows CUDA is missing, the selected device is the cpu: `x if not on_gpu else x.cpu()`)
     missing = then_state.unavailable != else_state.unavailable
     body = where_missing(interp.eval(node.body, then_state), missing and then_state.unavailable)

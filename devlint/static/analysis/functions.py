@@ -26,7 +26,6 @@ from devlint.static.analysis.state import Returned, State
 from devlint.static.analysis.summary import Summary, escaping_moves
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.argparse_options import with_options_set
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.modules import torch_base_device
@@ -253,10 +252,9 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
         positional = [v for _, v in args.positional]
         if len(positional) > len(plist) and type(star) is not cst.Param:
             return None  # more arguments than it takes: the call raises TypeError, its body never runs
-        nodes = [n for n, _ in args.positional]
         for i, param in enumerate(plist):
-            params[param.name.value] = with_options_set(positional[i], nodes[i], state.env) if i < len(positional) \
-                else _keyword_or_default(interp, param, args, state)
+            params[param.name.value] = positional[i] if i < len(positional) else _keyword_or_default(
+                interp, param, args, state)
         for param in fdef.params.kwonly_params:
             params[param.name.value] = _keyword_or_default(interp, param, args, state)
         extra_positional = join_all(positional[len(plist):])
@@ -521,7 +519,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     symbolic = Device("param", param=name)
     tensor = path in ("torch.Tensor", "torch.FloatTensor", "torch.LongTensor") or (
         name in scope.tensor_names and name not in scope.converted_names and name not in scope.size_names) or (
-        is_forward and param.default is None)
+        is_forward and param.default is None and not name.endswith(api.SIZE_NAME_SUFFIXES))
     if tensor:
         return Tensor(why=((param, ""),), where=symbolic, from_param=name)
     return Located(why=((param, ""),), where=symbolic)

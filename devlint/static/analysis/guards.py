@@ -256,6 +256,23 @@ def type_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optiona
     return None
 
 
+def maybe_array_where_not(interp: Walker, test: cst.BaseExpression, state: State, else_state: State) -> None:
+    """`torch.zeros_like(b) if b.dtype is torch.float32 else np.zeros_like(b)` (`==` too): the code dispatches
+    on the type, so where the test is false, b may be a numpy array: a host library given it is not judged
+    (a tensor of another dtype keeps its device)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return
+    left, target = test.left, test.comparisons[0]
+    if type(target.operator) not in (cst.Is, cst.Equal) or type(left) is not cst.Attribute \
+            or left.attr.value != api.DTYPE_KEYWORD:
+        return
+    subject = dotted(left.value)
+    dtype = interp.eval(target.comparator, state)
+    current = else_state.env.get(subject) if subject is not None else None
+    if isinstance(dtype, Ref) and dtype.path in api.TORCH_DTYPES and isinstance(current, Tensor):
+        else_state.env[cast(str, subject)] = replace(current, inferred=True)
+
+
 def module_test(interp: Walker, test: cst.BaseExpression, state: State) -> Optional[str]:
     """x for `isinstance(x, nn.Module)`; None for any other test."""
     if type(test) is not cst.Call or len(test.args) != 2 or dotted(test.func) != "isinstance":

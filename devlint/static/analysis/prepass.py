@@ -9,6 +9,7 @@ libcst's visitors are slow; this walks dataclass fields directly.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any, Callable, Optional, Sequence, Union, cast
 
 import libcst as cst
@@ -517,9 +518,17 @@ def path_template(node: cst.CSTNode) -> str:
     if text.startswith("./"):
         text = text[2:]  # `'./model.pth'` is `'model.pth'`
     if not any(c.isalnum() for c in text):
-        # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file
-        return f".{node.attr.value}" if type(node) is cst.Attribute else ""
+        # no string in it: `tmp.name`, `self.ckpt_path`: the attribute names the kind of file; so does the
+        # project's helper that builds it (`ckpt_path(epoch)`, `self.path_for(step)`), not a library's
+        if type(node) is cst.Attribute:
+            return f".{node.attr.value}"
+        helper = dotted(node.func) if type(node) is cst.Call else None
+        own = helper is not None and ("." not in helper and helper not in _BUILTIN_NAMES or helper.startswith("self."))
+        return f"{helper}()" if own else ""
     return text
+
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _source(node: cst.CSTNode) -> str:

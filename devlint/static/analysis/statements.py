@@ -12,7 +12,7 @@ import libcst as cst
 
 from devlint.static.analysis.assignment import assign
 from devlint.static.analysis.contexts import exec_with
-from devlint.static.analysis.definitions import body_nodes
+from devlint.static.analysis.definitions import body_nodes, find_method
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
     as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test,
@@ -159,6 +159,17 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
         state.env[as_name] = Ref(path=f"{module}.{name}" if module.strip(".") else module + name)
 
 
+def _moves_itself(interp: Walker, method: str) -> bool:
+    """Does a class of the file (no module) define this move in place, returning nothing (`Batch.to`)?"""
+    classes = interp.tables.classes
+    for cls in classes.values():
+        found = None if cls.is_module else find_method(cls, method, classes)
+        if found is not None and not any(type(node) is cst.Return and node.value is not None
+                                         for node in body_nodes(found)):
+            return True
+    return False
+
+
 def _already_there(receiver: Value, moved: Value, call: cst.Call) -> bool:
     """`x.to(device)` of a tensor known to be on `device` already, naming nothing but the device: a no-op, so
     nothing is lost when its result is thrown away (LAVIS's multimodal_search.py moves features that
@@ -200,8 +211,10 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
     receiver = interp.eval(receiver_node, state)
     name = dotted(receiver_node)
     # a custom collate_fn's batch may be an object that moves itself, unless the function uses it as a tensor
+    # (a name used as a tensor may hold an object of a class here that moves itself: `Batch.to()` returns None)
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
-        isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names())
+        isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names()
+        and not _moves_itself(interp, expr.func.attr.value))
     if tensor:
         moved = interp.eval(expr, state)
         # `torch.zeros(1).to(device)` alone: a tensor nobody holds, made to be moved (a CUDA warm-up)

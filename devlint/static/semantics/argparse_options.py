@@ -3,14 +3,12 @@ their names and defaults say (a device chosen by the user, a flag about CUDA).""
 
 from __future__ import annotations
 
-from typing import Mapping, Optional, cast
-
-import libcst as cst
+from typing import Optional, cast
 
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.core.values import (
-    SELECTED, UNKNOWN, ArgsNamespace, Availability, Const, DeviceValue, Parser, ParserGroup, Seq, Value, replace,
+    SELECTED, UNKNOWN, ArgsNamespace, Availability, Const, DeviceValue, Parser, ParserGroup, Seq, Value,
 )
 
 
@@ -80,15 +78,3 @@ PARSER_METHODS = {
 }
 GROUP_METHODS = {"add_argument": group_add_argument}
 
-
-def with_options_set(value: Value, node: cst.CSTNode, env: Mapping[str, Value]) -> Value:
-    """`train(model, args)` after `args.distributed = True`: the options as the caller left them."""
-    if not isinstance(value, ArgsNamespace) or type(node) is not cst.Name:
-        return value
-    prefix = node.value + "."
-    set_here = {name[len(prefix):]: held for name, held in env.items()
-                if name.startswith(prefix) and "." not in name[len(prefix):]}
-    if not set_here:
-        return value
-    return replace(value, options=tuple((dest, held) for dest, held in value.options if dest not in set_here)
-                   + tuple(set_here.items()))

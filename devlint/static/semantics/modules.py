@@ -7,7 +7,7 @@ from typing import Optional, cast
 
 import libcst as cst
 
-from devlint.core.facts import UnregisteredModule
+from devlint.core.facts import Operand, UnregisteredModule
 from devlint.static.semantics import opaque, optim
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, Member
@@ -192,18 +192,7 @@ def call_module(site: CallSite, module: Value) -> Value:
         # a loss or an activation computes on its inputs as they are: they must share a device
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         return result if not isinstance(result, Tensor) else replace(result, scalar=module.reduces)
-    device = module.device
-    if isinstance(module, Module) and module.moves_inputs and (device is None or not device.is_gpu):
-        # DataParallel gathers its outputs on device_ids[0]: a GPU wherever there is one (without one it runs the
-        # module where it is, on the cpu): the selected device, whatever its inputs were
-        device = SELECTED
-    elif device is None or not device.concrete:
-        # where the module computes is unknown here: where its inputs are (else the call fails). Not a batch the
-        # code left on the host while it moved its siblings (`targets.to(device)` beside `model(inputs)`): a
-        # model that takes it so moves it itself (DataParallel: 3D-ResNets' train_epoch)
-        tensors = [cast(Tensor, o.value) for o in operands]  # (operands are tensors: tensors_in)
-        known = [t.where for t in tensors if t.where is not None and not t.host_batch]
-        device = next((d for d in known if d.concrete), known[0] if known else device)
+    device = _computes_on(module, operands)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one). A value
     # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself);
     # one of several classes of the project, each with a call of its own, may return anything (grad-cam's
@@ -211,6 +200,28 @@ def call_module(site: CallSite, module: Value) -> Value:
     several = isinstance(module, Module) and module.of_classes and module.cls is None
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
                   maybe_object=not isinstance(module, Module), inferred=several and module.device is None)
+
+
+def _computes_on(module: Value, operands: list[Operand]) -> Optional[Device]:
+    """Where a module we cannot follow computes, given these inputs."""
+    device = module.device
+    if isinstance(module, Module) and module.moves_inputs and (device is None or not device.is_gpu):
+        # DataParallel gathers its outputs on device_ids[0]: a GPU wherever there is one (without one it runs the
+        # module where it is, on the cpu): the selected device, whatever its inputs were
+        return SELECTED
+    if device is not None and device.concrete:
+        return device
+    # where the module computes is unknown here: where its inputs are (else the call fails). Not a batch the
+    # code left on the host while it moved its siblings (`targets.to(device)` beside `model(inputs)`): a
+    # model that takes it so moves it itself (DataParallel: 3D-ResNets' train_epoch)
+    tensors = [cast(Tensor, o.value) for o in operands]  # (operands are tensors: tensors_in)
+    known = [t.where for t in tensors if t.where is not None and not t.host_batch]
+    device = next((d for d in known if d.concrete), known[0] if known else device)
+    if device is not None and device.kind == CPU_TYPE and not (isinstance(module, Module) and module.stateless):
+        # given cpu data, a module of unknown place may be a DataParallel (its outputs on cuda:0) or one that
+        # moves its inputs itself: only GPU inputs say where it computes (a loss computes on them)
+        return None
+    return device
 
 
 def _method_of_class(site: CallSite, module: Value, name: str) -> Optional[cst.FunctionDef]:
@@ -341,12 +352,26 @@ def register_by_hand(site: CallSite, owner_name: str, module: Module, node: cst.
 
 
 def _plain_list_registered(site: CallSite, arg_node: cst.CSTNode, given: Value) -> None:
-    """`self.registered = nn.ModuleList(self.blocks)`: the plain list's modules are registered by the container;
-    `self.blocks[i]` is one of them."""
-    name = dotted(arg_node)
+    """`self.registered = nn.ModuleList(self.blocks)` (or `list(self.blocks.values())`): the plain list's modules
+    are registered by the container; `self.blocks[i]` is one of them."""
+    held = arg_node
+    while type(held) is cst.Call and len(held.args) <= 1:
+        func = held.func  # `list(d.values())`, `tuple(blocks)`: the same members
+        if type(func) is cst.Name and func.value in _SAME_MEMBERS and held.args:
+            held = held.args[0].value
+        elif type(func) is cst.Attribute and func.attr.value in _SAME_MEMBERS and not held.args:
+            held = func.value
+        else:
+            break
+    name = dotted(held)
+    if name is not None and held is not arg_node:
+        given = site.walk.lookup(name, site.state)
     registered = _registered_members(given)
     if name is not None and registered is not given:
         site.walk.assign_name(name, registered, site.state, site.node)
+
+
+_SAME_MEMBERS = frozenset({"list", "tuple", "values"})
 
 
 def _registered_members(member: Value) -> Value:

@@ -182,8 +182,12 @@ def _unknown_method(site: CallSite) -> Value:
     site.walk.escape(args, state)
     located = isinstance(receiver, Located)
     work = state.timing.work
-    if name in api.TO_HOST_METHODS and work is not None and work[0] is site.receiver_node is not None:
-        facts.note_sync(state)  # `model(x).cpu()`: the host copy of what the GPU work just made waits for it
+    if name in api.TO_HOST_METHODS and work is not None and (
+            work[0] is site.receiver_node is not None or type(receiver) is Unknown and _computed(site.receiver_node)):
+        # `model(x).cpu()`: the host copy of what the GPU work just made waits for it; so does a host copy of
+        # what a call we cannot see returned (`self.model.decode(p).logits.cpu()`), made of that work (not a
+        # stored object's, `ae.cpu()`: a module sent back to the host under an offload switch)
+        facts.note_sync(state)
     if name in api.SYNC_METHODS:
         holder = receiver if isinstance(receiver, (Located, Tensor)) else _chain_root(site)
         if holder is not None and holder.device is not None and holder.device.is_gpu:
@@ -231,6 +235,13 @@ def _chain_root(site: CallSite) -> Optional[Value]:
         return None
     value = site.state.env.get(node.value)
     return value if isinstance(value, (Located, Tensor)) else None
+
+
+def _computed(receiver: Optional[cst.CSTNode]) -> bool:
+    """A chain of attributes and subscripts over a call's result (`decode(p).logits`), not a stored object."""
+    while type(receiver) in (cst.Attribute, cst.Subscript):
+        receiver = cast(Union[cst.Attribute, cst.Subscript], receiver).value
+    return type(receiver) is cst.Call
 
 
 def _host_chain(receiver: Optional[cst.CSTNode]) -> bool:
