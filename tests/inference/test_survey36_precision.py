@@ -31,7 +31,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import REALWORLD, found
+from tests.lint_helpers import REALWORLD, found, lint
 
 EVALUATOR = """
 import numpy as np
@@ -270,3 +270,24 @@ def test_a_stored_module_sent_to_the_host_is_no_sync():
     a host copy of the work the clock should wait for; the timer after `ae.decode(x)` stays reported."""
     source = (REALWORLD / "005_UNSYNCED_TIMING_flux_cli_perf_counter.py").read_text()
     assert (156, "DEV301") in found(source)
+
+
+def test_a_parameters_device_is_told_by_where_it_comes_from():
+    """Survey 37 (flowtron's true DEV106 read "`lens` is on the device of `lens`"): a forward's input comes from the
+    caller, on the device the module computes on; the message says so."""
+    source = """
+import torch
+import torch.nn as nn
+
+
+class Encoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(4, 4)
+
+    def forward(self, x, lens):
+        lens, order = torch.sort(lens, descending=True)
+        return self.lstm(nn.utils.rnn.pack_padded_sequence(x[:, order], lens))
+"""
+    (finding,) = [f for f in lint(source) if f.code == "DEV106"]
+    assert finding.message.endswith("but `lens` comes from the caller, on the device it computes on")

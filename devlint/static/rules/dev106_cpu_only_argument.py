@@ -69,7 +69,11 @@ def to_ids(tokens):
 
     def check(self, fact: CpuOnlyArgument) -> Iterable[Verdict]:
         value = fact.value
-        message = f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` is on {value.value.device}"
+        where = value.value.device
+        # (a parameter's device: "on the device of `lens`" of `lens` itself says nothing; say where it comes from)
+        place = "comes from the caller, on the device it computes on" if where is not None and where.kind == "param" \
+            else f"is on {where}"
+        message = f"`{fact.function}` needs {fact.argument} on the cpu, but `{value.label}` {place}"
         if isinstance(value.value, DeviceValue):  # the device a legacy constructor is given
             message = f"`{fact.function}` (a legacy constructor) makes cpu tensors only, but its `device=` is " \
                       f"{value.value.device}: on a GPU it raises"
