@@ -177,10 +177,10 @@ class ProjectImports:
         if target is None or target.file is None:
             return False
         source = read_module(target.file)
-        if source is None or not _sets_gpu_default(script_bytes(target.file)):
+        if source is None:
             return False
-        self.used[str(target.file)] = source.digest
-        return True
+        self.used[str(target.file)] = source.digest  # the answer depends on it either way (the cache entry too)
+        return _sets_gpu_default(script_bytes(target.file))
 
     def gpu_default_from_importer(self) -> bool:
         """Does a file of the run that imports this module make CUDA the default for new tensors
