@@ -18,10 +18,12 @@ Survey 37 (language, speech, RL, graphs: 1 false error of 2, 5 false warnings of
   nothing: dropping its result is right (pymarl's episode batch, 1 false DEV103).
 - A save and a load through one path helper of the project (`ckpt_path(epoch)`, `ckpt_path(best_epoch)`) name the
   same kind of file, as paths with the same string parts do (tgn's early stopping, 2 false DEV202).
-(Left, with repros in /work/notes/survey36/fp and survey37/fp: a wrapper whose `forward(*args)` hands everything to
-a module that moves its inputs; postprocessors held in a dict parameter; torch.hub-named weights built by a helper
-or named in a yaml file; a `torch.load` of a file of numpy results; `.cpu()` of what an unseen call returned not
-counted as a sync; boolean-mask indexing not counted as a sync; an image-size list taken for a tensor; dlrm's
+- A wrapper whose `forward(*args, **kwargs)` only returns `self.module(*args, **kwargs)` takes its inputs as the
+  wrapped module does: one that moves them itself takes cpu data (a DistributedDataParallel-like wrapper, 1 false
+  DEV102).
+(Left, with repros in /work/notes/survey36/fp and survey37/fp: postprocessors held in a dict parameter;
+torch.hub-named weights built by a helper or named in a yaml file; a `torch.load` of a file of numpy results;
+`.cpu()` of a name that holds what an unseen call returned; boolean-mask indexing through a name as a sync; dlrm's
 `ndevices > 1`; `device_id >= 0` on a -1 sentinel; shards of plain lists found by glob.)
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
@@ -81,7 +83,44 @@ class Tower(nn.Module):
         return x
 """
 
+WRAPPED = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def forward(self, batch):
+        return self.fc({taken}).sum()
+
+
+class Wrapper(nn.Module):
+    \"\"\"Hands every call to the wrapped module.\"\"\"
+
+    def __init__(self, module):
+        super().__init__()
+        self.module, self.calls = module, 0
+
+    def forward(self, *args, **kwargs):
+        self.calls += 1
+        return self.module(*args, **kwargs)
+
+
+def main():
+    model = Wrapper(Net().to(device))
+    for (x,) in DataLoader(TensorDataset(torch.randn(8, 4)), batch_size=2):
+        model({{"x": x}}).backward(){mark}
+"""
+
 CASES = {
+    "a_wrapper_hands_its_inputs_to_a_module_that_moves_them": WRAPPED.format(taken='batch["x"].to(device)', mark=""),
+    "twin_a_wrapped_module_that_moves_nothing": WRAPPED.format(taken='batch["x"]', mark="  # expect: DEV102"),
     "a_dispatch_on_the_dtype": """
 import numpy as np
 import torch

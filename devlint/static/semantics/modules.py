@@ -3,6 +3,7 @@ follow the module, wrappers, and calling a module on inputs that must be on its 
 
 from __future__ import annotations
 
+import re
 from typing import Optional, cast
 
 import libcst as cst
@@ -166,7 +167,8 @@ def call_module(site: CallSite, module: Value) -> Value:
         return site.walk.invoke(replace(site.file.functions[id(own_call)], bound=module), args, site.node,
                                 site.state, None)
     forward = _forward(site, module)
-    host_inputs = site.file.self_placed_inputs(forward, args, bound=True) if forward is not None else set()
+    placing = _handed_on(site, module, forward) or forward
+    host_inputs = site.file.self_placed_inputs(placing, args, bound=True) if placing is not None else set()
     if isinstance(module, Module) and module.any_device_inputs:
         found = [args.find(position, keyword) for position, keyword in module.any_device_inputs]
         host_inputs |= {id(f[0]) for f in found if f is not None}
@@ -240,6 +242,35 @@ def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:
         if forward is not None and id(forward) in file.functions:
             return forward
     return None
+
+
+def _handed_on(site: CallSite, module: Value, forward: Optional[cst.FunctionDef]) -> Optional[cst.FunctionDef]:
+    """A wrapper's `forward(self, *args, **kwargs)` that ends in `return self.module(*args, **kwargs)`, its inputs
+    used nowhere else (pysot's `DistModule` broadcasts buffers first): the wrapped member's forward, which takes
+    every input (and may move them itself)."""
+    if forward is None or not isinstance(module, Module):
+        return None
+    params = forward.params
+    body = [s for s in getattr(forward.body, "body", ()) if not _docstring(s)]
+    if len(params.params) != 1 or params.kwonly_params or type(params.star_arg) is not cst.Param or not body:
+        return None
+    star = {params.star_arg.name.value} | ({params.star_kwarg.name.value} if params.star_kwarg else set())
+    if any(star & set(_WORDS.findall(site.file.code(s))) for s in body[:-1]):
+        return None
+    small = body[-1].body[0] if type(body[-1]) is cst.SimpleStatementLine and len(body[-1].body) == 1 else None
+    call = small.value if type(small) is cst.Return else None
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or dotted(call.func.value) != "self" \
+            or not call.args or call.args[0].star != "*":
+        return None
+    return _forward(site, module.attr(call.func.attr.value) or UNKNOWN)
+
+
+_WORDS = re.compile(r"[A-Za-z_]\w*")
+
+
+def _docstring(statement: cst.CSTNode) -> bool:
+    return type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+        and type(statement.body[0]) is cst.Expr and type(statement.body[0].value) is cst.SimpleString
 
 
 # ---------------------------------------------------------------- module methods
