@@ -186,6 +186,18 @@ def children(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
+def names_in(node: cst.CSTNode) -> set[str]:
+    """Every bare name read or written under a node (`self.calls += len(args)`: `self`, `len`, `args`)."""
+    stack, names = [node], set()
+    while stack:
+        item = stack.pop()
+        if type(item) is cst.Name:
+            names.add(item.value)
+        else:
+            stack.extend(children(item))
+    return names
+
+
 # A node's fields are of any kind (nodes, sequences of nodes, strings, None): Any.
 FieldGetter = Callable[[cst.CSTNode], tuple[Any, ...]]
 GETTERS: dict[type, FieldGetter] = {}  # node class -> a function reading every field worth walking

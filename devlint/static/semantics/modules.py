@@ -3,7 +3,6 @@ follow the module, wrappers, and calling a module on inputs that must be on its 
 
 from __future__ import annotations
 
-import re
 from typing import Optional, cast
 
 import libcst as cst
@@ -16,7 +15,7 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.semantics.tensors import reduces_to_one
-from devlint.static.syntax import dotted
+from devlint.static.syntax import dotted, names_in
 from devlint.core.values import (
     CPU, CRASHED, SELECTED, UNKNOWN, Class, Const, Device, DeviceValue, HostArray, Located, Module, Ref, Seq, Tensor,
     Unknown, Value, join_device, replace,
@@ -255,7 +254,7 @@ def _handed_on(site: CallSite, module: Value, forward: Optional[cst.FunctionDef]
     if len(params.params) != 1 or params.kwonly_params or type(params.star_arg) is not cst.Param or not body:
         return None
     star = {params.star_arg.name.value} | ({params.star_kwarg.name.value} if params.star_kwarg else set())
-    if any(star & set(_WORDS.findall(site.file.code(s))) for s in body[:-1]):
+    if any(star & names_in(statement) for statement in body[:-1]):
         return None
     small = body[-1].body[0] if type(body[-1]) is cst.SimpleStatementLine and len(body[-1].body) == 1 else None
     call = small.value if type(small) is cst.Return else None
@@ -263,9 +262,6 @@ def _handed_on(site: CallSite, module: Value, forward: Optional[cst.FunctionDef]
             or not call.args or call.args[0].star != "*":
         return None
     return _forward(site, module.attr(call.func.attr.value) or UNKNOWN)
-
-
-_WORDS = re.compile(r"[A-Za-z_]\w*")
 
 
 def _docstring(statement: cst.CSTNode) -> bool:
