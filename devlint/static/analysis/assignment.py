@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Union, cast
+from typing import TYPE_CHECKING, Optional, Union, cast
 
 import libcst as cst
 
@@ -93,6 +93,20 @@ def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, 
                   where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
     met = interp.file.met_names()
     return Seq(kind="tuple", items=tuple(host if n and n not in met else UNKNOWN for n in names), elem=host)
+
+
+def unmoved_item(interp: Walker, node: cst.Subscript, container: Value) -> Optional[Tensor]:
+    """`batch["label"]` of a batch of unknown origin whose other items the code sends to the device
+    (`batch["image"].to(device)`) but never this one: host data, as `_batch_evidence` reads `x, y = batch`."""
+    key, name = const_key(node), dotted(node.value)
+    if not isinstance(container, (Unknown, Located)) or not isinstance(key, str) or name is None:
+        return None
+    moved = interp.file.moved_keys(name)
+    if not moved or key in moved or None in moved:
+        return None
+    shown = " and ".join(f'`{name}["{k}"]`' for k in sorted(cast("set[str]", moved)))
+    return Tensor(why=((node, f"a batch: the code moves {shown} to the device, so this item is on the host"),),
+                  where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
 
 
 def storable(node: cst.CSTNode) -> bool:

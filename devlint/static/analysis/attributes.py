@@ -134,9 +134,11 @@ def _is_cuda_known(tensor: Tensor) -> Optional[bool]:
 
 def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
     value = base.attr(attr)
-    if value is not None:
-        return as_member(base, value)
     cls = interp.tables.classes.get(base.cls or "")
+    if value is not None:
+        if isinstance(value, Module) and value.moved and cls is not None and cls.by_shape:
+            return value  # a module by its `forward` only has no `.to()` that moves its members: each is where it went
+        return as_member(base, value)
     method = _dispatched(interp, cls, attr) if cls else None
     if method is not None:
         return _method_value(interp, method, base)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Union, cast
 
 import libcst as cst
 
-from devlint.static.analysis.assignment import assign, eval_slices
+from devlint.static.analysis.assignment import assign, eval_slices, unmoved_item
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
@@ -392,6 +392,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
                 return replace(result, where=container.where, scalar=_one_cpu_element(container, indices))
             return result
         return replace(container, scalar=_one_cpu_element(container, indices), fresh=False, derived=True)
+    host_item = unmoved_item(interp, node, container)
+    if host_item is not None:
+        return host_item
     if isinstance(container, Located):
         return Located(where=container.where)
     if isinstance(container, HostArray):

@@ -453,49 +453,6 @@ def _final_self(returned: list[Returned]) -> Optional[Value]:
     return selves[-1] if selves else None
 
 
-def analyse_standalone(interp: Walker, fn: Function) -> None:
-    """A function nobody in the file calls (or any `forward`): symbolic parameters."""
-    fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
-    cls = interp.tables.classes.get(fn.owner) if fn.owner else None
-    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or is_classmethod(fdef)) \
-        else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
-    scope = interp.tables.scope_of(fdef)
-    is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
-    caller: Optional[State] = None
-    if cls is not None and bound is not None and fdef.name.value.startswith("test"):
-        bound, caller = _after_set_up(interp, cls, bound)
-    passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
-    defaults = interp.tables.syntax(pytest_defaults, fdef)
-
-    def symbolic(param: cst.Param) -> Value:
-        if param.name.value in defaults:  # pytest passes a test nothing for a parameter with a default
-            return interp.eval(cast(cst.BaseExpression, param.default), State())
-        return passed(param, symbolic_param(interp, param, scope, is_forward))
-    analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
-
-
-def _after_set_up(interp: Walker, cls: Class, me: Value) -> tuple[Value, Optional[State]]:
-    """A test method runs after its class's `setUp`: the object it built and the path it left (the default
-    tensor type it set, the GPU it checked for), or (me, None) where the class has none."""
-    tables = interp.tables
-    set_up = find_method(cls, "setUp", tables.classes)
-    if set_up is None or id(set_up) not in tables.functions or id(set_up) in interp.frames.stack:
-        return me, None
-    scope = tables.scope_of(set_up)
-    params = bind_arguments(interp, set_up, me, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
-    before = State()
-    before.default_device = tables.module_default_device
-    before.moved = dict(tables.moved_at_end)
-    interp.facts.muted += 1  # reported where setUp itself is analysed
-    try:
-        summary = summarise(interp, replace(tables.functions[id(set_up)], bound=me), params, before, set_up)
-    finally:
-        interp.facts.muted -= 1
-    summary.apply_moves(before)
-    after = summary.final_self if isinstance(summary.final_self, (Module, Instance)) else me
-    return after, before
-
-
 def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value

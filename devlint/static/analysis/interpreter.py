@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence, cast
 
 import libcst as cst
 
-from devlint.static.analysis import functions
+from devlint.static.analysis import functions, standalone
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.definitions import find_method, local_names, moved_by_own_move, registered_by_hand
@@ -84,14 +84,14 @@ class Interpreter:
             name = cast(cst.FunctionDef, fn.node).name.value  # every Function here was made from its def
             if (name == "forward" and not _plain_owner(tables, fn)) or (id(fn.node) not in tables.analysed
                                                                       and name not in called):
-                functions.analyse_standalone(self, fn)
+                standalone.analyse_standalone(self, fn)
         # the rest, callers first: one the file never calls as its own (`Exp.train`, whose name only
         # `self.model.train()` uses) before what it calls (`vali(loader)` then sees the loader it is given)
         rest = sorted(tables.functions.values(),
                       key=lambda f: cast(cst.FunctionDef, f.node).name.value in prepass.own_called)
         for fn in rest:
             if id(fn.node) not in foreign and (id(fn.node) not in tables.analysed or tables.demo_only.get(id(fn.node))):
-                functions.analyse_standalone(self, fn)
+                standalone.analyse_standalone(self, fn)
         xla = any(path.split(".")[0] == "torch_xla" for path in prepass.imports.values())
         gpu_in_run = tables.project.run_mentions_gpu() if tables.project is not None else True
         self.facts.emit(FileIntent(tables.module, prepass.cpu_evidence, self.facts.portable_uses, prepass.multi_gpu,

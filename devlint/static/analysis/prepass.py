@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence, Union, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
+from devlint.static.semantics.containers import const_key
 from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter, target_names
 
 
@@ -24,7 +25,7 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -58,6 +59,8 @@ class Scope:
         self._through_calls: list[tuple[str, list[str]]] = []
         self.filled_names: set[str] = set()  # whose items are written: `d["x"] = ...`, `batch[k] = ...`
         self.rebound_names: set[str] = set()  # assigned as a whole: `d = {}`
+        # the keys of a name's items sent to a device: `batch["image"].to(device)` (None: a computed key)
+        self.moved_keys: dict[str, set[object]] = {}
         self.global_names: set[str] = set()  # declared `global`
 
 
@@ -231,6 +234,9 @@ class PrePass:
         if to_numpy:
             scope.numpy_receivers.append(func.value)
         if not base:
+            held = dotted(func.value.value) if type(func.value) is cst.Subscript else None
+            if held and device_move(node):  # `batch["image"].to(device)`
+                scope.moved_keys.setdefault(held, set()).add(const_key(cast(cst.Subscript, func.value)))
             return None
         if to_numpy:
             scope.host_names.add(base)

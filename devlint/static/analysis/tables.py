@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import Class, Const, Function, Ref, Value
+from devlint.core.values import Attributes, Class, Const, Function, Ref, Value
 from devlint.static.analysis.definitions import (
     body_nodes, bound_to, find_method, host_params, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
@@ -47,6 +47,7 @@ class FileTables:
     - `Interpreter.store_attribute`: `dotted_bases`;
     - `Interpreter.run`, after the module level: `moved_at_end`, `module_default_device`;
     - `functions.py`, its memos: `memo`, `analysed`, `class_summaries`, `imported_layers`, and `demo_only`;
+    - `standalone.py`, the attributes a class's setter methods give it: `late_attributes`;
     - `shared_self.py`, the memo of another module's methods that do the same to every object: `shared_memo`,
       and what each touches of its object: `self_attributes`;
     - `FileQuestions.self_placed_inputs`, its memo: `self_placed_params`;
@@ -57,7 +58,7 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read", "syntax_memo")
+                 "_names_read", "syntax_memo", "late_attributes")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -81,6 +82,7 @@ class FileTables:
         self.memo: dict[MemoKey, Summary] = {}  # functions.summarise: a function's body per arguments
         self.analysed: set[int] = set()  # id(FunctionDef) of the functions whose body was walked
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
+        self.late_attributes: dict[str, Attributes] = {}  # class name -> what its setter methods give `self`
         # id(FunctionDef) (and of the class running it) -> parameters it places itself
         self.self_placed_params: dict[object, set[str]] = {}
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
@@ -329,6 +331,11 @@ class FileQuestions:
     def moved_names(self) -> set[str]:
         """Names the current function sends to a device (`x.to(device)`)."""
         return self._tables.scope_of(self._frames.current_function).moved_names
+
+    def moved_keys(self, name: str) -> Optional[set[object]]:
+        """The keys of `name`'s items that the current function sends to a device (`batch["x"].to(device)`)."""
+        scope = self._tables.scope_of(self._frames.current_function)
+        return None if name in scope.filled_names else scope.moved_keys.get(name)
 
     def met_names(self) -> set[str]:
         """Names the current function moves something to meet: `p.add_(x.cuda())`."""

@@ -1,0 +1,183 @@
+"""Functions walked on their own: nobody in the file calls them (or a `forward`), so their parameters are
+symbolic, and a method's `self` is what its class's `__init__` made, with what the class's setter methods add.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, cast
+
+import libcst as cst
+
+from devlint.static.analysis.callers import from_callers
+from devlint.static.analysis.definitions import find_method, is_classmethod, is_static, pytest_defaults
+from devlint.static.analysis.functions import (
+    analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
+)
+from devlint.static.analysis.state import State
+from devlint.static.syntax import children, dotted
+from devlint.core.values import Attributes, Class, Function, Instance, Located, Module, Tensor, Value, replace
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.walker import Walker
+
+# setter methods walked per class: a pix2pix model has one (`set_input`), a restoration model one or two
+SETTERS_WALKED = 3
+
+
+def analyse_standalone(interp: Walker, fn: Function) -> None:
+    """A function nobody in the file calls (or any `forward`): symbolic parameters."""
+    fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
+    cls = interp.tables.classes.get(fn.owner) if fn.owner else None
+    bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or is_classmethod(fdef)) \
+        else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
+    scope = interp.tables.scope_of(fdef)
+    is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
+    caller: Optional[State] = None
+    if cls is not None and bound is not None and fdef.name.value.startswith("test"):
+        bound, caller = _after_set_up(interp, cls, bound)
+    elif cls is not None and isinstance(bound, (Module, Instance)):
+        bound = with_late_attributes(interp, cls, bound)
+    passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
+    defaults = interp.tables.syntax(pytest_defaults, fdef)
+
+    def symbolic(param: cst.Param) -> Value:
+        if param.name.value in defaults:  # pytest passes a test nothing for a parameter with a default
+            return interp.eval(cast(cst.BaseExpression, param.default), State())
+        return passed(param, symbolic_param(interp, param, scope, is_forward))
+    analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+
+
+def _after_set_up(interp: Walker, cls: Class, me: Value) -> tuple[Value, Optional[State]]:
+    """A test method runs after its class's `setUp`: the object it built and the path it left (the default
+    tensor type it set, the GPU it checked for), or (me, None) where the class has none."""
+    tables = interp.tables
+    set_up = find_method(cls, "setUp", tables.classes)
+    if set_up is None or id(set_up) not in tables.functions or id(set_up) in interp.frames.stack:
+        return me, None
+    scope = tables.scope_of(set_up)
+    params = bind_arguments(interp, set_up, me, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+    before = State()
+    before.default_device = tables.module_default_device
+    before.moved = dict(tables.moved_at_end)
+    interp.facts.muted += 1  # reported where setUp itself is analysed
+    try:
+        summary = summarise(interp, replace(tables.functions[id(set_up)], bound=me), params, before, set_up)
+    finally:
+        interp.facts.muted -= 1
+    summary.apply_moves(before)
+    after = summary.final_self if isinstance(summary.final_self, (Module, Instance)) else me
+    return after, before
+
+
+def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> Module | Instance:
+    """`self` with the tensors that one method of the class, not `__init__`, sets on it: pix2pix's
+    `set_input(self, data)` sets `self.real_A`, which `backward_G` reads, as the training script calls
+    `model.set_input(data)` and then `model.optimize_parameters()`. A name two methods set is left unknown."""
+    tables = interp.tables
+    found = tables.late_attributes.get(cls.name)
+    if found is None:
+        tables.late_attributes[cls.name] = ()  # recursion guard: a setter's walk asks again
+        found = tables.late_attributes[cls.name] = _walk_setters(interp, cls, me)
+    for name, value in found:
+        if me.attr(name) is None:
+            me = me.with_attr(name, value)
+    return me
+
+
+def _walk_setters(interp: Walker, cls: Class, me: Module | Instance) -> Attributes:
+    tables = interp.tables
+    setters = [(fdef, names) for fdef, names in late_setters(methods_of(cls, tables.classes))
+               if id(fdef) in tables.functions and any(me.attr(n) is None for n in names)]
+    late = frozenset(n for _, names in setters for n in names)
+    # a setter that reads what another sets runs after it (`forward` reads `self.real_A` of `set_input`)
+    setters.sort(key=lambda setter: len((_read_on_self(setter[0]) - setter[1]) & late))
+    found: list[tuple[str, Value]] = []
+    for fdef, names in setters[:SETTERS_WALKED]:
+        scope = tables.scope_of(fdef)
+        for name, value in found:
+            me = me.with_attr(name, value)
+        params = bind_arguments(interp, fdef, me, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
+        walked = id(fdef) in tables.analysed
+        interp.facts.muted += 1  # reported where the setter itself is analysed
+        try:
+            _, final_self, _ = analyse_body(interp, replace(tables.functions[id(fdef)], bound=me), params, None, None)
+        finally:
+            interp.facts.muted -= 1
+        if not walked:
+            tables.analysed.discard(id(fdef))
+        if isinstance(final_self, (Module, Instance)):
+            found.extend((n, v) for n in names if me.attr(n) is None
+                         for v in (final_self.attr(n),) if isinstance(v, (Tensor, Located)) and v.device is not None)
+    return tuple(found)
+
+
+def methods_of(cls: Class, classes: dict[str, Class]) -> list[cst.FunctionDef]:
+    """The plain methods an object of the class has (not `__init__` nor another special one), its own and those
+    it inherits from base classes whose code is here (`BaseModel.set_input`)."""
+    found: dict[str, cst.FunctionDef] = {}
+    pending, seen = [cls], set()
+    while pending and len(seen) < 8:
+        current = pending.pop(0)
+        if current.node is None or id(current.node) in seen:
+            continue
+        seen.add(id(current.node))
+        for node in current.node.body.body:
+            if type(node) is cst.FunctionDef and not node.name.value.startswith("__") and not is_static(node) \
+                    and not is_classmethod(node):
+                found.setdefault(node.name.value, node)
+        pending.extend(base for base in current.bases if isinstance(base, Class))
+        pending.extend(classes[name] for name in (dotted(arg.value) for arg in current.node.bases)
+                       if name in classes)
+    return list(found.values())
+
+
+def late_setters(methods: list[cst.FunctionDef]) -> list[tuple[cst.FunctionDef, frozenset[str]]]:
+    """The methods with the `self.<name>` each alone assigns directly in its body."""
+    assigned = {id(m): _assigned_on_self(m) for m in methods}
+    counts: dict[str, int] = {}
+    for names in assigned.values():
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    out = []
+    for method in methods:
+        alone = frozenset(n for n in assigned[id(method)] if counts[n] == 1)
+        if alone:
+            out.append((method, alone))
+    return out
+
+
+def _assigned_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
+    """`self.x = ...` and `self.x, self.y = ...` at any depth of the body (not in a nested def)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = list(cast(cst.IndentedBlock, fdef.body).body) \
+        if type(fdef.body) is cst.IndentedBlock else []
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                names.update(_self_names(target.target))
+        elif type(node) is cst.AnnAssign:
+            names.update(_self_names(node.target))
+        elif type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            stack.extend(children(node))
+    return frozenset(names)
+
+
+def _read_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
+    """The `self.<name>` a method mentions anywhere."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = [fdef.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+            names.add(node.attr.value)
+        stack.extend(children(node))
+    return frozenset(names)
+
+
+def _self_names(target: cst.BaseExpression) -> list[str]:
+    if type(target) in (cst.Tuple, cst.List):
+        return [n for e in cast(cst.Tuple, target).elements for n in _self_names(e.value)]
+    if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self":
+        return [target.attr.value]
+    return []
