@@ -147,6 +147,11 @@ class Tensor(Value):
         where = join_device(self.where, other.where, availability_split)
         maybe = self.maybe_cpu or other.maybe_cpu
         cpu_path = self.cpu_path or other.cpu_path
+        if availability_split and where is None and any(side.where is not None and side.where.is_gpu
+                                                        for side in (self, other)):
+            # `if torch.cuda.is_available(): w = w.cuda()` of a `w` maybe made on the cpu: moved wherever a GPU
+            # is, and without one every tensor is on the cpu: the selected device, on every path
+            where, maybe, cpu_path = SELECTED, None, None
         why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
         if where is None and branch is not None:
             for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
@@ -310,6 +315,8 @@ class Const(Value):
             da, db = const_device(self), const_device(other)
             if da is not None and db is not None:
                 return DeviceValue(why=self.why + other.why, where=join_choice(da, db, availability_split))
+        if type(self.value) is int and type(other.value) is int:
+            return INTEGER  # `j = 0` and `j += 1` of a loop: an int, whichever
         return None
 
 

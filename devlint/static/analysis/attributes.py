@@ -138,13 +138,14 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
     if value is not None:
         if isinstance(value, Module) and value.moved and cls is not None and cls.by_shape:
             return value  # a module by its `forward` only has no `.to()` that moves its members: each is where it went
+        if isinstance(value, Tensor) and value.parameter and _being_built(interp, base):
+            return value  # `self.gate.data.mul_(mask)` in `__init__`: nothing has moved it yet, it is where it was made
         return as_member(base, value)
     method = _dispatched(interp, cls, attr) if cls else None
     if method is not None:
         return _method_value(interp, method, base)
     if attr == "device":
-        if interp.frames.constructing and base.where is not None and base.where.kind == "param" \
-                and base.where.param == "self":
+        if _being_built(interp, base):
             # `self.device` in `__init__`: nothing has moved the module yet, it is where modules start
             return DeviceValue(why=((node, "a module being built is on cpu"),) if node is not None else (), where=CPU)
         return DeviceValue(why=base.why, where=base.where)
@@ -153,6 +154,13 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
     if cls is not None and not attr.startswith("__"):
         return Located(why=base.why, where=base.where)
     return BoundMethod(receiver=base, name=attr)
+
+
+def _being_built(interp: Walker, module: Module) -> bool:
+    """`self` in its `__init__`, not moved there yet."""
+    where = module.where
+    return interp.frames.constructing and where is not None and where.kind == "param" and where.param == "self" \
+        and not module.moved
 
 
 def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> Value:

@@ -317,6 +317,18 @@ def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, 
         and not container.collated and container.where is not None and container.where.kind == CPU_TYPE
 
 
+def _element_of(interp: Walker, index: cst.BaseExpression, state: State) -> bool:
+    """`used[order[j]]` with an int `j`: one element of a tensor, 0-dim as a rule (a sort's order, an argsort), and
+    a 0-dim integer index selects as a Python int does, from any device."""
+    if type(index) is not cst.Subscript or len(index.slice) != 1 or type(index.slice[0].slice) is not cst.Index:
+        return False
+    inner = cast(cst.Index, index.slice[0].slice).value
+    if type(inner) not in (cst.Name, cst.Integer):
+        return False
+    value = interp.eval(inner, state)
+    return _is_int(value) or type(value) is Unknown  # (`j += 1` in a loop: a number nobody knows)
+
+
 def _is_int(value: Value) -> bool:
     return type(value) is Integer or (isinstance(value, Const) and type(value.value) is int)
 
@@ -380,7 +392,7 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         # today it raises IndexError on every device. Either way no tensor comes out.
         return UNKNOWN
     if isinstance(container, Tensor):
-        tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor)]
+        tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor) and not _element_of(interp, s, state)]
         if any(type(s) is cst.Comparison for s, _ in tensor_indices) and container.device is not None \
                 and container.device.is_gpu:
             interp.facts.note_sync(state)  # `d[d < 0.5]`: a boolean mask, whose count the host waits for

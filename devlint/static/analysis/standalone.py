@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING, Optional, cast
 import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
-from devlint.static.analysis.definitions import find_method, is_classmethod, is_static, pytest_defaults
+from devlint.static.analysis.definitions import (
+    find_method, is_classmethod, is_static, moved_by_own_move, pytest_defaults,
+)
 from devlint.static.analysis.functions import (
     analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
 )
 from devlint.static.analysis.state import State
 from devlint.static.syntax import children, dotted
-from devlint.core.values import Attributes, Class, Function, Instance, Located, Module, Tensor, Value, replace
+from devlint.core.values import UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Tensor, Value, replace
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
@@ -81,6 +83,10 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
     for name, value in found:
         if me.attr(name) is None:
             me = me.with_attr(name, value)
+    if isinstance(me, Instance):
+        # a plain class's own `to(device)` that moves `self.features`: a method reads it wherever a caller sent it
+        for name in moved_by_own_move(cls, tables.classes):
+            me = me.with_attr(name, UNKNOWN)
     return me
 
 
