@@ -130,8 +130,7 @@ class Tensor(Value):
     # maybe an object of a class we cannot see (a custom collate_fn's batch, a guess from a move), whose
     # `.to()` may move it in place and return it, as a BatchEncoding's or a PyG Data's does
     maybe_object: bool = False
-    # paths disagree: (the branch's condition, "true"/"false") on which it stayed on the cpu, where the
-    # other path moved it to a GPU (`if fast: x = x.to(device)`)
+    # (the branch's condition, "true"/"false") on which it stayed on the cpu, moved on the other (`if f: x = x.cuda()`)
     cpu_path: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # the result of a call devlint cannot see, on the device of the tensors it was given: maybe not a
     # tensor at all (a metric's float), so a host library taking it is not judged
@@ -147,11 +146,8 @@ class Tensor(Value):
         where = join_device(self.where, other.where, availability_split)
         maybe = self.maybe_cpu or other.maybe_cpu
         cpu_path = self.cpu_path or other.cpu_path
-        if availability_split and where is None and any(side.where is not None and side.where.is_gpu
-                                                        for side in (self, other)):
-            # `if torch.cuda.is_available(): w = w.cuda()` of a `w` maybe made on the cpu: moved wherever a GPU
-            # is, and without one every tensor is on the cpu: the selected device, on every path
-            where, maybe, cpu_path = SELECTED, None, None
+        if availability_split and where is None and any(s.where is not None and s.where.is_gpu for s in (self, other)):
+            where, maybe, cpu_path = SELECTED, None, None  # moved wherever a GPU is; without one all is on the cpu
         why = self.why if where is not None and self.where is not None and where.same_place(self.where) else other.why
         if where is None and branch is not None:
             for side, opposite, outcome in ((self, other, "true"), (other, self, "false")):
@@ -315,9 +311,7 @@ class Const(Value):
             da, db = const_device(self), const_device(other)
             if da is not None and db is not None:
                 return DeviceValue(why=self.why + other.why, where=join_choice(da, db, availability_split))
-        if type(self.value) is int and type(other.value) is int:
-            return INTEGER  # `j = 0` and `j += 1` of a loop: an int, whichever
-        return None
+        return INTEGER if type(self.value) is int and type(other.value) is int else None  # `j = 0`, `j += 1`
 
 
 def _flag(value: Const) -> Optional[bool]:

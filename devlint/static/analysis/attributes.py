@@ -159,8 +159,8 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
 def _being_built(interp: Walker, module: Module) -> bool:
     """`self` in its `__init__`, not moved there yet."""
     where = module.where
-    return interp.frames.constructing and where is not None and where.kind == "param" and where.param == "self" \
-        and not module.moved
+    return bool(interp.frames.constructing) and where is not None and where.kind == "param" \
+        and where.param == "self" and not module.moved
 
 
 def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> Value:

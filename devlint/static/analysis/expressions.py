@@ -322,7 +322,7 @@ def _element_of(interp: Walker, index: cst.BaseExpression, state: State) -> bool
     a 0-dim integer index selects as a Python int does, from any device."""
     if type(index) is not cst.Subscript or len(index.slice) != 1 or type(index.slice[0].slice) is not cst.Index:
         return False
-    inner = cast(cst.Index, index.slice[0].slice).value
+    inner = index.slice[0].slice.value
     if type(inner) not in (cst.Name, cst.Integer):
         return False
     value = interp.eval(inner, state)
@@ -362,6 +362,7 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         return INTEGER  # `-1 - idx` of a loop index: still one element's index
     if op in _ARRAY_OPERATORS and (_array_and_guess(left, right) or _array_and_guess(right, left)):
         return HostArray(why=(left if isinstance(left, HostArray) else right).why + ((node, ""),))
+    left, right = _moved_operand(left, right), _moved_operand(right, left)
     operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):
@@ -371,6 +372,16 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
             return HostArray(why=(left if isinstance(left, HostArray) else right).why + ((node, ""),))
         return UNKNOWN
     return interp.operation(node, op, operands, state)
+
+
+def _moved_operand(value: Value, other: Value) -> Value:
+    """`pred == y` after `y = y.cuda()` of a batch's `y` of unknown kind: what meets a tensor in arithmetic after a
+    move to a device is a tensor there (a number has no `.cuda()`)."""
+    if type(value) is Located and isinstance(other, Tensor) and value.where is not None and value.where.concrete \
+            and any(type(node) is cst.Call and type(node.func) is cst.Attribute
+                    and node.func.attr.value in api.MOVES_TO_GPU | api.MOVES_TO_ARGUMENT for node, _ in value.why):
+        return Tensor(why=value.why, where=value.where, derived=True)
+    return value
 
 
 def _array_and_guess(array: Value, other: Value) -> bool:

@@ -2,8 +2,9 @@
 
 A function is analysed at each call site with the caller's argument values
 (memoised on them), and once on its own with symbolic parameters when nobody
-in the file calls it (and always for `forward`). A class's `__init__` gives
-its instances their attributes; `self` in other methods is that summary.
+in the file calls it (and always for `forward`: standalone.py). A class's
+`__init__` gives its instances their attributes; `self` in other methods is
+that summary.
 Parameters are bound in one place, `bind_arguments`.
 """
 
@@ -15,8 +16,8 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    calls_attribute, decorator_name, find_method, forget_rebound_globals, is_classmethod, is_static, local_names,
-    number_params, positional_names, pytest_defaults)
+    calls_attribute, decorator_name, find_method, forget_rebound_globals, is_static, local_names,
+    number_params, positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.members import placed_by_members
@@ -72,9 +73,21 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
         name = dotted(receiver_node)
         if name and isinstance(summary.final_self, (Module, Instance)):
             interp.assign_name(name, summary.final_self, state, node)
+    elif fn.bound is None and fdef.name.value == "__init__" and isinstance(summary.final_self, (Module, Instance)):
+        _base_init(interp, args, summary.final_self, state)
     for param, filled in summary.filled:
         _refill(interp, fdef, bound, args, param, filled, state, node)
     return summary.result
+
+
+def _base_init(interp: Walker, args: Args, base_self: Value, state: State) -> None:
+    """`BaseModel.__init__(self, opt)` in a subclass's `__init__`, as `super().__init__(opt)`: the attributes it
+    set are this object's."""
+    given = args.find(0, "self")
+    me = state.env.get("self")
+    if given is not None and type(given[0]) is cst.Name and given[0].value == "self" \
+            and isinstance(me, (Module, Instance)):
+        state.env["self"] = _with_attrs_of(me, base_self)
 
 
 def _refill(interp: Walker, fdef: cst.FunctionDef, bound: Optional[Value], args: Args, param: str, filled: Value,

@@ -37,8 +37,8 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     caller: Optional[State] = None
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
-    elif cls is not None and isinstance(bound, (Module, Instance)):
-        bound = with_late_attributes(interp, cls, bound)
+    elif cls is not None and isinstance(bound, (Module, Instance)) and fdef.name.value != "__init__":
+        bound = with_late_attributes(interp, cls, bound)  # (`__init__` runs before any setter)
     passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
     defaults = interp.tables.syntax(pytest_defaults, fdef)
 
@@ -121,7 +121,7 @@ def methods_of(cls: Class, classes: dict[str, Class]) -> list[cst.FunctionDef]:
     """The plain methods an object of the class has (not `__init__` nor another special one), its own and those
     it inherits from base classes whose code is here (`BaseModel.set_input`)."""
     found: dict[str, cst.FunctionDef] = {}
-    pending, seen = [cls], set()
+    pending, seen = [cls], set[int]()
     while pending and len(seen) < 8:
         current = pending.pop(0)
         if current.node is None or id(current.node) in seen:
@@ -155,7 +155,7 @@ def late_setters(methods: list[cst.FunctionDef]) -> list[tuple[cst.FunctionDef, 
 def _assigned_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
     """`self.x = ...` and `self.x, self.y = ...` at any depth of the body (not in a nested def)."""
     names: set[str] = set()
-    stack: list[cst.CSTNode] = list(cast(cst.IndentedBlock, fdef.body).body) \
+    stack: list[cst.CSTNode] = list(fdef.body.body) \
         if type(fdef.body) is cst.IndentedBlock else []
     while stack:
         node = stack.pop()

@@ -188,6 +188,8 @@ def layout_for(path: str, run_root: Optional[str] = None, real: bool = False) ->
     if root is None:
         top = Path(run_root) if run_root else None
         root = top if top is not None and (top == folder or top in folder.parents) else folder
+        while _is_file(root / "__init__.py") and root.parent != root:
+            root = root.parent  # a package's modules import it by its name (`from models.base import Base`)
     return _layout_of_root(root)
 
 
