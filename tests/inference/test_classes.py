@@ -158,6 +158,19 @@ class Model(L.LightningModule):
         noise = torch.randn(x.shape, device=self.device)
         return (x + noise).sum()
 """,
+    # the Trainer hands a LightningModule's step hooks their batch on the module's device: a tensor made there on
+    # the cpu meets it (`batch_idx` is a number)
+    "lightning_step_batch_follows_the_module": """
+import torch
+import lightning as L
+
+class Model(L.LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        noise = torch.randn(x.shape)
+        weights = torch.ones(8)[batch_idx]
+        return (x + noise).sum() * weights  # expect: DEV104
+""",
     "forward_with_callers_device": """
 import torch
 from torch import nn

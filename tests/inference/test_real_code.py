@@ -169,6 +169,10 @@ def sample(n, device="cuda"):  # expect: DEV201
     return torch.randn(n, device=device)
 def sample_anywhere(n, device=None):
     return torch.randn(n, device=device)
+def set_schedule(n, device=torch.device("cuda"), phase="train"):  # expect: DEV201
+    return torch.linspace(0, 1, n, device=device)
+def set_schedule_anywhere(n, device=torch.device("cpu")):
+    return torch.linspace(0, 1, n, device=device)
 """,
     # Real-Time-Voice-Cloning: a fresh GRUCell given another module's parameters through `.data` is there
     "parameters_replaced_through_data": """

@@ -144,6 +144,23 @@ x = torch.randn(3, device=device)
 w = torch.ones(3)
 z = blend(x, w) + w
 """,
+    # a loss handed over by the caller, or imported from where devlint cannot see, computes with both inputs as
+    # torch's losses do: given a GPU output and cpu labels, it crashes (another unseen function may move them)
+    "a_loss_given_tensors_on_two_devices": """
+import numpy as np
+import torch
+from metrics import loss_fn
+
+
+def validate(model, loader, criterion, device):
+    model.to(device)
+    for images, labels in loader:
+        out = model(images.to(device))
+        loss = criterion(out, torch.from_numpy(np.asarray(labels)))  # expect: DEV101
+        other = loss_fn(out, torch.from_numpy(np.asarray(labels)))  # expect: DEV101
+        fine = criterion(out, torch.from_numpy(np.asarray(labels)).to(device))
+        score = accuracy(out, torch.from_numpy(np.asarray(labels)))
+""",
     "a_module_handed_over_may_be_moved_there": """
 import torch
 from engine import run

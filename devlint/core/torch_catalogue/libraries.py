@@ -301,3 +301,8 @@ RELEASED_CHECKPOINT_NAME = r"[A-Za-z0-9_.]+-[0-9a-f]{8,64}\.(?:pth|pt|bin|ckpt)"
 LIBRARY_LOSSES: Dict[str, Tuple[Tuple[int, str], ...]] = {
     "warpctc_pytorch.CTCLoss": ((1, "labels"), (2, "act_lens"), (3, "label_lens")),
 }
+# Lightning's module base classes, and the hooks to which its Trainer hands batches already moved to the module's
+# device (`training_step(self, batch, batch_idx)`): their inputs are tensors that follow the module, as forward's are
+LIGHTNING_MODULES = frozenset({"lightning.LightningModule", "pytorch_lightning.LightningModule",
+                               "lightning.pytorch.LightningModule"})
+LIGHTNING_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})

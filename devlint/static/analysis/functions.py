@@ -482,7 +482,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     if api.looks_like_device_name(name):
         # `def sample(n, device="cuda")`: whatever callers pass, the default assumes a GPU when they pass none
         default = param.default
-        text = default.evaluated_value if type(default) is cst.SimpleString else None
+        text = _default_device_text(default)
         hardcoded = isinstance(text, str) and text.startswith(api.CUDA_TYPE)
         return DeviceValue(why=((param, ""),), where=SELECTED, literal=default if hardcoded else None,
                            literal_guarded=not hardcoded, maybe_none=default is not None and dotted(default) == "None")
@@ -493,6 +493,13 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     if tensor:
         return Tensor(why=((param, ""),), where=symbolic, from_param=name)
     return Located(why=((param, ""),), where=symbolic)
+
+
+def _default_device_text(default: Optional[cst.BaseExpression]) -> object:
+    """The text of a device default: `device="cuda"`, `device=torch.device("cuda")`."""
+    if type(default) is cst.Call and (dotted(default.func) or "").rsplit(".", 1)[-1] == "device" and default.args:
+        default = default.args[0].value
+    return default.evaluated_value if type(default) is cst.SimpleString else None
 
 
 # ---------------------------------------------------------------- classes

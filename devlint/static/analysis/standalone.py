@@ -10,14 +10,17 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    find_method, is_classmethod, is_static, moved_by_own_move, pytest_defaults,
+    find_method, is_classmethod, is_static, moved_by_own_move, positional_names, pytest_defaults,
 )
 from devlint.static.analysis.functions import (
     analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
 )
 from devlint.static.analysis.state import State
 from devlint.static.syntax import children, dotted
-from devlint.core.values import UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Tensor, Value, replace
+from devlint.core.torch_catalogue import views as api
+from devlint.core.values import (
+    INTEGER, UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Ref, Tensor, Value, replace,
+)
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
@@ -33,7 +36,9 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or is_classmethod(fdef)) \
         else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
     scope = interp.tables.scope_of(fdef)
-    is_forward = fdef.name.value == "forward" and cls is not None and cls.is_module
+    step = cls is not None and cls.is_module and _lightning_step(cls, fdef)
+    is_forward = step or cls is not None and cls.is_module and fdef.name.value == "forward"
+    batch_name = positional_names(fdef)[1:2] if step else []
     caller: Optional[State] = None
     if cls is not None and bound is not None and fdef.name.value.startswith("test"):
         bound, caller = _after_set_up(interp, cls, bound)
@@ -45,8 +50,16 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
     def symbolic(param: cst.Param) -> Value:
         if param.name.value in defaults:  # pytest passes a test nothing for a parameter with a default
             return interp.eval(cast(cst.BaseExpression, param.default), State())
+        if step and param.name.value not in batch_name:
+            return INTEGER  # `batch_idx`, `dataloader_idx`
         return passed(param, symbolic_param(interp, param, scope, is_forward))
     analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+
+
+def _lightning_step(cls: Class, fdef: cst.FunctionDef) -> bool:
+    """`training_step(self, batch, batch_idx)` of a LightningModule: its Trainer moved the batch to the module."""
+    return fdef.name.value in api.LIGHTNING_STEPS and any(
+        isinstance(base, Ref) and base.path in api.LIGHTNING_MODULES for base in cls.bases)
 
 
 def _after_set_up(interp: Walker, cls: Class, me: Value) -> tuple[Value, Optional[State]]:

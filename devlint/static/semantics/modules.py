@@ -189,10 +189,12 @@ def call_module(site: CallSite, module: Value) -> Value:
     operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
     if not operands and any(isinstance(v, HostArray) for _, v in inputs):
         return UNKNOWN  # given only numpy, a model we cannot see may well compute on the host (a statistical model)
-    if isinstance(module, Module) and module.stateless and len(operands) >= 2:
-        # a loss or an activation computes on its inputs as they are: they must share a device
+    if (isinstance(module, Module) and module.stateless or _handed_a_loss(site, module)) and len(operands) >= 2:
+        # a loss or an activation computes on its inputs as they are: they must share a device (a `criterion`
+        # given by the caller too)
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
-        return result if not isinstance(result, Tensor) else replace(result, scalar=module.reduces)
+        reduces = module.reduces if isinstance(module, Module) else True
+        return result if not isinstance(result, Tensor) else replace(result, scalar=reduces)
     device = _computes_on(module, operands)
     # A module's output lives where it computes: on its device (or its inputs', for a stateless one). A value
     # of unknown kind called with data may be no module at all (a tokenizer: its BatchEncoding moves itself);
@@ -406,6 +408,13 @@ def _registered_members(member: Value) -> Value:
         return replace(member, plain_attr=None, elem=replace(member.elem, registered=True, plain_container=None),
                        items=None, hand_registered=True)
     return member
+
+
+def _handed_a_loss(site: CallSite, callee: Value) -> bool:
+    """`criterion(out, y)` of a `criterion` parameter: the caller's loss (not an object of the project's own class,
+    which may align its inputs)."""
+    return type(callee) is Located and callee.where is not None and callee.where.kind == "param" \
+        and opaque.names_a_loss(site.node.func)
 
 
 def module_forward(site: CallSite) -> Value:

@@ -109,20 +109,25 @@ def follows_inputs(site: CallSite) -> Value:
         return UNKNOWN  # something of unknown kind elsewhere (a module?): the function may move things
 
     if len(set(devices)) > 1 and not all(d.kind == "param" for d in devices):
+        if site.path and names_a_loss(site.node.func) and not _project_class(site):
+            # `loss_fn(out, torch.from_numpy(labels))` of a library: a loss computes with both, as torch's do
+            operands = [site.operand(node, v) for node, v in site.args.positional + list(site.args.keywords.values())
+                        if isinstance(v, Tensor)]
+            return site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         return UNKNOWN  # given tensors on two devices: which one wins is the function's business
     # a forward's inputs each have a device of their own, all following the module: take the first
     source = tensors[0]
     where = replace(devices[0], implicit=False)  # computed there, not made there without device=
     params = {v.from_param for v in tensors}
     callee = site.file.code(site.node.func)
-    loss = _names_a_loss(site.node.func)
+    loss = names_a_loss(site.node.func)
     step = (site.node, f"`{callee}(...)` computes a loss where its inputs are" if loss
             else f"`{callee}(...)` {FOLLOWS_INPUTS} (inferred)")
     return Tensor(why=source.why + (step,), where=where, derived=True, inferred=not loss, scalar=loss,
                   from_param=params.pop() if len(params) == 1 else None)
 
 
-def _names_a_loss(func: cst.BaseExpression) -> bool:
+def names_a_loss(func: cst.BaseExpression) -> bool:
     """`criterion(out, y)`, `self.loss_fn(out, y)`: a callable named as a loss holds one (not `get_loss`)."""
     name = (dotted(func) or "").rsplit(".", 1)[-1].lower()
     return any(name == word or name.startswith(word + "_") or name.endswith("_" + word)
