@@ -71,8 +71,7 @@ UNKNOWN = Unknown()
 
 @record
 class Integer(Unknown):
-    """A Python int whose value is unknown (a parameter annotated `int`): indexing a tensor with it takes one
-    element, `alphas_cumprod[timestep]`; otherwise it is as unknown as any value."""
+    """A Python int of unknown value (`timestep: int`): `alphas_cumprod[timestep]` is one element; else unknown."""
 
 
 INTEGER = Integer()
@@ -643,9 +642,9 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
             # number combines with a tensor on any device), so its device is that tensor's
             return summed
     for index, element in ((a, b), (b, a)):
-        if type(index) is Integer and isinstance(element, Tensor) and element.scalar:
-            # `t = timesteps[i] if ... else timestep` (an int): one element either way, an index
-            return INTEGER
+        if type(index) is Integer and (isinstance(element, Tensor) and element.scalar
+                                       or isinstance(element, Const) and type(element.value) is int):
+            return INTEGER  # `t = timesteps[i] if ... else timestep`, `i = 0` then `i += 1`: an index either way
     for one, world in ((a, b), (b, a)):
         if isinstance(world, DeviceCount) and world.world and isinstance(one, Const) and one.value == 1:
             return world  # `dist.get_world_size() if dist.is_initialized() else 1`: one process is a world too

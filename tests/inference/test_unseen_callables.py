@@ -145,7 +145,8 @@ w = torch.ones(3)
 z = blend(x, w) + w
 """,
     # a loss handed over by the caller, or imported from where devlint cannot see, computes with both inputs as
-    # torch's losses do: given a GPU output and cpu labels, it crashes (another unseen function may move them)
+    # torch's losses do: given a GPU output and cpu labels, it crashes (another unseen function may move them; a CTC
+    # loss's lengths may be on the cpu)
     "a_loss_given_tensors_on_two_devices": """
 import numpy as np
 import torch
@@ -160,6 +161,8 @@ def validate(model, loader, criterion, device):
         other = loss_fn(out, torch.from_numpy(np.asarray(labels)))  # expect: DEV101
         fine = criterion(out, torch.from_numpy(np.asarray(labels)).to(device))
         score = accuracy(out, torch.from_numpy(np.asarray(labels)))
+        sizes = torch.IntTensor([out.size(1)] * out.size(0))
+        ctc = criterion(out.log_softmax(2), labels, sizes, sizes)
 """,
     "a_module_handed_over_may_be_moved_there": """
 import torch

@@ -37,7 +37,8 @@ MODULE_RECORDS: List[Api] = [
     # only an nn.Module has these
     method("parameters", roles=Role.MODULE_ONLY, member=Member.PARAMETERS),
     method("named_parameters", roles=Role.MODULE_ONLY, member=Member.NAMED_PARAMETERS),
-    method("buffers", "children", "modules", roles=Role.MODULE_ONLY, member=Member.EACH),
+    method("buffers", roles=Role.MODULE_ONLY, member=Member.EACH),
+    method("children", "modules", roles=Role.MODULE_ONLY, member=Member.SUBMODULES),
     method("named_modules", "named_children", roles=Role.MODULE_ONLY, member=Member.NO_DEVICE),
     method("register_buffer", roles=Role.MODULE_ONLY, member=Member.BUFFER),
     # `self.__setattr__(name, fc)` is what `self.fc3 = fc` calls: a submodule, as `add_module` registers it

@@ -91,7 +91,8 @@ class Member(enum.Enum):
 
     PARAMETERS = enum.auto()  # `model.parameters()`: its parameters, where the module is
     NAMED_PARAMETERS = enum.auto()  # `model.named_parameters()`: (name, parameter) pairs
-    EACH = enum.auto()  # `model.buffers()`, `children()`, `modules()`: members where the module is
+    EACH = enum.auto()  # `model.buffers()`: members where the module is
+    SUBMODULES = enum.auto()  # `model.children()`, `modules()`: modules where the module is, moved in place
     BUFFER = enum.auto()  # `register_buffer(name, t)`: t becomes a member that moves with the module
     PARAMETER = enum.auto()  # `register_parameter(name, p)`
     SUBMODULE = enum.auto()  # `add_module(name, m)`

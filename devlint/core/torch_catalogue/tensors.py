@@ -127,7 +127,8 @@ METHOD_RECORDS: List[Api] = [
     method("sort", "chunk", "split", "kthvalue", "mode", "lu", "qr", "svd", "slogdet", roles=Role.RETURNS_TUPLE),
     method("topk", "unbind", roles=Role.RETURNS_TUPLE | _EVIDENCE),
     # a 0-dim tensor stays 0-dim
-    method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", roles=Role.KEEPS_SCALAR),
+    method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", "clamp", "clip", "clamp_min", "clamp_max", "pow",
+           "floor", "ceil", "sign", "sigmoid", "tanh", "reciprocal", "rsqrt", roles=Role.KEEPS_SCALAR),
     method("squeeze", "contiguous", "long", "int", roles=Role.KEEPS_SCALAR | _EVIDENCE),
     # tensor attributes: the device ones are the device table's to answer
     method("device", roles=Role.RT_DESCRIPTOR, simulated=Simulated.DEVICE),

@@ -431,6 +431,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     if isinstance(container, Unknown) and isinstance(key, str) and api.looks_like_device_name(key):
         # `cfg["device"]`: the device a configuration chose
         return DeviceValue(why=((node, ""),), where=SELECTED)
+    polarity = api.flag_polarity(key) if isinstance(key, str) and isinstance(container, (Unknown, Located)) else None
+    if polarity is not None:
+        return Availability(positive=polarity)  # `if conf["use_gpu"]:`, as `if args.use_gpu:`
     return UNKNOWN
 
 

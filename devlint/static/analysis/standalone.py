@@ -10,12 +10,13 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    find_method, is_classmethod, is_static, moved_by_own_move, positional_names, pytest_defaults,
+    decorator_name, find_method, is_classmethod, is_static, moved_by_own_move, positional_names, pytest_defaults,
 )
 from devlint.static.analysis.functions import (
     analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
 )
 from devlint.static.analysis.state import State
+from devlint.static.semantics.callsite import Args
 from devlint.static.syntax import children, dotted
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
@@ -52,8 +53,23 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
             return interp.eval(cast(cst.BaseExpression, param.default), State())
         if step and param.name.value not in batch_name:
             return INTEGER  # `batch_idx`, `dataloader_idx`
+        fixture = _fixture(interp, fdef, param.name.value)
+        if fixture is not None:  # `def test_noise(device)` of a `@pytest.fixture def device(): return "cpu"`
+            return interp.invoke(fixture, Args(), param, State(), None)
         return passed(param, symbolic_param(interp, param, scope, is_forward))
     analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+
+
+def _fixture(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Function]:
+    """The file's `@pytest.fixture` named `name` that returns its value (not one that yields), for a test."""
+    if not test.name.value.startswith("test"):
+        return None
+    for fn in interp.tables.functions.values():
+        fdef = cast(cst.FunctionDef, fn.node)
+        if fdef.name.value == name and fn.owner is None and not interp.tables.scope_of(fdef).generator \
+                and any(decorator_name(d).rsplit(".", 1)[-1] == "fixture" for d in fdef.decorators):
+            return fn
+    return None
 
 
 def _lightning_step(cls: Class, fdef: cst.FunctionDef) -> bool:

@@ -122,6 +122,34 @@ def builtin_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def builtin_hasattr(site: CallSite) -> Value:
+    """`hasattr(x, "device")` of a tensor: true (the code's branch for tensors runs); `hasattr(x, "parameters")`:
+    false. Of anything else (an object that may be a tensor), unknown."""
+    args = site.args.positional
+    if len(args) != 2 or not _surely_tensor(args[0][1]) or not isinstance(args[1][1], Const):
+        return UNKNOWN
+    name = args[1][1].value
+    if not isinstance(name, str) or name.startswith("_"):
+        return UNKNOWN
+    if api.is_tensor_method(name) or name in api.TENSOR_ONLY_ATTRS:
+        return Const(value=True)
+    return Const(value=False) if name in api.MODULE_ONLY_METHODS else UNKNOWN
+
+
+def builtin_isinstance(site: CallSite) -> Value:
+    """`isinstance(x, torch.Tensor)` of a tensor: true (`if not isinstance(arr, torch.Tensor): arr = torch.from_numpy(arr)`
+    leaves a tensor it is given as it is)."""
+    args = site.args.positional
+    if len(args) == 2 and _surely_tensor(args[0][1]) and isinstance(args[1][1], Ref) \
+            and args[1][1].path in api.TENSOR_CLASSES:
+        return Const(value=True)
+    return UNKNOWN
+
+
+def _surely_tensor(value: Value) -> bool:
+    return isinstance(value, Tensor) and not value.maybe_object and not value.inferred and not value.collated
+
+
 def builtin_getattr(site: CallSite) -> Value:
     """`getattr(torch, device_type)`: the backend module of the chosen device, whichever it is;
     `torch.accelerator` stands for it (`synchronize`, `device_count`, `is_available` mean the same)."""
@@ -168,7 +196,8 @@ BUILTINS = {
     "super": builtin_super, "exec": builtin_exec, "dict": builtin_dict, "str": builtin_str, "range": builtin_range,
     "getattr": builtin_getattr, "setattr": builtin_setattr,
     "len": builtin_len,
-    **{name: builtin_other for name in ("isinstance", "hasattr", "callable", "min",
+    "isinstance": builtin_isinstance, "hasattr": builtin_hasattr,
+    **{name: builtin_other for name in ("callable", "min",
                                         "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }

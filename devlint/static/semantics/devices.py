@@ -148,9 +148,11 @@ def keeps_device(site: CallSite) -> bool:
         return False
     if not args.positional:
         return True
-    value = args.positional[0][1]
+    node, value = args.positional[0]
     if isinstance(value, Const) and value.value is None:
         return True
+    if (dotted(node) or "").rsplit(".", 1)[-1].endswith(api.DTYPE_NAME_SUFFIX):
+        return True  # `module.to(target_dtype)`, `x.to(self.dtype)`: named as a dtype is
     return isinstance(value, Ref) and value.path.startswith("torch.") and value.path[6:7].islower()
 
 

@@ -189,9 +189,10 @@ def call_module(site: CallSite, module: Value) -> Value:
     operands = [site.operand(n, t) for n, v in inputs for t in tensors_in(v)]
     if not operands and any(isinstance(v, HostArray) for _, v in inputs):
         return UNKNOWN  # given only numpy, a model we cannot see may well compute on the host (a statistical model)
-    if (isinstance(module, Module) and module.stateless or _handed_a_loss(site, module)) and len(operands) >= 2:
-        # a loss or an activation computes on its inputs as they are: they must share a device (a `criterion`
-        # given by the caller too)
+    if isinstance(module, Module) and module.stateless and len(operands) >= 2 or _handed_a_loss(site, module) \
+            and len(operands) == 2:
+        # a loss or an activation computes on its inputs as they are: they must share a device (a `criterion` given
+        # by the caller too, given an input and a target: a CTC loss's lengths may be anywhere)
         result = site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         reduces = module.reduces if isinstance(module, Module) else True
         return result if not isinstance(result, Tensor) else replace(result, scalar=reduces)
@@ -323,6 +324,8 @@ def module_parameters(site: CallSite) -> Value:
     module = cast(Module, site.receiver)
     if api.MODULE_MEMBERS[site.name] is Member.NAMED_PARAMETERS:
         return Seq(kind="list", elem=Seq(kind="tuple", items=(UNKNOWN, Tensor(where=module.where, parameter=True))))
+    if api.MODULE_MEMBERS[site.name] is Member.SUBMODULES:
+        return Seq(kind="list", elem=Module(why=module.why, where=module.where, registered=True))
     return Seq(kind="list", elem=Tensor(why=module.why, where=module.where, parameter=True))
 
 
@@ -412,9 +415,9 @@ def _registered_members(member: Value) -> Value:
 
 def _handed_a_loss(site: CallSite, callee: Value) -> bool:
     """`criterion(out, y)` of a `criterion` parameter: the caller's loss (not an object of the project's own class,
-    which may align its inputs)."""
+    which may align its inputs), given an input and a target (a CTC loss's lengths may be anywhere)."""
     return type(callee) is Located and callee.where is not None and callee.where.kind == "param" \
-        and opaque.names_a_loss(site.node.func)
+        and opaque.names_a_loss(site.node.func) and len(site.args.positional) == 2
 
 
 def module_forward(site: CallSite) -> Value:
@@ -494,7 +497,7 @@ MODULE_METHODS = {
     **{name: module_move for name in api.MOVE_METHODS},
     **{name: module_same for name in api.SAME_DEVICE_METHODS_MODULE},
     **{name: module_parameters for name, member in api.MODULE_MEMBERS.items()
-       if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS, Member.EACH)},
+       if member in (Member.PARAMETERS, Member.NAMED_PARAMETERS, Member.EACH, Member.SUBMODULES)},
     **{name: module_register for name, member in api.MODULE_MEMBERS.items()
        if member in (Member.BUFFER, Member.PARAMETER, Member.SUBMODULE)},
     **{name: module_hold for name in api.MODULE_CONTAINER_METHODS},

@@ -113,7 +113,8 @@ def follows_inputs(site: CallSite) -> Value:
             # `loss_fn(out, torch.from_numpy(labels))` of a library: a loss computes with both, as torch's do
             operands = [site.operand(node, v) for node, v in site.args.positional + list(site.args.keywords.values())
                         if isinstance(v, Tensor)]
-            return site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
+            if len(operands) == 2 == len(site.args.positional):  # (input, target: a CTC loss's lengths go anywhere)
+                return site.walk.operation(site.node, site.file.code(site.node.func), operands, site.state)
         return UNKNOWN  # given tensors on two devices: which one wins is the function's business
     # a forward's inputs each have a device of their own, all following the module: take the first
     source = tensors[0]
@@ -219,6 +220,9 @@ def _unknown_method(site: CallSite) -> Value:
             return HostArray(why=receiver.why + ((site.node, "a numpy array, on the host"),))
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
+        if name in api.REDUCTIONS and not args.positional and not args.keywords and receiver.where is not None:
+            # `u.norm()` of a value moved to a device: 0-dim there (as a cpu one, it combines with any device)
+            return Tensor(why=receiver.why, where=receiver.where, derived=True, scalar=True)
         if not api.is_tensor_method(name) and _host_data_only(args):
             return UNKNOWN  # `agent.get_qvalues(obs)` of an agent moved to the GPU, given numpy: it may return numpy
         return Located(where=receiver.where)
