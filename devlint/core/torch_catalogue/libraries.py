@@ -306,7 +306,7 @@ LIBRARY_LOSSES: Dict[str, Tuple[Tuple[int, str], ...]] = {
 LIGHTNING_MODULES = frozenset({"lightning.LightningModule", "pytorch_lightning.LightningModule",
                                "lightning.pytorch.LightningModule"})
 LIGHTNING_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
-# what a name that holds a dtype ends with (`dtype`, `target_dtype`, `self.weight_dtype`): `x.to(dtype)` keeps the device
+# how a name that holds a dtype ends (`dtype`, `target_dtype`, `self.weight_dtype`): `x.to(dtype)` keeps the device
 DTYPE_NAME_SUFFIX = "dtype"
 # the class of every tensor: `isinstance(x, torch.Tensor)` of a tensor holds
 TENSOR_CLASSES = frozenset({"torch.Tensor"})

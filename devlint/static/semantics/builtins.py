@@ -137,8 +137,8 @@ def builtin_hasattr(site: CallSite) -> Value:
 
 
 def builtin_isinstance(site: CallSite) -> Value:
-    """`isinstance(x, torch.Tensor)` of a tensor: true (`if not isinstance(arr, torch.Tensor): arr = torch.from_numpy(arr)`
-    leaves a tensor it is given as it is)."""
+    """`isinstance(x, torch.Tensor)` of a tensor: true (`if not isinstance(arr, torch.Tensor): arr =
+    torch.from_numpy(arr)` leaves a tensor it is given as it is)."""
     args = site.args.positional
     if len(args) == 2 and _surely_tensor(args[0][1]) and isinstance(args[1][1], Ref) \
             and args[1][1].path in api.TENSOR_CLASSES:
