@@ -214,3 +214,10 @@ class SyncBN(nn.BatchNorm2d):
         return self.running_mean
 """
     assert not {f for f in found(source) if f[1].startswith("DEV1")}
+
+
+def test_a_batch_of_a_library_that_places_batches():
+    """kohya's trainers (survey 40's regression run): accelerate's prepared loader puts every batch on the device,
+    so an item the code does not move itself (`batch["loss_weights"]`) may be there already."""
+    source = "from accelerate import Accelerator\n" + BATCH.format(moved="", mark="")
+    assert not {f for f in found(source) if f[1].startswith("DEV1")}

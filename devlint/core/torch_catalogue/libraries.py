@@ -310,3 +310,12 @@ LIGHTNING_STEPS = frozenset({"training_step", "validation_step", "test_step", "p
 DTYPE_NAME_SUFFIX = "dtype"
 # the class of every tensor: `isinstance(x, torch.Tensor)` of a tensor holds
 TENSOR_CLASSES = frozenset({"torch.Tensor"})
+# moving a written file into place (`os.replace(tmp, path)` after `torch.save(state, tmp)`): the target is saved too
+FILE_MOVES = frozenset({"os.rename", "os.replace", "shutil.move"})
+# how a name that holds one element's position ends (`step_index`, `idx`): `table[self.step_index]` is one element
+INDEX_NAME_SUFFIXES = ("index", "idx")
+# decorators that make a method an attribute (`@property`, `@x.setter`, `@functools.cached_property`)
+PROPERTY_DECORATORS = ("property", "setter", "cached_property")
+# libraries whose prepared loaders put each batch on the device (accelerate's `prepare`, Lightning's Trainer): a batch
+# item the code does not move itself may be there already
+BATCH_PLACING_LIBRARIES = frozenset({"accelerate", "lightning", "pytorch_lightning"})

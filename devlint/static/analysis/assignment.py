@@ -102,11 +102,16 @@ def unmoved_item(interp: Walker, node: cst.Subscript, container: Value) -> Optio
     if not isinstance(container, (Unknown, Located)) or not isinstance(key, str) or name is None:
         return None
     moved = interp.file.moved_keys(name)
-    if not moved or key in moved or None in moved:
+    if not moved or key in moved or None in moved or _batches_placed(interp):
         return None
     shown = " and ".join(f'`{name}["{k}"]`' for k in sorted(cast("set[str]", moved)))
     return Tensor(why=((node, f"a batch: the code moves {shown} to the device, so this item is on the host"),),
                   where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
+
+
+def _batches_placed(interp: Walker) -> bool:
+    """Does the file use a library whose loaders put batches on the device themselves (`accelerator.prepare`)?"""
+    return any(path.split(".", 1)[0] in api.BATCH_PLACING_LIBRARIES for path in interp.tables.prepass.imports.values())
 
 
 def storable(node: cst.CSTNode) -> bool:

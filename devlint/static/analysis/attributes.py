@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import find_method, is_abstract, is_classmethod, sole_override
+from devlint.static.analysis.definitions import (
+    decorator_name, find_method, is_abstract, is_classmethod, sole_override,
+)
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
 from devlint.static.syntax import dotted
@@ -189,7 +191,9 @@ def _dispatched(interp: Walker, cls: Optional[Class], attr: str) -> Optional[cst
 
 def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
     fn = interp.tables.functions.get(id(method))
-    return UNKNOWN if fn is None else replace(fn, bound=bound)
+    if fn is None or any(decorator_name(d).endswith(api.PROPERTY_DECORATORS) for d in method.decorators):
+        return UNKNOWN  # `self.step_index` of a `@property`: its value, which no walk reads here (not the method)
+    return replace(fn, bound=bound)
 
 
 def as_member(module: Module, value: Value) -> Value:

@@ -313,8 +313,23 @@ _ARRAY_OPERATORS = frozenset({"+", "-", "*", "/", "//", "**", "+=", "-=", "*=", 
 def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, Value]]) -> bool:
     """`x[0]`, `table[i]` with an int, `table[t]` with t 0-dim (`timesteps[i]`): one element of a 1-d cpu
     tensor, 0-dim, which mixes with anything (a collated batch's `batch[0]` is a member, not an element)."""
-    return bool(indices) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) for _, v in indices) \
+    return bool(indices) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) or _named_index(n, v)
+                                 for n, v in indices) \
         and not container.collated and container.where is not None and container.where.kind == CPU_TYPE
+
+
+def _named_index(node: cst.BaseExpression, value: Value) -> bool:
+    """`self.sigmas[self.step_index]` of an index no walk knows (a property's; None until a method sets it), named as
+    one is: an int."""
+    return isinstance(value, (Unknown, Const)) and _index_named(node)
+
+
+def _index_named(node: cst.BaseExpression) -> bool:
+    """`step_index`, `self.step_index + 1`."""
+    if type(node) is cst.BinaryOperation:
+        return any(_index_named(side) for side in (node.left, node.right)) \
+            and all(_index_named(side) or type(side) is cst.Integer for side in (node.left, node.right))
+    return (dotted(node) or "").rsplit(".", 1)[-1].lower().endswith(api.INDEX_NAME_SUFFIXES)
 
 
 def _element_of(interp: Walker, index: cst.BaseExpression, state: State) -> bool:

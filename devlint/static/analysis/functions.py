@@ -57,7 +57,7 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     fdef = fn.node
     stack = interp.frames.stack
     unseen = fdef is None or id(fdef) in stack or len(stack) >= MAX_CALL_DEPTH or any(
-        decorator_name(d).endswith(("property", "setter", "cached_property")) for d in fdef.decorators)
+        decorator_name(d).endswith(api.PROPERTY_DECORATORS) for d in fdef.decorators)
     bound = fn.bound if fdef is None or not is_static(fdef) else None
     params = None if unseen else bind_arguments(interp, cast(cst.FunctionDef, fdef), bound, state, args=args)
     if params is None:

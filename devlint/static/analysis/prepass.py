@@ -112,7 +112,7 @@ class PrePass:
         self.rebound_globals = frozenset(
             name for key, scope in self.scopes.items() if key for name in scope.global_names & scope.rebound_names)
         for callee, call, scope in self._other_saves:
-            if self._path_of(callee) in api.SAVE:
+            if self._path_of(callee) in api.SAVE or callee in api.FILE_MOVES and self.saved_anywhere:
                 self._note_save(call, scope)
         # only attributes of a dotted name are kept
         if any(cast(str, dotted(node.value)).split(".")[0] not in self.imports for node in self._device_attributes):
@@ -217,8 +217,9 @@ class PrePass:
                                              else callee, keywords))
             if callee.endswith("save") and callee.rsplit(".", 1)[0] in ("torch", "th"):
                 self._note_save(node, scope)
-            elif callee.endswith(".save"):
-                # `t.save` of `import torch as t`: told once the imports are all read
+            elif callee.endswith(".save") or callee in api.FILE_MOVES:
+                # `t.save` of `import torch as t`: told once the imports are all read (a file moved into place,
+                # `os.replace(tmp, path)`, is saved there where the file saves one)
                 self._other_saves.append((callee, node, scope))
             elif callee.rsplit(".", 1)[-1] in api.SETS_DEFAULT_DEVICE and _to_gpu_default(node):
                 self.gpu_default_switch = True

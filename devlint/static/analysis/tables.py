@@ -362,9 +362,10 @@ class FileQuestions:
         `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
         tables = self._tables
         path = opened_path(cast(cst.BaseExpression, path))  # `torch.load(open(path, "rb"))`
-        text = " ".join(tables.module.code_for_node(path).split())
-        if text in tables.prepass.saved_anywhere:
-            return True
+        named = tables.prepass.assigned.get(path.value, ()) if type(path) is cst.Name else ()
+        for expression in (path, *named[:len(named) == 1]):  # (`filename = os.path.join(d, NAME)` assigned once)
+            if " ".join(tables.module.code_for_node(expression).split()) in tables.prepass.saved_anywhere:
+                return True
         template = self._template(path)
         return bool(template) and template in tables.prepass.saved_templates
 

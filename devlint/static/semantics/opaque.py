@@ -220,7 +220,8 @@ def _unknown_method(site: CallSite) -> Value:
             return HostArray(why=receiver.why + ((site.node, "a numpy array, on the host"),))
         if name in api.TENSOR_ONLY_ATTRS:
             return Tensor(why=receiver.why, where=receiver.where, derived=True)  # only a tensor has this method
-        if name in api.REDUCTIONS and not args.positional and not args.keywords and receiver.where is not None:
+        if name in api.REDUCTIONS and not args.positional and not args.keywords and receiver.where is not None \
+                and receiver.where.concrete:
             # `u.norm()` of a value moved to a device: 0-dim there (as a cpu one, it combines with any device)
             return Tensor(why=receiver.why, where=receiver.where, derived=True, scalar=True)
         if not api.is_tensor_method(name) and _host_data_only(args):
