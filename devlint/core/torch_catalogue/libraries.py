@@ -319,3 +319,5 @@ PROPERTY_DECORATORS = ("property", "setter", "cached_property")
 # libraries whose prepared loaders put each batch on the device (accelerate's `prepare`, Lightning's Trainer): a batch
 # item the code does not move itself may be there already
 BATCH_PLACING_LIBRARIES = frozenset({"accelerate", "lightning", "pytorch_lightning"})
+# the files torchvision's MNIST-like datasets cache their cpu tensors in (its releases before 0.8 wrote them)
+DATASET_CACHE_FILES = ("processed/training.pt", "processed/test.pt")

@@ -104,13 +104,22 @@ def moved_by_own_move(cls: Class, classes: dict[str, Class]) -> set[str]:
         statements = method.body.body if method is not None and type(method.body) is cst.IndentedBlock else ()
         for stmt in statements:
             for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
-                if type(small) is cst.Assign and len(small.targets) == 1 and type(small.value) is cst.Call \
-                        and type(small.value.func) is cst.Attribute \
-                        and small.value.func.attr.value in api.MOVE_METHODS:
+                if type(small) is cst.Assign and len(small.targets) == 1:
                     target = dotted(small.targets[0].target) or ""
-                    if target.startswith("self.") and dotted(small.value.func.value) == target:
+                    if target.startswith("self.") and _moved_from(small.value) == target:
                         moved.add(target[5:])
     return moved
+
+
+def _moved_from(value: cst.BaseExpression) -> Optional[str]:
+    """`self.x.to(device)`: `self.x`; `[m.cuda() for m in self.mats]`: `self.mats` (each member moved)."""
+    if type(value) is cst.ListComp and type(value.elt) is cst.Call and type(value.elt.func) is cst.Attribute \
+            and value.elt.func.attr.value in api.MOVE_METHODS and type(value.for_in.target) is cst.Name \
+            and dotted(value.elt.func.value) == value.for_in.target.value:
+        return dotted(value.for_in.iter)
+    if type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in api.MOVE_METHODS:
+        return dotted(value.func.value)
+    return None
 
 
 def decorator_name(decorator: cst.Decorator) -> str:

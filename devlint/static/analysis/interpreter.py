@@ -201,8 +201,10 @@ class Interpreter:
             if holder is not None and holder.by_shape:
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
             node = holder.node if holder is not None else None
-            if node is not None and attr in self.tables.syntax(registered_by_hand, node):
-                # its members are registered one by one in a loop over it: they move with the module
+            if node is not None and attr in self.tables.syntax(registered_by_hand, node) \
+                    or holder is not None and attr in moved_by_own_move(holder, self.tables.classes):
+                # its members are registered one by one in a loop over it, or moved by the class's own `cuda()`
+                # (`self.mats = [m.cuda() for m in self.mats]`): they move with the module
                 registered = map_members(value, lambda m: replace(m, parameter=True) if isinstance(m, Tensor) else m)
                 return replace(cast(Seq, registered), hand_registered=True)
             if any(isinstance(m, Module) and not m.registered and not m.stateless for m in members):

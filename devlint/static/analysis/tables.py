@@ -380,6 +380,8 @@ class FileQuestions:
         tells (`os.path.join(root, 'vgg16-...pth')` of strings, here or in a config module), else the string parts
         of the expression (an f-string with the file's name)."""
         text = value.value if isinstance(value, Const) and isinstance(value.value, str) else path_template(path)
+        if text.endswith(api.DATASET_CACHE_FILES):
+            return True  # torchvision's MNIST cache (`processed/test.pt`): the dataset's cpu tensors
         return _RELEASED.fullmatch(text.split("|")[-1].rsplit("/", 1)[-1]) is not None
 
     def saved_as(self, path: str) -> bool:

@@ -67,7 +67,8 @@ def item(value: Value, index: int) -> Value:
             return value.items[index]
         return value.elem
     if isinstance(value, Tensor):
-        return replace(value, scalar=False, fresh=False)  # unpacking a batch or a tensor
+        # unpacking a batch or a tensor: a batch's member is a tensor of its own (`y[j]` is one element of it)
+        return replace(value, scalar=False, fresh=False, collated=False)
     if isinstance(value, Located):
         return Located(why=value.why, where=value.where)
     return UNKNOWN
