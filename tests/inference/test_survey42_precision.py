@@ -1,6 +1,13 @@
 """False findings of the forty-second and forty-third precision surveys (issue 17 item 9), each beside a twin that
 must stay reported.
 
+Survey 42 (multi-module libraries and applications: 2 false errors of 2, 4 false warnings of 28):
+- What an unseen callable builds or returns when told `device=d` is on d: the batches of `Loader(..., device=device)`
+  are there already, whatever other branches move (TabPFN, 1 DEV101).
+- `math.sqrt(var)` of a tensor reads it as a float: a sync, as `float(var)` is (denoiser's streamer, 1 DEV301).
+(Left, with repros in /work/notes/survey42/fp: chronos2's `x.device` through an einops helper (1 DEV101); an
+availability check kept in an attribute (`self.pin_memory`, 1 DEV203); `.to("cpu")` of an unseen library's results
+in the statement that reads the clock (1 DEV301); a 0-dim cpu attribute made from a size parameter (1 DEV105).)
 Survey 43 (older research code, 2017-2020: 7 false errors of 9, 5 false warnings of 33):
 - A DataLoader batch unpacked (`for x, y in loader`) gives members, each a tensor of its own: `y[j]` is one element,
   0-dim on the cpu, which combines with a GPU element as a number does (LearningToCompare, 4 DEV101).
@@ -100,4 +107,71 @@ OWN_CUDA = """
 ])
 def test_a_modules_own_move_of_a_plain_list(own_cuda, mark):
     source = PROJECTOR.format(own_cuda=own_cuda, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+LOADER = """
+import torch
+import torch.nn as nn
+from priors import make_loader
+
+
+def train(criterion, device, steps=10):
+    model = nn.Linear(4, 1).to(device)
+    dl = make_loader(num_steps=steps, batch_size=16{told})
+    for batch, (data, targets, pos) in enumerate(dl):
+        output = model(data.to(device)).squeeze(1)
+        if isinstance(criterion, nn.MSELoss):
+            losses = criterion(output, targets.to(device))
+        else:
+            losses = criterion(output, targets){mark}
+        losses.mean().backward()
+"""
+
+
+@pytest.mark.parametrize("told, mark", [
+    (", device=device", ""),
+    ("", "  # expect: DEV101"),
+])
+def test_a_loader_built_on_a_device(told, mark):
+    source = LOADER.format(told=told, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+STREAMER = """
+import math
+import time
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class Streamer:
+    def __init__(self, net):
+        self.net, self.total_time, self.var = net, 0.0, torch.tensor(1.0)
+
+    def feed(self, wav):
+        begin = time.time()
+        outs = []
+        for frame in wav.split(64, dim=1):
+            self.var = 0.9 * self.var + 0.1 * frame.pow(2).mean()
+            out = self.net(frame)
+            outs.append(out * {scale})
+        self.total_time += time.time() - begin{mark}
+        return torch.cat(outs, 1)
+
+
+if __name__ == "__main__":
+    s = Streamer(torch.nn.Linear(64, 64).to(device))
+    s.var = s.var.to(device)
+    print(s.feed(torch.randn(1, 256, device=device)).shape, s.total_time)
+"""
+
+
+@pytest.mark.parametrize("scale, mark", [
+    ("math.sqrt(self.var)", ""),
+    ("self.var.sqrt()", "  # expect: DEV301"),
+])
+def test_python_math_of_a_gpu_tensor_waits_for_it(scale, mark):
+    source = STREAMER.format(scale=scale, mark=mark)
     assert found(source) == expected_findings(source)

@@ -321,3 +321,5 @@ PROPERTY_DECORATORS = ("property", "setter", "cached_property")
 BATCH_PLACING_LIBRARIES = frozenset({"accelerate", "lightning", "pytorch_lightning"})
 # the files torchvision's MNIST-like datasets cache their cpu tensors in (its releases before 0.8 wrote them)
 DATASET_CACHE_FILES = ("processed/training.pt", "processed/test.pt")
+# Python's math module: its functions read a tensor as a float (`math.sqrt(var)`), a copy to the host
+PYTHON_MATH = "math."

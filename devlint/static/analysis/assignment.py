@@ -81,8 +81,9 @@ def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, 
     """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
     is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does. Not a
     sibling that a move is made to meet (`p.add_(x.cuda())`): the code believes that one is on the device."""
-    if not isinstance(value, (Unknown, Located)):
-        return value
+    if not isinstance(value, (Unknown, Located)) or isinstance(value, Located) and value.where is not None \
+            and value.where.concrete:
+        return value  # (a batch of what was built on a device, `Loader(device=device)`: there already)
     names = [dotted(e.value) for e in target.elements]
     modules = interp.file.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
     moved = {name for name in interp.file.moved_names() if name not in modules}
@@ -99,7 +100,8 @@ def unmoved_item(interp: Walker, node: cst.Subscript, container: Value) -> Optio
     """`batch["label"]` of a batch of unknown origin whose other items the code sends to the device
     (`batch["image"].to(device)`) but never this one: host data, as `_batch_evidence` reads `x, y = batch`."""
     key, name = const_key(node), dotted(node.value)
-    if not isinstance(container, (Unknown, Located)) or not isinstance(key, str) or name is None:
+    if not isinstance(container, (Unknown, Located)) or not isinstance(key, str) or name is None \
+            or container.device is not None and container.device.concrete:
         return None
     moved = interp.file.moved_keys(name)
     if not moved or key in moved or None in moved or _batches_placed(interp):

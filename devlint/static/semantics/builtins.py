@@ -72,6 +72,14 @@ def builtin_number(site: CallSite) -> Value:
     return INTEGER if site.name == "int" else UNKNOWN  # (`y[int(total * p)]`: one element)
 
 
+def math_function(site: CallSite) -> Value:
+    """`math.sqrt(var)` of a tensor: Python's math reads it as a float (`Tensor.__float__`), waiting for the GPU."""
+    first = site.args.first()
+    if isinstance(first, Tensor) and (first.device is None or first.device.kind != api.CPU_TYPE):
+        site.facts.host_sync(site.node, f"{site.path}()", site.operand(site.args.positional[0][0], first), site.state)
+    return UNKNOWN
+
+
 def builtin_super(site: CallSite) -> Value:
     me = site.state.env.get("self")
     return Super(receiver=me) if me is not None else UNKNOWN

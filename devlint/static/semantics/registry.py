@@ -45,6 +45,7 @@ NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
     (devices.is_xla_device, devices.xla_device),
+    (lambda path: path.startswith(api.PYTHON_MATH), builtins.math_function),
 ]
 
 
