@@ -69,7 +69,7 @@ def builtin_number(site: CallSite) -> Value:
     elif isinstance(first, Unknown) and site.args.positional \
             and (dotted(site.args.positional[0][0]) or "") in site.file.tensor_names():
         site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
-    return INTEGER if site.name == "int" else UNKNOWN  # (`y[int(total * p)]`: one element)
+    return INTEGER if site.name in api.INTEGER_CASTS else UNKNOWN  # (`y[int(total * p)]`: one element)
 
 
 def math_function(site: CallSite) -> Value:
