@@ -5,9 +5,11 @@ Survey 42 (multi-module libraries and applications: 2 false errors of 2, 4 false
 - What an unseen callable builds or returns when told `device=d` is on d: the batches of `Loader(..., device=device)`
   are there already, whatever other branches move (TabPFN, 1 DEV101).
 - `math.sqrt(var)` of a tensor reads it as a float: a sync, as `float(var)` is (denoiser's streamer, 1 DEV301).
-(Left, with repros in /work/notes/survey42/fp: chronos2's `x.device` through an einops helper (1 DEV101); an
-availability check kept in an attribute (`self.pin_memory`, 1 DEV203); `.to("cpu")` of an unseen library's results
-in the statement that reads the clock (1 DEV301); a 0-dim cpu attribute made from a size parameter (1 DEV105).)
+- `pin_memory if torch.cuda.is_available() else False` is true only with a GPU: testing it is a check, also where
+  an attribute keeps it (DeepFilterNet's loader, 1 DEV203).
+(Left, with repros in /work/notes/survey42/fp: chronos2's `x.device` through an einops helper (1 DEV101); `.to("cpu")`
+of an unseen library's results in the statement that reads the clock (1 DEV301); a 0-dim cpu attribute made from a
+size parameter (1 DEV105).)
 Survey 43 (older research code, 2017-2020: 7 false errors of 9, 5 false warnings of 33):
 - A DataLoader batch unpacked (`for x, y in loader`) gives members, each a tensor of its own: `y[j]` is one element,
   0-dim on the cpu, which combines with a GPU element as a number does (LearningToCompare, 4 DEV101).
@@ -174,4 +176,29 @@ if __name__ == "__main__":
 ])
 def test_python_math_of_a_gpu_tensor_waits_for_it(scale, mark):
     source = STREAMER.format(scale=scale, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+PINNED = """
+import threading
+import torch
+
+
+class Loader:
+    def __init__(self, stream: bool = True):
+        self.stream = {value}
+
+    def setup_queue(self):
+        if self.stream:
+            args = ("pinning on", torch.cuda.current_device()){mark}
+            threading.Thread(target=print, args=args).start()
+"""
+
+
+@pytest.mark.parametrize("value, mark", [
+    ("stream if torch.cuda.is_available() else False", ""),
+    ("stream", "  # expect: DEV204"),
+])
+def test_an_availability_check_kept_in_an_attribute(value, mark):
+    source = PINNED.format(value=value, mark=mark)
     assert found(source) == expected_findings(source)

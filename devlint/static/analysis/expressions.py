@@ -209,6 +209,11 @@ def eval_if_exp(interp: Walker, node: cst.IfExp, state: State) -> Value:
         # `True if avail else False` (only an Availability has a polarity)
         return Availability(positive=direction if body.value else not direction,
                             backend=cast(Availability, test).backend)
+    for kept, dropped, positive in ((body, orelse, direction), (orelse, body, not direction)):
+        if direction is not None and isinstance(dropped, Const) and dropped.value in (False, None, 0) \
+                and type(kept) in (Unknown, Located):
+            # `pin_memory if torch.cuda.is_available() else False`: true only with a GPU, a check where it is tested
+            return Availability(positive=bool(positive), backend=cast(Availability, test).backend)
     if direction is not None:
         device_body, device_else = as_device(body), as_device(orelse)
         if device_body is not None and device_else is not None:
