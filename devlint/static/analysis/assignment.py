@@ -81,9 +81,8 @@ def _batch_evidence(interp: Walker, target: cst.Tuple | cst.List, value: Value, 
     """`x, y = batch` of unknown origin, where the code moves `x` to the device but never `y`: the batch
     is host data (the reason to move `x`), so `y` stays on the cpu, as a DataLoader's batch does. Not a
     sibling that a move is made to meet (`p.add_(x.cuda())`): the code believes that one is on the device."""
-    if not isinstance(value, (Unknown, Located)) or isinstance(value, Located) and value.where is not None \
-            and value.where.concrete:
-        return value  # (a batch of what was built on a device, `Loader(device=device)`: there already)
+    if not isinstance(value, (Unknown, Located)):
+        return value
     names = [dotted(e.value) for e in target.elements]
     modules = interp.file.module_names()  # `model.eval()`, `model.parameters()`: a module, which moves in place
     moved = {name for name in interp.file.moved_names() if name not in modules}

@@ -67,8 +67,7 @@ def item(value: Value, index: int) -> Value:
             return value.items[index]
         return value.elem
     if isinstance(value, Tensor):
-        # unpacking a batch or a tensor: a batch's member is a tensor of its own (`y[j]` is one element of it)
-        return replace(value, scalar=False, fresh=False, collated=False)
+        return replace(value, scalar=False, fresh=False)  # unpacking a batch or a tensor
     if isinstance(value, Located):
         return Located(why=value.why, where=value.where)
     return UNKNOWN

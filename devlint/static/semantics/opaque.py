@@ -97,10 +97,6 @@ def follows_inputs(site: CallSite) -> Value:
     if _class_like(site.path):
         return UNKNOWN  # a class: an object, not a tensor
     inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
-    told = site.args.keywords.get("device")
-    if told is not None and isinstance(told[1], DeviceValue) and told[1].where is not None and told[1].where.concrete:
-        # `loader_class(batch_size=16, device=device)`: what it builds, or returns, is on that device
-        return Located(why=((site.node, ""),), where=told[1].where)
     if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs) \
             or any(name.endswith("device") for name in site.args.keywords):
         # a module or a device handed over (`convert_tensor(x, device=d)`): the function may well move things
