@@ -221,3 +221,23 @@ def test_a_batch_of_a_library_that_places_batches():
     so an item the code does not move itself (`batch["loss_weights"]`) may be there already."""
     source = "from accelerate import Accelerator\n" + BATCH.format(moved="", mark="")
     assert not {f for f in found(source) if f[1].startswith("DEV1")}
+
+
+def test_items_moved_by_number_and_by_name():
+    """`batch[0]` and `batch["mask"]` moved, `batch["label"]` not: the message names both keys as written (the first
+    version sorted the keys together and failed on an int beside a str)."""
+    from tests.lint_helpers import lint
+
+    source = """
+import torch
+
+
+def step(model, batch, device):
+    model.to(device)
+    x = batch[0].to(device)
+    m = batch["mask"].to(device)
+    y = batch["label"]
+    return torch.nn.functional.cross_entropy(model(x) * m, y)
+"""
+    (finding,) = [f for f in lint(source) if f.code == "DEV101"]
+    assert 'moves `batch["mask"]` and `batch[0]` to the device' in " ".join(finding.why)

@@ -105,7 +105,8 @@ def unmoved_item(interp: Walker, node: cst.Subscript, container: Value) -> Optio
     moved = interp.file.moved_keys(name)
     if not moved or key in moved or None in moved or _batches_placed(interp):
         return None
-    shown = " and ".join(f'`{name}["{k}"]`' for k in sorted(cast("set[str]", moved)))
+    keys = sorted((f'"{k}"' if isinstance(k, str) else repr(k) for k in moved))  # (`batch[0]` and `batch["x"]`)
+    shown = " and ".join(f"`{name}[{k}]`" for k in keys)
     return Tensor(why=((node, f"a batch: the code moves {shown} to the device, so this item is on the host"),),
                   where=IMPLICIT_HOST, host_batch=True, maybe_object=True)
 
