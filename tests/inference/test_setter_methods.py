@@ -241,3 +241,18 @@ def step(model, batch, device):
 """
     (finding,) = [f for f in lint(source) if f.code == "DEV101"]
     assert 'moves `batch["mask"]` and `batch[0]` to the device' in " ".join(finding.why)
+
+
+def test_a_package_without_a_root_marker_is_named_from_its_parent(tmp_path):
+    """`models/pix2pix_model.py` imports `from models.base_model import BaseModel`: with no pyproject.toml or .git
+    above it, the root is the folder above the package; an installed package (`site-packages/torch/nn`) is its own
+    root, never the folder of every installed package."""
+    from devlint.static.project.layout import layout_for
+    from tests.lint_helpers import write_files
+
+    write_files(tmp_path, {"models/__init__.py": "", "models/net.py": "",
+                           "site-packages/torch/__init__.py": "", "site-packages/torch/nn/__init__.py": "",
+                           "site-packages/torch/nn/linear.py": ""})
+    assert layout_for(str(tmp_path / "models/net.py")).root == tmp_path.resolve()
+    assert layout_for(str(tmp_path / "site-packages/torch/nn/linear.py")).root == \
+        (tmp_path / "site-packages/torch").resolve()

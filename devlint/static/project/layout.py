@@ -23,6 +23,9 @@ else:  # Python < 3.11
     import tomli as tomllib
 
 ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+# where installed packages live: a package there (torch itself, checked as `devlint .../torch/nn`) is its own root,
+# never the folder of every installed package
+INSTALLED_FOLDERS = ("site-packages", "dist-packages")
 # In a package (a folder with `__init__.py`), `setup.py` is one of its modules (efficientvit's `apps/setup.py`
 # sets up experiments), not the project's build script: the root is further up.
 PACKAGE_MODULE_MARKER = "setup.py"
@@ -188,7 +191,7 @@ def layout_for(path: str, run_root: Optional[str] = None, real: bool = False) ->
     if root is None:
         top = Path(run_root) if run_root else None
         root = top if top is not None and (top == folder or top in folder.parents) else folder
-        while _is_file(root / "__init__.py") and root.parent != root:
+        while _is_file(root / "__init__.py") and root.parent != root and root.parent.name not in INSTALLED_FOLDERS:
             root = root.parent  # a package's modules import it by its name (`from models.base import Base`)
     return _layout_of_root(root)
 
