@@ -18,7 +18,7 @@ import libcst as cst
 from devlint.static.analysis import functions, standalone
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
-from devlint.static.analysis.definitions import find_method, local_names, moved_by_own_move, registered_by_hand
+from devlint.static.analysis.definitions import find_method, local_names, registered_by_hand
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
@@ -192,7 +192,7 @@ class Interpreter:
             cls = self._constructed_class()
             if cls is not None and cls.by_shape:
                 return value  # a from-scratch model's weights: nothing registers them, nothing moves them
-            if cls is not None and attr in moved_by_own_move(cls, self.tables.classes):
+            if cls is not None and attr in self.tables.own_moves(cls):
                 return replace(value, parameter=True)  # its class's own `to()` moves it with the module
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
         if isinstance(value, Seq):
@@ -202,7 +202,7 @@ class Interpreter:
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
             node = holder.node if holder is not None else None
             if node is not None and attr in self.tables.syntax(registered_by_hand, node) \
-                    or holder is not None and attr in moved_by_own_move(holder, self.tables.classes):
+                    or holder is not None and attr in self.tables.own_moves(holder):
                 # its members are registered one by one in a loop over it, or moved by the class's own `cuda()`
                 # (`self.mats = [m.cuda() for m in self.mats]`): they move with the module
                 registered = map_members(value, lambda m: replace(m, parameter=True) if isinstance(m, Tensor) else m)

@@ -10,11 +10,12 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, is_classmethod, is_static, moved_by_own_move, positional_names, pytest_defaults,
+    decorator_name, find_method, is_classmethod, is_static, positional_names, pytest_defaults,
 )
 from devlint.static.analysis.functions import (
     analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
 )
+from devlint.static.analysis.shared_self import self_attributes
 from devlint.static.analysis.state import State
 from devlint.static.semantics.callsite import Args
 from devlint.static.syntax import children, dotted
@@ -114,7 +115,7 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
             me = me.with_attr(name, value)
     if isinstance(me, Instance):
         # a plain class's own `to(device)` that moves `self.features`: a method reads it wherever a caller sent it
-        for name in moved_by_own_move(cls, tables.classes):
+        for name in tables.own_moves(cls):
             me = me.with_attr(name, UNKNOWN)
     return me
 
@@ -125,12 +126,10 @@ def _walk_setters(interp: Walker, cls: Class, me: Module | Instance) -> Attribut
                if id(fdef) in tables.functions and any(me.attr(n) is None for n in names)]
     late = frozenset(n for _, names in setters for n in names)
     # a setter that reads what another sets runs after it (`forward` reads `self.real_A` of `set_input`)
-    setters.sort(key=lambda setter: len((_read_on_self(setter[0]) - setter[1]) & late))
+    setters.sort(key=lambda setter: len((_touched_on_self(interp, setter[0], late) - setter[1]) & late))
     found: list[tuple[str, Value]] = []
     for fdef, names in setters[:SETTERS_WALKED]:
         scope = tables.scope_of(fdef)
-        for name, value in found:
-            me = me.with_attr(name, value)
         params = bind_arguments(interp, fdef, me, None, symbolic=lambda p: symbolic_param(interp, p, scope, False))
         walked = id(fdef) in tables.analysed
         interp.facts.muted += 1  # reported where the setter itself is analysed
@@ -141,8 +140,11 @@ def _walk_setters(interp: Walker, cls: Class, me: Module | Instance) -> Attribut
         if not walked:
             tables.analysed.discard(id(fdef))
         if isinstance(final_self, (Module, Instance)):
-            found.extend((n, v) for n in names if me.attr(n) is None
-                         for v in (final_self.attr(n),) if isinstance(v, (Tensor, Located)) and v.device is not None)
+            kept = [(n, v) for n in names if me.attr(n) is None
+                    for v in (final_self.attr(n),) if isinstance(v, (Tensor, Located)) and v.device is not None]
+            found.extend(kept)
+            for name, value in kept:  # (the next setter walked sees them)
+                me = me.with_attr(name, value)
     return tuple(found)
 
 
@@ -198,16 +200,13 @@ def _assigned_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
     return frozenset(names)
 
 
-def _read_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
-    """The `self.<name>` a method mentions anywhere."""
-    names: set[str] = set()
-    stack: list[cst.CSTNode] = [fdef.body]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-            names.add(node.attr.value)
-        stack.extend(children(node))
-    return frozenset(names)
+def _touched_on_self(interp: Walker, fdef: cst.FunctionDef, late: frozenset[str]) -> frozenset[str]:
+    """The `self.<name>` a method touches (`shared_self.self_attributes`; all of `late` where `self` escapes it)."""
+    tables = interp.tables
+    if id(fdef) not in tables.self_attributes:
+        tables.self_attributes[id(fdef)] = self_attributes(fdef)
+    touched = tables.self_attributes[id(fdef)]
+    return touched if touched is not None else late
 
 
 def _self_names(target: cst.BaseExpression) -> list[str]:

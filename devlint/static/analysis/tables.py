@@ -12,7 +12,7 @@ from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Attributes, Class, Const, Function, Ref, Value
 from devlint.static.analysis.definitions import (
-    body_nodes, bound_to, find_method, host_params, positional_names, sent_params)
+    body_nodes, bound_to, find_method, host_params, moved_by_own_move, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, children, dotted
@@ -58,7 +58,7 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read", "syntax_memo", "late_attributes")
+                 "_names_read", "syntax_memo", "late_attributes", "_own_moves")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -83,6 +83,7 @@ class FileTables:
         self.analysed: set[int] = set()  # id(FunctionDef) of the functions whose body was walked
         self.class_summaries: dict[str, Value] = {}  # class name -> `self` as its methods see it
         self.late_attributes: dict[str, Attributes] = {}  # class name -> what its setter methods give `self`
+        self._own_moves: dict[str, set[str]] = {}  # class name -> the attributes its own `to`/`cuda` moves
         # id(FunctionDef) (and of the class running it) -> parameters it places itself
         self.self_placed_params: dict[object, set[str]] = {}
         self.imported_layers: dict[str, bool] = {}  # class name -> its __init__ builds a layer of an imported class
@@ -94,6 +95,13 @@ class FileTables:
         self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
         self._literal_calls: Optional[list[cst.Call]] = None
+
+    def own_moves(self, cls: Class) -> AbstractSet[str]:
+        """`definitions.moved_by_own_move` of a class, read once per file (a module stores attributes many times)."""
+        found = self._own_moves.get(cls.name)
+        if found is None:
+            found = self._own_moves[cls.name] = moved_by_own_move(cls, self.classes)
+        return found
 
     def names_read(self) -> AbstractSet[str]:
         """The names the file reads somewhere (made when first asked: only an interval's end asks)."""

@@ -63,21 +63,24 @@ def builtin_print(site: CallSite) -> Value:
 
 def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
-    first = site.args.first()
-    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != api.CPU_TYPE):
-        site.facts.host_sync(site.node, f"{site.name}()", site.operand(site.args.positional[0][0], first), site.state)
-    elif isinstance(first, Unknown) and site.args.positional \
-            and (dotted(site.args.positional[0][0]) or "") in site.file.tensor_names():
-        site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
+    _read_as_number(site, f"{site.name}()")
     return INTEGER if site.name in api.INTEGER_CASTS else UNKNOWN  # (`y[int(total * p)]`: one element)
 
 
 def math_function(site: CallSite) -> Value:
-    """`math.sqrt(var)` of a tensor: Python's math reads it as a float (`Tensor.__float__`), waiting for the GPU."""
-    first = site.args.first()
-    if isinstance(first, Tensor) and (first.device is None or first.device.kind != api.CPU_TYPE):
-        site.facts.host_sync(site.node, f"{site.path}()", site.operand(site.args.positional[0][0], first), site.state)
+    """`math.sqrt(var)` of a tensor: Python's math reads it as a float (`Tensor.__float__`), as `float()` does."""
+    _read_as_number(site, f"{site.path}()")
     return UNKNOWN
+
+
+def _read_as_number(site: CallSite, how: str) -> None:
+    """The first argument read as a Python number: a host copy of a tensor off the cpu, a sync."""
+    first = site.args.first()
+    if isinstance(first, (Tensor, Located)) and (first.device is None or first.device.kind != api.CPU_TYPE):
+        site.facts.host_sync(site.node, how, site.operand(site.args.positional[0][0], first), site.state)
+    elif isinstance(first, Unknown) and site.args.positional \
+            and (dotted(site.args.positional[0][0]) or "") in site.file.tensor_names():
+        site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
 
 
 def builtin_super(site: CallSite) -> Value:
