@@ -343,7 +343,8 @@ class Availability(Value):
         return None
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
-        return self if self.positive == other.positive else None
+        return None if self.positive != other.positive else self if self.holds == other.holds \
+            else replace(self, holds=None)  # (each path knew its own)
 
 
 @record

@@ -167,6 +167,9 @@ TYPE_TEST_ANSWERS = {
     **{name: (False, False, False, False)
        for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool")},
 }
+# What a checkpoint callback of the run's trainer wrote (Lightning's ModelCheckpoint): a load of it reads back
+# what this run saved, on this machine
+RUN_CHECKPOINT_PATHS = frozenset({"best_model_path", "last_model_path"})
 SCALAR_TESTS = frozenset({"numpy.isscalar"})  # `np.isscalar(x)`: False for a tensor and for an array
 
 # What nn.ModuleList (and its subclasses) shares with a Python list: the container then holds the module(s).

@@ -176,6 +176,7 @@ WORLD_SIZE_CALLS = paths(role(Role.WORLD_SIZE))
 SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
+SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
 # set by torchrun (and torch.distributed.launch) in each process it starts
 LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID"})  # (SLURM: one task per GPU)
 ENVIRON = "os.environ"

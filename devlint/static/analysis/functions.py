@@ -414,6 +414,8 @@ def _host_side(interp: Walker, fdef: cst.FunctionDef, owner: Optional[Class]) ->
     name = fdef.name.value
     if owner is not None and (owner.is_dataset or (name == "__call__" and not owner.is_module)):
         return True
+    if owner is not None and owner.is_module and name == "__init__":
+        return True  # a module is built on the cpu from what it is given (`item_pre` weights), then moved whole
     if owner is None and name in interp.tables.prepass.passed_names:
         return True  # a callback (a collate_fn, a hook, vmap's function): called with data we cannot see
     if name in ("__getitem__", "__iter__", "__next__", "__len__") or "collate" in name.lower():

@@ -15,6 +15,7 @@ import libcst as cst
 
 from devlint.core.devices import Device
 from devlint.core.torch_catalogue import views as api
+from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Instance,
@@ -150,6 +151,9 @@ def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[
         return True  # `device_count() > rank`: at least one GPU on that path
     if isinstance(left, Availability) and isinstance(right, Const) and type(right.value) is int:
         return _option_guard(op, right.value, left.positive)  # `if opt.gpu > -1:`, `if n_gpu > 0:`
+    if isinstance(left, Availability) and isinstance(right, Const) and type(right.value) is bool \
+            and type(op) in (cst.Is, cst.Equal, cst.IsNot, cst.NotEqual):  # `if args.cuda is True:`
+        return left.positive if right.value == (type(op) in (cst.Is, cst.Equal)) else not left.positive
     if isinstance(left, Availability) and isinstance(right, Const) and right.value is None:
         # `if args.gpu is not None:` the user chose a GPU
         if type(op) in (cst.IsNot, cst.NotEqual):
@@ -319,6 +323,20 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
 _TYPE_TEST_NAMES = frozenset({"isinstance"} | {path.rsplit(".", 1)[-1] for path in api.SCALAR_TESTS})
 
 
+def no_tensor_where(interp: Walker, test: cst.BaseExpression, state: State, then_state: State) -> None:
+    """`if not isinstance(batch, list): batch = batch.to(device)`: where `isinstance(x, list)` (or another class
+    no tensor is) holds, x is none, whatever the loader's tensors said."""
+    if type(test) is not cst.Call or len(test.args) != 2 or dotted(test.func) != "isinstance":
+        return
+    subject, kinds = dotted(test.args[0].value), test.args[1].value
+    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
+    answers = [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
+               for e in elements]
+    if subject is not None and answers and all(answer is not None and not any(answer) for answer in answers) \
+            and isinstance(then_state.env.get(subject), Tensor):
+        then_state.env[subject] = UNKNOWN
+
+
 def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:
     """`x.clone() if isinstance(x, torch.Tensor) else np.copy(x)`: where the test is false, x is no tensor."""
     if tested is not None and tested[1] and tested[0] in else_state.env:
@@ -350,15 +368,102 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
 def flag_paths(test: cst.BaseExpression, then_state: State, else_state: State) -> None:
     """`if flag: x = x.cuda()` then `if flag: y = x + w.cuda()`: a tensor that stayed on the cpu where `flag`
     was false is not on the cpu in a branch where it is true (nor the other way round). Its device there is
-    the other path's, which the join forgot: unknown, never a mix."""
-    flag = dotted(test)
-    if flag is None:
+    the other path's, which the join forgot: unknown, never a mix. `flag > 0`, `flag is True`, `not flag`
+    test the same flag."""
+    tested = flag_test(test)
+    if tested is None:
         return
-    for branch, outcome in ((then_state, "true"), (else_state, "false")):
-        for name, value in branch.env.items():
-            path = value.cpu_path if type(value) is Tensor else None
-            if path is not None and path[1] != outcome and dotted(path[0]) == flag:
+    flag, said = tested
+    for branch, outcome in ((then_state, said), (else_state, not said)):
+        for name, value in list(branch.env.items()):
+            if isinstance(value, (Module, Instance)):  # `self.centroids`, set under `if self.use_gpu > 0:`
+                for attr, held in value.attrs:
+                    if _other_path(held, flag, outcome):
+                        value = value.with_attr(attr, replace(held, cpu_path=None))
+                branch.env[name] = value
+            elif _other_path(value, flag, outcome):
                 branch.env[name] = replace(value, cpu_path=None)
+
+
+def idle_cpu_paths(statement: cst.If, placement: bool, sides: tuple[State, State], joined: State) -> None:
+    """Forget the path where a tensor stayed on the cpu when that path says nothing of a GPU: a placement test
+    (`if x.is_cuda: h = h.cuda()` leaves h on the cpu exactly where x is there), or a branch that moves nothing
+    while the other moves the tensor to a device chosen at run time (`if not cfg.DEBUG: x = x.to(device)`: the
+    flag that skips the move is the one that made `device` the cpu). A branch that moves its siblings (`if
+    args.fast: x = x.to(device)` beside `x, y = x.to(device), y.to(device)`) is a GPU path that forgot one."""
+    for name, value in list(joined.env.items()):
+        path = value.cpu_path if type(value) is Tensor else None
+        if path is None or path[0] is not statement.test:
+            continue
+        moved = sides[0 if path[1] == "false" else 1].env.get(name)
+        suite = statement.body if path[1] == "true" else statement.orelse
+        chosen = isinstance(moved, Tensor) and moved.where is not None and moved.where.kind in ("selected", "param")
+        if placement or chosen and not _moves_any(suite):
+            joined.env[name] = replace(value, cpu_path=None)
+
+
+def _moves_any(suite: Optional[cst.CSTNode]) -> bool:
+    stack: list[cst.CSTNode] = [suite] if suite is not None else []
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and device_move(node):
+            return True
+        stack.extend(children(node))
+    return False
+
+
+def _other_path(value: Value, flag: str, outcome: bool) -> bool:
+    """A tensor left on the cpu on the path where `flag` was not `outcome`."""
+    path = value.cpu_path if type(value) is Tensor else None
+    if path is None:
+        return False
+    recorded = flag_test(path[0])
+    return recorded is not None and recorded[0] == flag and ((path[1] == "true") == recorded[1]) != outcome
+
+
+def flag_test(test: cst.CSTNode) -> Optional[tuple[str, bool]]:
+    """The flag a test reads and the flag's value where the test holds: `use_gpu`, `self.use_gpu > 0`,
+    `args.cuda is True`, `n_gpu != 0` are (name, True); `not use_gpu`, `n_gpu == 0` are (name, False)."""
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        inner = flag_test(test.expression)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if type(test) is cst.Comparison and len(test.comparisons) == 1:
+        target = test.comparisons[0]
+        said = _FLAG_COMPARISONS.get((type(target.operator), _literal(target.comparator)))
+        name = dotted(test.left)
+        return (name, said) if said is not None and name is not None else None
+    name = dotted(test) if isinstance(test, cst.BaseExpression) else None
+    return (name, True) if name is not None else None
+
+
+def _literal(node: cst.BaseExpression) -> object:
+    if type(node) is cst.Integer:
+        return _integer(node)
+    return {"True": True, "False": False}.get(node.value, "") if type(node) is cst.Name else ""
+
+
+_FLAG_COMPARISONS: dict[tuple[type, object], bool] = {
+    (cst.GreaterThan, 0): True, (cst.NotEqual, 0): True, (cst.GreaterThanEqual, 1): True,
+    (cst.Equal, 0): False, (cst.LessThan, 1): False, (cst.LessThanEqual, 0): False,
+    (cst.Is, True): True, (cst.Equal, True): True, (cst.Is, False): False, (cst.Equal, False): False,
+    (cst.IsNot, False): True, (cst.IsNot, True): False, (cst.NotEqual, False): True,
+}
+
+
+def pin_flag(interp: Walker, node: cst.BaseExpression, test: Value, then_state: State, else_state: State) -> None:
+    """`if self.use_gpu: make_mask(x.cuda(), use_gpu=self.use_gpu)`: in each branch of a test that chooses the
+    device (`test`, its value), the flag it reads is known (the callee's own `if use_gpu:` takes the caller's
+    branch), and after `if use_gpu: return ...` it is false."""
+    tested = flag_test(node)
+    if tested is None or not isinstance(test, Availability) or not test.choice or test.holds is not None \
+            or type(node) is cst.Comparison and type(node.left) not in (cst.Name, cst.Attribute):
+        return
+    flag, said = tested
+    value = interp.lookup(flag, then_state)
+    if not isinstance(value, Availability):
+        value = Availability(positive=test.positive == said, backend=test.backend)
+    for branch, outcome in ((then_state, said), (else_state, not said)):
+        interp.assign_name(flag, replace(value, holds=outcome), branch, node)
 
 
 def _siblings_placed(interp: Walker, first: str, devices: tuple[Optional[Device], Optional[Device]], state: State,
@@ -451,6 +556,12 @@ def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Op
     negated = type(test) is cst.UnaryOperation and type(test.operator) is cst.Not
     if negated:
         test = cast(cst.UnaryOperation, test).expression
+    if type(test) is cst.Comparison and len(test.comparisons) == 1 \
+            and type(_literal(test.comparisons[0].comparator)) is bool:  # `if args.cuda is True:`
+        said = _FLAG_COMPARISONS.get((type(test.comparisons[0].operator), _literal(test.comparisons[0].comparator)))
+        if said is None:
+            return None
+        negated, test = negated is said, test.left
     compare: Optional[Callable[[int], bool]] = None
     if type(test) is cst.Comparison and len(test.comparisons) == 1:
         number, operator = _integer(test.comparisons[0].comparator), _OPERATORS.get(type(test.comparisons[0].operator))

@@ -196,15 +196,17 @@ class ProjectImports:
         return False
 
     def saved_beside(self, template: str) -> bool:
-        """Does a script beside the checked file, or a module of the project it imports, `torch.save` to a path
-        with these string parts? A pipeline's steps hand each other files: one script saves the `embedding.pt` (or
-        the shards) the next one loads; an evaluation module caches its predictions, which its script reads back.
-        A model's state dict is not such a file: its tensors are on the model's device."""
+        """Does a script beside the checked file, a module of the project it imports, or another file of the run
+        `torch.save` to a path with these string parts? A pipeline's steps hand each other files: one script saves
+        the `embedding.pt` (or the shards) the next one loads; an evaluation module caches its predictions, which
+        its script reads back. A model's state dict is not such a file: its tensors are on the model's device."""
         literal = max(template.split("|"), key=len).encode()
         if len(literal) < 4:
             return False
         siblings = sorted(self.importer.parent.glob("*.py"))[:_MOST_SIBLINGS]
-        for path in dict.fromkeys(siblings + self._imported_files()):
+        # ... or any file of the run that names the file (`tools/compare.py` reads the chunks `pkg/codec.py` writes)
+        run = [Path(path) for path, data, _ in holding(self.checked, script_bytes, api.SAVE_NAME) if literal in data]
+        for path in dict.fromkeys(siblings + self._imported_files() + run[:_MOST_SIBLINGS]):
             if path == self.importer or not _mentions(path, literal):
                 continue
             source = read_module(path)

@@ -15,8 +15,8 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes, find_method
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test,
-    not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
+    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, pin_flag,
+    idle_cpu_paths, no_tensor_where, not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move, sets_up_nccl
@@ -280,6 +280,7 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
         if isinstance(suite, cst.IndentedBlock) and sets_up_nccl(suite.body):
             branch.guarded = True  # `if distributed: set_device(rank); init_process_group("nccl")`: GPUs there
     narrow(interp, node.test, state, then_state, else_state)
+    pin_flag(interp, node.test, test, then_state, else_state)
     same_place(interp, node.test, then_state, else_state, node)
     interp.frames.if_depth += 1
     then_state = interp.exec_suite(node.body, then_state)
@@ -290,7 +291,10 @@ def exec_if(interp: Walker, node: cst.If, state: State) -> State:
             else_state = interp.exec_suite(node.orelse.body, else_state)
     interp.frames.if_depth -= 1
     split = direction is not None
-    return then_state.join(else_state, availability_split=split, branch=None if split else node.test)
+    joined = then_state.join(else_state, availability_split=split, branch=None if split else node.test)
+    if not split:
+        idle_cpu_paths(node, _placement_test(interp, node.test, state), (then_state, else_state), joined)
+    return joined
 
 
 def _exec_known_check(interp: Walker, node: cst.If, holds: bool, learnt: bool, state: State) -> State:
@@ -331,6 +335,7 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
     flag_paths(test, then_state, else_state)
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
+    no_tensor_where(interp, test, state, then_state)
     none_test(test, then_state, else_state)
     module = module_test(interp, test, state)
     if module is not None and isinstance(else_state.env.get(module), (Module, Located)):
@@ -625,16 +630,25 @@ def _plain_base(base: Value, node: cst.BaseExpression) -> bool:
 
 def _init_requires_cuda(interp: Walker, node: cst.ClassDef, state: State) -> bool:
     """An `assert` among its `__init__`'s statements that CUDA is there (`assert torch.cuda.is_available()`, as
-    the walk reads availability checks): no instance exists without a GPU, so its methods run with one
-    (nnU-Net's GPU benchmark trainers)."""
+    the walk reads availability checks), or an `if not ...: raise`: no instance exists without a GPU, so its
+    methods run with one (nnU-Net's GPU benchmark trainers)."""
     init = next((s for s in class_body(node) if type(s) is cst.FunctionDef and s.name.value == "__init__"), None)
     if init is None or type(init.body) is not cst.IndentedBlock:
         return False
     tests = [small.test for statement in init.body.body if type(statement) is cst.SimpleStatementLine
              for small in statement.body if type(small) is cst.Assert]
+    # `if not torch.cuda.is_available(): raise NotImplementedError("CPU training is not supported")`
+    tests += [statement.test.expression for statement in init.body.body if type(statement) is cst.If
+              and statement.orelse is None and type(statement.test) is cst.UnaryOperation
+              and type(statement.test.operator) is cst.Not and _raises(statement.body)]
     # only a library's check is asked here: evaluating a call of the project's own would analyse it out of place
     checks = [t for t in tests if type(t) is cst.Call and isinstance(interp.eval(t.func, state), Ref)]
     return any(learns(as_condition(interp.eval(check, state)), True) is True for check in checks)
+
+
+def _raises(suite: cst.BaseSuite) -> bool:
+    last = suite.body[-1] if type(suite) is cst.IndentedBlock and suite.body else None
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Raise
 
 
 def _dataset_by_shape(node: cst.ClassDef) -> bool:

@@ -375,7 +375,27 @@ class FileQuestions:
             if " ".join(tables.module.code_for_node(expression).split()) in tables.prepass.saved_anywhere:
                 return True
         template = self._template(path)
-        return bool(template) and template in tables.prepass.saved_templates
+        if bool(template) and template in tables.prepass.saved_templates:
+            return True
+        # `best = self._train(3)` ... `torch.load(best)`: the path a function of the file returns after saving to it;
+        # `trainer.checkpoint_callback.best_model_path`: the checkpoint the run's trainer wrote
+        source = named[0] if len(named) == 1 else path
+        return type(source) is cst.Attribute and source.attr.value in api.RUN_CHECKPOINT_PATHS \
+            or type(source) is cst.Call and self._returns_saved(source.func)
+
+    def _returns_saved(self, func: cst.BaseExpression) -> bool:
+        tables = self._tables
+        callee = self._function_at(func, self._frames.globals)
+        current = self._frames.current_function
+        owner = tables.functions[id(current)].owner if current is not None and id(current) in tables.functions \
+            else None
+        if callee is None and owner is not None and type(func) is cst.Attribute and dotted(func.value) == "self":
+            callee = find_method(tables.classes.get(owner), func.attr.value, tables.classes)
+        if callee is None or id(callee) not in tables.prepass.scopes:
+            return False
+        saved = tables.scope_of(callee).saved_to
+        return any(type(node) is cst.Return and type(node.value) is cst.Name and node.value.value in saved
+                   for node in body_nodes(callee))
 
     def _template(self, path: cst.CSTNode) -> str:
         """The string parts of a path, of what it names where it is a name assigned once (`pred_fn =

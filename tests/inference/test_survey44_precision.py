@@ -1,0 +1,360 @@
+"""False findings of the forty-fourth and forty-fifth precision surveys (issue 17 item 9), each beside a twin that
+must stay reported.
+
+Survey 44 (NLP and speech training code, 2019-2024: 3 false errors of 6, 16 false warnings of 40 sampled):
+- `if self.use_gpu > 0:` and `if self.use_gpu:` test one flag: a tensor left on the cpu where the first was false
+  is not on the cpu where the second is true (ColBERT's residual codec, 2 DEV101).
+- Inside `if self.use_gpu:`, the flag is true: a callee handed it (`make_mask(x.cuda(), use_gpu=self.use_gpu)`)
+  takes its own `if use_gpu:` branch, not the cpu one (1 DEV101).
+Survey 45 (vision and RL projects, 2021-2025: 4 false errors of 6, 12 false warnings of 40 sampled):
+- A load of a file another module of the run writes (not beside it, not imported): `tools/compare.py` reading the
+  chunks `pkg/codec.py` saved from `.cpu()` (ColBERT, 4 DEV202).
+- An `__init__` that raises without CUDA (`if not torch.cuda.is_available(): raise NotImplementedError(...)`) makes
+  an object that exists only with a GPU: its methods run with one (fairseq-style trainers, 2 DEV203).
+- A module's `__init__` given a tensor (`item_pre` weights) builds the module on the cpu: analysed on its own, its
+  tensor parameters are not taken to be on the device its methods run on (GraphRec-style recommenders, 3 DEV104).
+- A checkpoint reloaded through the path the saving method returned (`best = self._train(3)` ...
+  `torch.load(best)`), or Lightning's `checkpoint_callback.best_model_path`: the run reads back what it wrote, on
+  this machine (3 DEV202).
+Survey 45:
+- Where `isinstance(batch, list)` holds, `batch` is no tensor: a batch moved only `if not isinstance(batch, list)`
+  is not left on the cpu (ConvNeXt-V2's fine-tuning loop, 1 DEV102).
+- A flag that skips every move (`if not cfg.DEBUG: x, y = x.to(device), y.to(device)`) of a device chosen at run
+  time says the run is on the cpu: the flag that made `device` the cpu (YOLOP, 2 DEV102). The branch where a tensor
+  stayed behind must move something itself to be a GPU path that forgot it. Also the 2017-2020 survey's NRI: `if
+  x.is_cuda: h = h.cuda()` leaves h on the cpu exactly where x is on the cpu (1 DEV101).
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found, lint_in_run
+
+CODEC = """
+import torch
+
+
+class Codec:
+    def __init__(self, config, centroids):
+        self.use_gpu = config.ngpus > 0
+        if self.use_gpu > 0:
+            self.centroids = centroids.cuda()
+        else:
+            self.centroids = centroids.float()
+
+    def encode(self, embs):
+        codes = []
+        for batch in embs.split(4):
+            if {test}:
+                codes.append((self.centroids @ batch.T.cuda()).argmax(dim=0)){mark}
+            else:
+                codes.append((self.centroids @ batch.T.float()).argmax(dim=0))
+        return torch.cat(codes)
+
+
+def run():
+    sample = torch.empty(16, 4)
+    return Codec(object(), sample[:8].float()).encode(sample)
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    ("self.use_gpu", ""),
+    ("self.use_gpu is True", ""),
+    ("not self.use_gpu", "  # expect: DEV101, DEV201"),  # the cpu path: the `.cuda()` there is unguarded too
+])
+def test_one_flag_tested_two_ways(test, mark):
+    source = CODEC.format(test=test, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+MASK = """
+import torch
+
+
+def make_mask(lengths, width, use_gpu=True):
+    if use_gpu:
+        steps = torch.arange(width).cuda() + 1
+        return steps.unsqueeze(0) <= lengths.cuda().unsqueeze(-1)
+    steps = torch.arange(width) + 1
+    return steps.unsqueeze(0) <= lengths.unsqueeze(-1){mark}
+
+
+class Packed:
+    def __init__(self, lengths, use_gpu=True):
+        self.use_gpu = use_gpu
+        self.lengths = torch.LongTensor(lengths)
+
+    def padded_mask(self):
+        if self.use_gpu:
+            return make_mask(self.lengths.cuda(), 5, use_gpu={passed})
+        return make_mask(self.lengths, 5, use_gpu=self.use_gpu)
+
+
+def score(lengths, ngpus):
+    use_gpu = ngpus > 0
+    return Packed(lengths, use_gpu=use_gpu).padded_mask()
+"""
+
+
+@pytest.mark.parametrize("passed, mark", [
+    ("self.use_gpu", ""),
+    ("False", "  # expect: DEV104"),  # told the cpu path, given a GPU tensor
+])
+def test_a_flag_is_known_in_its_branch(passed, mark):
+    source = MASK.format(passed=passed, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+EPOCH = """
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, TensorDataset
+
+
+def run_epoch(net, loader, device):
+    for batch, target in loader:
+        if {test}:
+            batch = batch.to(device, non_blocking=True)
+        else:
+            target = target.to(device)
+        target = target.to(device, non_blocking=True)
+        loss = nn.functional.cross_entropy(net(batch), target){mark}
+        loss.backward()
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net = nn.Linear(16, 3)
+    net.to(device)
+    data = TensorDataset(torch.randn(64, 16), torch.randint(0, 3, (64,)))
+    run_epoch(net, DataLoader(data, batch_size=8), device)
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    ("not isinstance(batch, list)", ""),
+    ("not isinstance(batch, (list, tuple))", ""),
+    # a tensor either way, left on the cpu where the test fails, on a path that moves its sibling
+    ("batch.dim() > 1", "  # expect: DEV102"),
+])
+def test_no_tensor_where_a_type_test_says_list(test, mark):
+    source = EPOCH.format(test=test, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+SKIPPED = """
+import torch.nn as nn
+
+
+def fit(cfg, loader, net, device):
+    for x, y in loader:
+        if not cfg.DEBUG:
+            x = x.to(device, non_blocking=True)
+            {moved}
+        out = net(x){mark}
+        nn.functional.mse_loss(out, y).backward()
+
+
+def main(cfg):
+    device = torch.device("cuda:0" if torch.cuda.is_available() and not cfg.DEBUG else "cpu")
+    net = nn.Linear(4, 2).to(device)
+    loader = DataLoader(TensorDataset(torch.randn(20, 4), torch.randn(20, 2)), batch_size=5)
+    fit(cfg, loader, net, device)
+
+
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+"""
+
+
+@pytest.mark.parametrize("moved, mark", [
+    ("y = y.to(device)", ""),
+    ("y = y.to(device)\n        else:\n            y = y.to(device)", "  # expect: DEV102"),  # a GPU path forgot x
+])
+def test_a_flag_that_skips_every_move(moved, mark):
+    source = SKIPPED.format(moved=moved, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+PLACED = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class GraphGRU(nn.Module):
+
+    def __init__(self, n):
+        super().__init__()
+        self.msg = nn.Linear(2 * n, n)
+        self.gate_h = nn.Linear(n, n, bias=False)
+        self.gate_x = nn.Linear(n, n)
+
+    def step(self, x, recv, send, h):
+        pair = torch.cat([send.matmul(h), recv.matmul(h)], dim=-1)
+        acc = torch.zeros(pair.size(0), pair.size(1), h.size(-1))
+        if x.is_cuda:
+            acc = acc.cuda()
+        acc += torch.tanh(self.msg(pair))
+        agg = acc.transpose(-2, -1).matmul(recv).transpose(-2, -1)
+        z = F.sigmoid(self.gate_x(x) + self.gate_h(agg))
+        h = (1 - z) * x + z * h{mark}
+        return x + h, h
+
+    def forward(self, seq, recv, send, every=2):
+        h = torch.zeros(seq.size(0), seq.size(2), seq.size(3))
+        if {test}:
+            h = h.cuda()
+        preds = []
+        for t in range(seq.size(1) - 1):
+            if t % every == 0:
+                x = seq[:, t]
+            else:
+                x = preds[t - 1]  # feed back the previous prediction
+            pred, h = self.step(x, recv, send, h)
+            preds.append(pred)
+        return torch.stack(preds, dim=1)
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    ("seq.is_cuda", ""),  # h is on the cpu exactly where the sequence is
+    ("seq.dim() > 3", "  # expect: DEV101"),  # a test of the shape: h stays behind
+])
+def test_a_placement_test_is_no_path_left_behind(test, mark):
+    source = PLACED.format(test=test, mark=mark)
+    assert {f for f in found(source) if f[1] != "DEV204"} == expected_findings(source)
+
+
+CHUNKS = {
+    "pkg/__init__.py": "",
+    "pkg/codec.py": """
+        import os
+        import torch
+
+
+        def write_chunk(index_dir, i, embs, centroids):
+            if torch.cuda.is_available():
+                embs, centroids = embs.cuda(), centroids.cuda()
+            codes = (centroids @ embs.T).argmax(dim=0)
+            torch.save(codes.cpu(), os.path.join(index_dir, f"{i}.codes.pt"))
+        """,
+    "tools/compare.py": """
+        import os
+        import torch
+
+
+        def main(index, n):
+            return torch.cat([torch.load(os.path.join(index, f"{i}.{kind}.pt")) for i in range(n)])
+        """,
+}
+
+
+@pytest.mark.parametrize("kind, reported", [
+    ("codes", False),  # the run's own pipeline wrote them, from the cpu
+    ("residuals", True),  # nothing of the run writes those
+])
+def test_a_load_of_what_another_module_of_the_run_saves(tmp_path, kind, reported):
+    files = dict(CHUNKS)
+    files["tools/compare.py"] = files["tools/compare.py"].replace("{kind}", kind)
+    codes = {f.code for f in lint_in_run(tmp_path, files, "tools/compare.py")}
+    assert ("DEV202" in codes) == reported
+
+
+TRAINER = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, model, fp16=False):
+        if not torch.cuda.is_available():
+            {without}
+        self.fp16 = fp16
+        self.model = model.cuda(){hardcoded}
+
+    def build_optimizer(self):
+        if torch.cuda.get_device_capability(0)[0] >= 7 and not self.fp16:{mark}
+            print("this GPU could train faster with fp16")
+        return torch.optim.SGD(self.model.parameters(), lr=0.1)
+"""
+
+
+@pytest.mark.parametrize("without, hardcoded, mark", [
+    ("raise NotImplementedError('Training on CPU is not supported')", "", ""),
+    ("print('training on the cpu')", "  # expect: DEV201", "  # expect: DEV203"),
+])
+def test_an_init_that_raises_without_cuda(without, hardcoded, mark):
+    source = TRAINER.format(without=without, hardcoded=hardcoded, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+PRETRAINED = """
+import numpy as np
+import torch
+import torch.nn as nn
+
+
+class Recommender(nn.Module):
+    def __init__(self, n_items, n_other, dim, item_pre=None):
+        super().__init__()
+        self.embed = nn.Embedding(n_items + n_other, dim)
+        if item_pre is not None:
+            rest = nn.Parameter(torch.Tensor(n_other, dim))
+            nn.init.xavier_uniform_(rest)
+            self.embed.weight = nn.Parameter(torch.cat([item_pre, rest], dim=0)){mark}
+
+    def forward(self, ids):
+        return self.embed(ids)
+{caller}"""
+
+
+@pytest.mark.parametrize("caller, mark", [
+    ("", ""),  # nobody here builds it: its weights are given as the module is, on the cpu
+    ("\n\ndef main():\n    if torch.cuda.is_available():\n"
+     "        Recommender(10, 5, 4, item_pre=torch.tensor(np.ones((10, 4))).cuda())\n", "  # expect: DEV104"),
+])
+def test_a_module_is_built_from_host_tensors(caller, mark):
+    source = PRETRAINED.format(caller=caller, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+RELOADED = """
+import os
+import torch
+import torch.nn as nn
+
+
+class Runner:
+    def __init__(self):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.model = nn.Linear(4, 2).to(self.device)
+
+    def _train(self, epochs, given):
+        best_path = None
+        for epoch in range(epochs):
+            self.model(torch.randn(8, 4, device=self.device)).sum().backward()
+            best_path = os.path.join("state", "model_epoch{{}}.pt".format(epoch))
+            torch.save(self.model.state_dict(), best_path)
+        return {returned}
+
+    def run(self, given):
+        best_model_path = self._train(3, given)
+        self.model.load_state_dict(torch.load(best_model_path)){mark}
+
+    def evaluate(self, trainer):
+        return torch.load(trainer.checkpoint_callback.{attribute}){other}
+"""
+
+
+@pytest.mark.parametrize("returned, attribute, mark, other", [
+    ("best_path", "best_model_path", "", ""),
+    ("given", "dirpath", "  # expect: DEV202", "  # expect: DEV202"),  # a path it was handed; a folder
+])
+def test_a_checkpoint_this_run_wrote(returned, attribute, mark, other):
+    source = RELOADED.format(returned=returned, attribute=attribute, mark=mark, other=other)
+    assert found(source) == expected_findings(source)
