@@ -16,6 +16,7 @@ Survey 45 (vision and RL projects, 2021-2025: 4 false errors of 6, 12 false warn
 - A checkpoint reloaded through the path the saving method returned (`best = self._train(3)` ...
   `torch.load(best)`), or Lightning's `checkpoint_callback.best_model_path`: the run reads back what it wrote, on
   this machine (3 DEV202).
+Missed there: `model.to(0)` is GPU 0 written into the code, as hardcoded as `'cuda:0'` (ATLOP's training script).
 Survey 45:
 - Where `isinstance(batch, list)` holds, `batch` is no tensor: a batch moved only `if not isinstance(batch, list)`
   is not left on the cpu (ConvNeXt-V2's fine-tuning loop, 1 DEV102).
@@ -357,4 +358,29 @@ class Runner:
 ])
 def test_a_checkpoint_this_run_wrote(returned, attribute, mark, other):
     source = RELOADED.format(returned=returned, attribute=attribute, mark=mark, other=other)
+    assert found(source) == expected_findings(source)
+
+
+WRITTEN = """
+import torch
+import torch.nn as nn
+
+
+def main(args):
+    model = nn.Linear(4, 2)
+    model.to({device}){mark}
+    return model(torch.randn(3, 4).to({device})){mark}
+
+
+def probe():
+    return torch.cuda.is_available()
+"""
+
+
+@pytest.mark.parametrize("device, mark", [
+    ("0", "  # expect: DEV201"),
+    ("args.gpu", ""),  # the user's option
+])
+def test_an_integer_device_written_in_the_call(device, mark):
+    source = WRITTEN.format(device=device, mark=mark)
     assert found(source) == expected_findings(source)

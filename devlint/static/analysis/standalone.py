@@ -4,7 +4,7 @@ symbolic, and a method's `self` is what its class's `__init__` made, with what t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional, cast
+from typing import TYPE_CHECKING, Callable, Optional, cast
 
 import libcst as cst
 
@@ -122,7 +122,8 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
 
 def _walk_setters(interp: Walker, cls: Class, me: Module | Instance) -> Attributes:
     tables = interp.tables
-    setters = [(fdef, names) for fdef, names in late_setters(methods_of(cls, tables.classes))
+    setters = [(fdef, names) for fdef, names in late_setters(methods_of(cls, tables.classes),
+                                                             lambda method: tables.syntax(_assigned_on_self, method))
                if id(fdef) in tables.functions and any(me.attr(n) is None for n in names)]
     late = frozenset(n for _, names in setters for n in names)
     # a setter that reads what another sets runs after it (`forward` reads `self.real_A` of `set_input`)
@@ -168,9 +169,11 @@ def methods_of(cls: Class, classes: dict[str, Class]) -> list[cst.FunctionDef]:
     return list(found.values())
 
 
-def late_setters(methods: list[cst.FunctionDef]) -> list[tuple[cst.FunctionDef, frozenset[str]]]:
-    """The methods with the `self.<name>` each alone assigns directly in its body."""
-    assigned = {id(m): _assigned_on_self(m) for m in methods}
+def late_setters(methods: list[cst.FunctionDef], assigned_on_self: Callable[[cst.FunctionDef], frozenset[str]]
+                 ) -> list[tuple[cst.FunctionDef, frozenset[str]]]:
+    """The methods with the `self.<name>` each alone assigns directly in its body (`assigned_on_self`, asked once
+    per method of the file's walk: a base class's methods are every subclass's)."""
+    assigned = {id(m): assigned_on_self(m) for m in methods}
     counts: dict[str, int] = {}
     for names in assigned.values():
         for name in names:
@@ -184,20 +187,32 @@ def late_setters(methods: list[cst.FunctionDef]) -> list[tuple[cst.FunctionDef, 
 
 
 def _assigned_on_self(fdef: cst.FunctionDef) -> frozenset[str]:
-    """`self.x = ...` and `self.x, self.y = ...` at any depth of the body (not in a nested def)."""
+    """`self.x = ...` and `self.x, self.y = ...` at any depth of the body (not in a nested def). Statements only:
+    an assignment is one, so the walk never enters an expression (most of a method's nodes)."""
     names: set[str] = set()
-    stack: list[cst.CSTNode] = list(fdef.body.body) \
-        if type(fdef.body) is cst.IndentedBlock else []
+    stack: list[cst.CSTNode] = [fdef.body]
     while stack:
         node = stack.pop()
-        if type(node) is cst.Assign:
-            for target in node.targets:
+        kind = type(node)
+        if kind is cst.Assign:
+            for target in cast(cst.Assign, node).targets:
                 names.update(_self_names(target.target))
-        elif type(node) is cst.AnnAssign:
-            names.update(_self_names(node.target))
-        elif type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            stack.extend(children(node))
+        elif kind is cst.AnnAssign:
+            names.update(_self_names(cast(cst.AnnAssign, node).target))
+        elif kind is cst.SimpleStatementLine:
+            stack.extend(cast(cst.SimpleStatementLine, node).body)
+        elif kind not in (cst.FunctionDef, cst.ClassDef):
+            stack.extend(_statement_parts(node))
     return frozenset(names)
+
+
+def _statement_parts(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The suites and statements inside a compound statement (or a suite), none of its expressions."""
+    if type(node) in (cst.IndentedBlock, cst.SimpleStatementSuite):
+        return list(cast(cst.IndentedBlock, node).body)
+    parts = [getattr(node, name, None) for name in ("body", "orelse", "finalbody")]
+    parts.extend(getattr(node, "handlers", ()))
+    return [p for p in parts if isinstance(p, cst.CSTNode)]
 
 
 def _touched_on_self(interp: Walker, fdef: cst.FunctionDef, late: frozenset[str]) -> frozenset[str]:

@@ -84,6 +84,9 @@ def _argument_device(facts: Facts, value: Value, state: State, node: cst.CSTNode
             current_device_use(facts, device, state, node)
             return resolve_current(device, state)
         if isinstance(value.value, int) and not isinstance(value.value, bool):
+            if value.node is node and type(node) is cst.Integer and not value.guarded and not state.guarded:
+                # `model.to(0)` written as it is: GPU 0, as hardcoded as 'cuda:0' (an option's value is the user's)
+                facts.gpu_assumption(value.node, f"device {value.value} (cuda:{value.value})", state, use=node)
             return cuda(value.value)
         return None
     if isinstance(value, (Tensor, Located)):
