@@ -18,6 +18,8 @@ Survey 45 (vision and RL projects, 2021-2025: 4 false errors of 6, 12 false warn
   this machine (3 DEV202).
 Missed there: `model.to(0)` is GPU 0 written into the code, as hardcoded as `'cuda:0'` (ATLOP's training script).
 Survey 45:
+- A project whose every script (each file run as `__main__`) asserts CUDA before it starts is GPU-only by its
+  authors' statement: its other modules run where CUDA is (tdmpc2's replay buffer, 4 DEV201/DEV202/DEV203).
 - Where `isinstance(batch, list)` holds, `batch` is no tensor: a batch moved only `if not isinstance(batch, list)`
   is not left on the cpu (ConvNeXt-V2's fine-tuning loop, 1 DEV102).
 - A flag that skips every move (`if not cfg.DEBUG: x, y = x.to(device), y.to(device)`) of a device chosen at run
@@ -384,3 +386,61 @@ def probe():
 def test_an_integer_device_written_in_the_call(device, mark):
     source = WRITTEN.format(device=device, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+GPU_ONLY = {
+    "buffer.py": """
+        import torch
+
+
+        class Buffer:
+            def __init__(self, capacity):
+                self.device = torch.device("cuda:0")
+                free, _ = torch.cuda.mem_get_info()
+                self.capacity = min(capacity, free // 1024)
+
+            def load(self, path):
+                return torch.load(path, weights_only=False)
+        """,
+    "train.py": """
+        import sys
+        import torch
+
+        from buffer import Buffer
+
+
+        def train(capacity):
+            assert torch.cuda.is_available()
+            Buffer(capacity).load(sys.argv[1])
+
+
+        if __name__ == "__main__":
+            train(100)
+        """,
+    "evaluate.py": """
+        import torch
+
+        from buffer import Buffer
+
+
+        def evaluate():
+            if not torch.cuda.is_available():
+                raise RuntimeError("evaluation needs a GPU")
+            return Buffer(10)
+
+
+        if __name__ == "__main__":
+            evaluate()
+        """,
+}
+
+
+@pytest.mark.parametrize("demands, reported", [
+    ("raise RuntimeError('evaluation needs a GPU')", False),
+    ("print('evaluating on the cpu')", True),  # one script runs without CUDA: the buffer's assumptions show
+])
+def test_a_project_whose_every_script_demands_cuda(tmp_path, demands, reported):
+    files = dict(GPU_ONLY)
+    files["evaluate.py"] = files["evaluate.py"].replace("raise RuntimeError(\"evaluation needs a GPU\")", demands)
+    codes = {f.code for f in lint_in_run(tmp_path, files, "buffer.py")}
+    assert bool(codes & {"DEV201", "DEV202", "DEV203"}) == reported, codes

@@ -6,6 +6,8 @@ library-level tables in `libraries.py`: to teach devlint a torch API, add its re
 
 from __future__ import annotations
 
+import re
+
 from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS
@@ -177,6 +179,12 @@ SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
+MAIN_GUARD_WORD = "__main__"  # a script's `if __name__ == "__main__":`
+# A script that will not start without CUDA, in its text: `assert torch.cuda.is_available()` or
+# `if not torch.cuda.is_available(): raise ...`
+CUDA_REQUIRED_TEXT = re.compile(
+    rb"^[ \t]*assert[ \t(]+torch\.cuda\.is_available\(\)"
+    rb"|^[ \t]*if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n?[ \t]*raise\b", re.M)
 # set by torchrun (and torch.distributed.launch) in each process it starts
 LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID"})  # (SLURM: one task per GPU)
 ENVIRON = "os.environ"

@@ -383,8 +383,10 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is
     if caller is None and (id(fdef) in tables.defined_guarded or _gpu_named(fdef.name.value) or (
-            fn.owner is not None and _gpu_named(fn.owner))):
-        # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`)
+            fn.owner is not None and _gpu_named(fn.owner))
+            or tables.project is not None and tables.project.gpu_required()):
+        # analysed on its own: defined where CUDA was required, or CUDA code by name (`cuda_timestamp`), or in a
+        # project whose scripts all demand CUDA
         state.guarded = True
     return state
 

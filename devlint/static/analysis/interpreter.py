@@ -67,7 +67,9 @@ class Interpreter:
     def run(self) -> None:
         tables, frames = self.tables, self.frames
         state = State()
-        state.guarded = tables.prepass.scopes[0].nccl_setup  # a script that sets up an NCCL group has GPUs
+        # a script that sets up an NCCL group has GPUs; so has a project whose every script demands CUDA
+        state.guarded = tables.prepass.scopes[0].nccl_setup or (tables.project is not None
+                                                                and tables.project.gpu_required())
         frames.globals = state.env
         end = exec_block(self, tables.module.body, state)
         frames.globals = end.env

@@ -18,7 +18,7 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
-from devlint.static.project.call_sites import holding, mentioning, own_text
+from devlint.static.project.call_sites import all_holders_match, holding, mentioning, own_text
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -155,6 +155,17 @@ class ProjectImports:
         if found is None:
             return False
         self.used[found[0]] = found[1]
+        return True
+
+    def gpu_required(self) -> bool:
+        """Does every script of the run that runs as `__main__` refuse to start without CUDA (`assert
+        torch.cuda.is_available()`, `if not torch.cuda.is_available(): raise ...`)? Then the project is GPU-only
+        by its authors' own statement: its modules run where CUDA is (tdmpc2's train.py and evaluate.py)."""
+        found = all_holders_match(self.checked, script_bytes, api.MAIN_GUARD_WORD, api.CUDA_REQUIRED_TEXT) \
+            if self.checked else None
+        if found is None:
+            return False
+        self.used.update(found)
         return True
 
     def run_mentions_gpu(self) -> bool:

@@ -18,7 +18,7 @@ from devlint.static.analysis.functions import (
 from devlint.static.analysis.shared_self import self_attributes
 from devlint.static.analysis.state import State
 from devlint.static.semantics.callsite import Args
-from devlint.static.syntax import children, dotted
+from devlint.static.syntax import dotted
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
     INTEGER, UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Ref, Tensor, Value, replace,

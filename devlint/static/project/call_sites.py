@@ -100,6 +100,8 @@ class _RunText:
     sites: dict[tuple[str, bool], tuple[Optional[list[CallText]], dict[str, str]]] = field(default_factory=dict)
     # needles -> the first file (path order) whose lowercased text holds one, or None
     mentions: dict[tuple[bytes, ...], Optional[str]] = field(default_factory=dict)
+    # (word, pattern) -> the files that hold the word, where each matches the pattern; else None
+    every: dict[tuple[bytes, bytes], Optional[list[str]]] = field(default_factory=dict)
 
 
 Read = Callable[[Path], bytes]
@@ -122,6 +124,19 @@ def holding(checked: dict[str, str], read: Read, word: str) -> list[tuple[str, b
     read once for every such question (an NCCL launcher, a CUDA default set, a function's callers)."""
     run = _run_text(checked, read)
     return [(path, run.texts[path], _digest(run, path)) for path in sorted(run.words.get(word.encode(), ()))]
+
+
+def all_holders_match(checked: dict[str, str], read: Read, word: str, pattern: re.Pattern[bytes]
+                      ) -> Optional[list[tuple[str, str]]]:
+    """(path, digest) of the files of the run that hold the word, where there are some and each of them matches
+    the pattern; None otherwise. Asked once per run."""
+    run = _run_text(checked, read)
+    key = (word.encode(), pattern.pattern)
+    if key not in run.every:
+        holders = sorted(run.words.get(key[0], ()))
+        run.every[key] = holders if holders and all(pattern.search(run.texts[p]) for p in holders) else None
+    found = run.every[key]
+    return [(path, _digest(run, path)) for path in found] if found is not None else None
 
 
 def own_text(checked: dict[str, str], read: Read, path: Path) -> Optional[bytes]:
