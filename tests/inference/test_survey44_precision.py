@@ -444,3 +444,44 @@ def test_a_project_whose_every_script_demands_cuda(tmp_path, demands, reported):
     files["evaluate.py"] = files["evaluate.py"].replace("raise RuntimeError(\"evaluation needs a GPU\")", demands)
     codes = {f.code for f in lint_in_run(tmp_path, files, "buffer.py")}
     assert bool(codes & {"DEV201", "DEV202", "DEV203"}) == reported, codes
+
+
+GAN = """
+import torch
+import torch.nn as nn
+
+
+class Trainer:
+    def __init__(self, args):
+        self.G = nn.Linear(100, 4)
+        self.check_cuda(args.cuda == "True")
+
+    def variable(self, arg):
+        if self.cuda:
+            return arg.cuda(self.cuda_index)
+        else:
+            return arg
+
+    def check_cuda(self, cuda_flag=False):
+        if cuda_flag:
+            self.cuda_index = 0
+            self.cuda = True
+            self.G.cuda(self.cuda_index)
+        else:
+            self.cuda = False
+
+    def train(self):
+        z = self.variable(torch.randn(64, 100))
+        fake = self.G(z)
+        z = self.variable(torch.randn(8, 100))
+        return fake, self.G({second}){mark}
+"""
+
+
+@pytest.mark.parametrize("second, mark", [
+    ("z", ""),  # what the flag told one call is not what it tells the next: both take its branch
+    ("torch.randn(8, 100)", "  # expect: DEV102"),
+])
+def test_a_flag_known_in_a_method_is_not_known_after_it(second, mark):
+    source = GAN.format(second=second, mark=mark)
+    assert {f for f in found(source) if f[1] != "DEV204"} == expected_findings(source)

@@ -467,7 +467,13 @@ def _is_const(value: Value, wanted: object) -> bool:
 
 def _final_self(returned: list[Returned]) -> Optional[Value]:
     selves = [r.self_value for r in returned if r.self_value is not None]
-    return selves[-1] if selves else None
+    final = selves[-1] if selves else None
+    if isinstance(final, (Module, Instance)):
+        # a flag the method tested is known only on the path that tested it (`if self.cuda: return ...`)
+        for name, value in final.attrs:
+            if isinstance(value, Availability) and value.holds is not None:
+                final = final.with_attr(name, replace(value, holds=None))
+    return final
 
 
 def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
