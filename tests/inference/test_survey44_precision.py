@@ -16,6 +16,10 @@ Survey 45 (vision and RL projects, 2021-2025: 4 false errors of 6, 12 false warn
 - A checkpoint reloaded through the path the saving method returned (`best = self._train(3)` ...
   `torch.load(best)`), or Lightning's `checkpoint_callback.best_model_path`: the run reads back what it wrote, on
   this machine (3 DEV202).
+- A parameter annotated with a plain class of the file (`tensorizer: Tensorizer`) is an object with no device of its
+  own: what its methods return is not "on the device of `tensorizer`" (DPR's `_select_span_with_token`, 1 DEV104).
+- `forward(self, *inputs, mode)` handing `*inputs` on (`self.update_adj(*inputs)`): the tuple of the caller's
+  arguments, item by item, so the callee is walked and its `.cpu()` sync seen (KGAT, 1 DEV301).
 Missed there: `model.to(0)` is GPU 0 written into the code, as hardcoded as `'cuda:0'` (ATLOP's training script).
 Survey 45:
 - A project whose every script (each file run as `__main__`) asserts CUDA before it starts is GPU-only by its
@@ -26,6 +30,13 @@ Survey 45:
   time says the run is on the cpu: the flag that made `device` the cpu (YOLOP, 2 DEV102). The branch where a tensor
   stayed behind must move something itself to be a GPU path that forgot it. Also the 2017-2020 survey's NRI: `if
   x.is_cuda: h = h.cuda()` leaves h on the cpu exactly where x is on the cpu (1 DEV101).
+
+Surveys 46 (medical, audio, 3D, scientific ML: 3 false errors of 5, 5 false warnings of 40) and 47 (code around big
+models: 0 false errors of 5, 9 false warnings of 40):
+- A module class mixing in `ABC` makes no parameter from it: a module with none follows its input (neuraloperator's
+  embeddings, 2 DEV102).
+- numpy builds an array of a list of dicts without reading the tensors inside them (siren's validation losses,
+  1 DEV401).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -485,3 +496,149 @@ class Trainer:
 def test_a_flag_known_in_a_method_is_not_known_after_it(second, mark):
     source = GAN.format(second=second, mark=mark)
     assert {f for f in found(source) if f[1] != "DEV204"} == expected_findings(source)
+
+
+TENSORIZER = """
+import torch
+
+
+class Tensorizer:
+    def text_to_tensor(self, text, apply_max_len=True):
+        raise NotImplementedError
+
+
+def around_marker(text, tensorizer{annotation}, marker=7, cls_id=1):
+    full = tensorizer.text_to_tensor(text, apply_max_len=False)
+    hits = (full == marker).nonzero()
+    if hits.size(0) > 0:
+        ids = full[max(hits[0, 0].item() - 4, 0):]
+        if ids[0] != cls_id:
+            ids = torch.cat([torch.tensor([cls_id]), ids], dim=0){mark}
+        return ids[:8]
+    return tensorizer.text_to_tensor(text)
+"""
+
+
+@pytest.mark.parametrize("annotation, mark", [
+    (": Tensorizer", ""),
+    ("", "  # expect: DEV104"),  # an object of unknown kind may be a module, on its own device
+])
+def test_an_object_of_a_plain_class_has_no_device(annotation, mark):
+    source = TENSORIZER.format(annotation=annotation, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+SPREAD = """
+import time
+import torch
+import torch.nn as nn
+
+
+class Graph(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.emb = nn.Embedding(n, 8)
+        self.register_buffer("adj", torch.zeros(n, n))
+
+    def update_adj(self, heads, tails):
+        scores = (self.emb(heads) * self.emb(tails)).sum(-1)
+        adj = torch.zeros(self.adj.shape, device=scores.device)
+        adj[heads, tails] = scores
+        self.adj.data = torch.softmax(adj{host}, dim=1).to(self.adj.device)
+
+    def forward(self, *inputs, mode):
+        if mode == "update":
+            return self.update_adj(*inputs)
+        return self.emb(inputs[0])
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    model = Graph(10).to(device)
+    h, t = torch.arange(10, device=device), torch.arange(10, device=device).flip(0)
+    start = time.time()
+    model(h, t, mode="update")
+    print("update took", time.time() - start){mark}
+"""
+
+
+@pytest.mark.parametrize("host, mark", [
+    (".cpu()", ""),  # the softmax runs on the host: the GPU work is done when the clock is read
+    ("", "  # expect: DEV301"),
+])
+def test_star_arguments_handed_on(host, mark):
+    source = SPREAD.format(host=host, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+ENCODING = """
+from abc import ABC, abstractmethod
+
+import torch
+from torch import nn
+
+
+class Encoding(nn.Module, ABC):
+    @abstractmethod
+    def out_dim(self):
+        ...
+
+
+class Fourier(Encoding):
+    def __init__(self, n_freqs):
+        super().__init__()
+        self.n_freqs = n_freqs{weights}
+
+    def out_dim(self):
+        return 2 * self.n_freqs
+
+    def forward(self, x):
+        k = torch.arange(self.n_freqs, device=x.device)
+        return torch.cat([(x[..., None] * k).sin(), (x[..., None] * k).cos()], dim=-1)
+
+
+def check(device):
+    feat = Fourier(4)
+    return feat(torch.linspace(0, 1, 8).to(device)).shape{mark}
+"""
+
+
+@pytest.mark.parametrize("weights, mark", [
+    ("", ""),  # nothing of it lives on a device: it computes where its input is
+    ("\n        self.scale = nn.Linear(1, 1)", "  # expect: DEV102"),
+])
+def test_a_module_with_no_parameters_follows_its_input(weights, mark):
+    source = ENCODING.format(weights=weights, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+DICTS = """
+import numpy as np
+import torch
+
+
+def mse_loss(pred, target):
+    return {returned}
+
+
+def validate(model, val_loader):
+    vals = []
+    for x, y in val_loader:
+        vals.append(mse_loss(model(x.cuda()), y.cuda()))
+    print(np.mean(vals)){mark}
+
+
+def main(loader):
+    if torch.cuda.is_available():
+        validate(torch.nn.Linear(3, 1).cuda(), loader)
+"""
+
+
+@pytest.mark.parametrize("returned, mark", [
+    ('{"mse": ((pred - target) ** 2).mean()}', ""),  # an array of dict objects: no tensor converted
+    ("((pred - target) ** 2).mean()", "  # expect: DEV401"),
+])
+def test_numpy_reads_no_tensor_inside_a_dict(returned, mark):
+    source = DICTS.format(returned=returned, mark=mark)
+    assert found(source) == expected_findings(source)
+

@@ -170,6 +170,8 @@ TYPE_TEST_ANSWERS = {
 # What a checkpoint callback of the run's trainer wrote (Lightning's ModelCheckpoint): a load of it reads back
 # what this run saved, on this machine
 RUN_CHECKPOINT_PATHS = frozenset({"best_model_path", "last_model_path"})
+# Bases a module class may mix in that make no parameter, buffer or submodule
+STATELESS_BASES = frozenset({"abc.ABC", "typing.Generic", "typing.Protocol", "object"})
 SCALAR_TESTS = frozenset({"numpy.isscalar"})  # `np.isscalar(x)`: False for a tensor and for an array
 
 # What nn.ModuleList (and its subclasses) shares with a Python list: the container then holds the module(s).

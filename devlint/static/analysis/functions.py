@@ -259,10 +259,11 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
             params[param.name.value] = make(param)
         extra_positional: Value = UNKNOWN
     else:
-        if args.star:
+        spread = _spread(args)
+        if spread is None:
             return None  # *args at the call: positions unknown
         state = cast(State, state)  # a call's arguments come with its path (the overloads)
-        positional = [v for _, v in args.positional]
+        positional = [v for _, v in args.positional] + spread
         if len(positional) > len(plist) and type(star) is not cst.Param:
             return None  # more arguments than it takes: the call raises TypeError, its body never runs
         for i, param in enumerate(plist):
@@ -271,8 +272,9 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
         for param in fdef.params.kwonly_params:
             params[param.name.value] = _keyword_or_default(interp, param, args, state)
         extra_positional = join_all(positional[len(plist):])
-    if type(star) is cst.Param:
-        params[star.name.value] = Seq(kind="tuple", elem=extra_positional)
+    if type(star) is cst.Param:  # (`forward(self, *inputs)` given `h, t`: the tuple of them)
+        items = tuple(positional[len(plist):]) if args is not None else None
+        params[star.name.value] = Seq(kind="tuple", items=items, elem=extra_positional)
     if starstar is not None:
         params[starstar.name.value] = Seq(kind="dict", elem=UNKNOWN)
     if args is None:
@@ -282,6 +284,18 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
     return {k: (replace(v, from_param=k, scalar=v.scalar or k in numbers) if isinstance(v, Tensor) and k != "self"
                 else v) for k, v in params.items()}
 
+
+
+def _spread(args: Args) -> Optional[list[Value]]:
+    """The values a call's `*seq` passes after its positional arguments, where the sequence is known item by
+    item (`self.update(*inputs)` of a `*inputs` parameter); [] without one, None where they are unknown."""
+    if not args.star:
+        return []
+    if len(args.star) > 1:
+        return None
+    seq = args.star[0][1]
+    return list(seq.items) if isinstance(seq, Seq) and seq.items is not None and seq.kind in ("tuple", "list") \
+        else None
 
 
 def _keyword_or_default(interp: Walker, param: cst.Param, args: Args, state: State) -> Value:
@@ -487,6 +501,8 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
+    if isinstance(annotation, Class) and not annotation.is_module and not annotation.is_dataset:
+        return UNKNOWN  # `tensorizer: Tensorizer`, an object of a plain class of the project: no device of its own
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
@@ -631,6 +647,8 @@ def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str]
             if value.path in api.MODULES_WITH_PARAMETERS:
                 return True
             continue  # nn.Module itself, a loss, an activation
+        if isinstance(value, Ref) and value.path in api.STATELESS_BASES:
+            continue  # `class Encoding(nn.Module, ABC)`: a mixin that makes no parameter
         if isinstance(value, Class) and value.name != cls.name:
             if value.name in _below:
                 continue

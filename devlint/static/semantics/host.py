@@ -29,13 +29,24 @@ def host_library(site: CallSite) -> Value:
             and isinstance(args.positional[0][1], Tensor):
         return args.positional[0][1]  # the tensor's own method: a tensor where it was
     for arg_node, value in args.positional + list(args.keywords.values()):
-        for member in tensors_in(value):
+        for member in _array_members(value):
             if _on_gpu_here(site, member) and not member.inferred:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
                 site.facts.note_sync(site.state)
                 return _host_result(site)
     return _host_result(site)
+
+
+def _array_members(value: Value) -> list[Tensor]:
+    """The tensors numpy converts in building an array of `value`: itself, or the members of (nested) lists and
+    tuples. A dict is one object to numpy: `np.mean([{"mse": loss}, ...])` reads no tensor inside."""
+    if isinstance(value, Seq) and value.kind == "dict":
+        return []
+    if isinstance(value, Seq):
+        items = (list(value.items) if value.items is not None else [value.elem]) + list(value.gpu_members)
+        return [t for item in items for t in _array_members(item)]
+    return tensors_in(value)
 
 
 def _on_gpu_here(site: CallSite, tensor: Tensor) -> bool:
