@@ -22,6 +22,8 @@ Survey 45 (vision and RL projects, 2021-2025: 4 false errors of 6, 12 false warn
   arguments, item by item, so the callee is walked and its `.cpu()` sync seen (KGAT, 1 DEV301).
 Missed there: `model.to(0)` is GPU 0 written into the code, as hardcoded as `'cuda:0'` (ATLOP's training script).
 Survey 45:
+- A helper handed the NCCL backend (mmcv's `init_dist(args.launcher, backend="nccl")`) sets up a group that needs
+  GPUs, as `init_process_group("nccl")` does: a `distributed` flag set beside it is true only with them (ibot, 3).
 - A project whose every script (each file run as `__main__`) asserts CUDA before it starts is GPU-only by its
   authors' statement: its other modules run where CUDA is (tdmpc2's replay buffer, 4 DEV201/DEV202/DEV203).
 - Where `isinstance(batch, list)` holds, `batch` is no tensor: a batch moved only `if not isinstance(batch, list)`
@@ -642,3 +644,45 @@ def test_numpy_reads_no_tensor_inside_a_dict(returned, mark):
     source = DICTS.format(returned=returned, mark=mark)
     assert found(source) == expected_findings(source)
 
+
+
+LAUNCHER = """
+import argparse
+
+import torch
+import torch.nn as nn
+from mmcv.parallel import MMDataParallel, MMDistributedDataParallel
+from mmcv.runner import init_dist, load_checkpoint
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--launcher", choices=["none", "pytorch", "slurm"], default="none")
+    parser.add_argument("--local_rank", type=int, default=0)
+    args = parser.parse_args()
+    if args.launcher == "none":
+        distributed = False
+    else:
+        distributed = True
+        init_dist(args.launcher, backend={backend})
+    model = nn.Linear(8, 2)
+    load_checkpoint(model, "model.pth", map_location="cpu")
+    if not distributed:
+        model = MMDataParallel(model, device_ids=[0])
+    else:
+        model = MMDistributedDataParallel(model.cuda(), device_ids=[torch.cuda.current_device()]){mark}
+    return model
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("backend, mark", [
+    ('"nccl"', ""),
+    ('"gloo"', "  # expect: DEV201, DEV203"),  # a cpu backend: the branch may run without a GPU
+])
+def test_a_launcher_given_the_nccl_backend(backend, mark):
+    source = LAUNCHER.format(backend=backend, mark=mark)
+    assert {f for f in found(source) if f[1] != "DEV204"} == expected_findings(source)

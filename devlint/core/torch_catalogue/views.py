@@ -7,7 +7,6 @@ library-level tables in `libraries.py`: to teach devlint a torch API, add its re
 from __future__ import annotations
 
 import re
-
 from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
 from devlint.core.torch_catalogue.cuda import ACCELERATOR_RECORDS, CUDA_RECORDS, DISTRIBUTED_RECORDS

@@ -450,8 +450,10 @@ def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]
                 nccl_names.update(filter(None, (dotted(t.target) for t in small.targets)))
                 continue
             call = getattr(small, "value", None)
-            if type(call) is cst.Call and (dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME) \
-                    and any(_is_nccl(a.value) or dotted(a.value) in nccl_names for a in call.args):
+            # (or a launcher's helper given the backend: mmcv's `init_dist(args.launcher, backend="nccl")`)
+            if type(call) is cst.Call and (any(_is_nccl(a.value) for a in call.args) or (
+                    (dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME)
+                    and any(dotted(a.value) in nccl_names for a in call.args))):
                 return True
     return False
 

@@ -15,8 +15,8 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes, find_method
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, is_skip_marker, learns, module_test, pin_flag,
-    idle_cpu_paths, no_tensor_where, not_a_tensor, polarity, same_place, switch_choice, truth_of, type_test,
+    as_condition, decided_type, extension_flags, flag_paths, idle_cpu_paths, is_skip_marker, learns, module_test,
+    no_tensor_where, not_a_tensor, pin_flag, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.prepass import device_move, sets_up_nccl
