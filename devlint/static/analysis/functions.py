@@ -20,7 +20,7 @@ from devlint.static.analysis.definitions import (
     number_params, positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
-from devlint.static.analysis.members import placed_by_members
+from devlint.static.analysis.members import only_handed_in, placed_by_members
 from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.shared_self import keep_shared, shared_key, shared_summary
 from devlint.static.analysis.state import Returned, State
@@ -501,8 +501,6 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
-    if isinstance(annotation, Class) and not annotation.is_module and not annotation.is_dataset:
-        return UNKNOWN  # `tensorizer: Tensorizer`, an object of a plain class of the project: no device of its own
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
@@ -595,7 +593,14 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
         return replace(final_self, where=None, stateless=True)
     if isinstance(final_self, Module) and final_self.where == cast(Module, obj).where and not final_self.moved:
         final_self = placed_by_members(final_self)
+        if _by_shape(cls) and only_handed_in(final_self):  # an attack object around the caller's model: no layer
+            final_self = replace(final_self, where=None)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
+
+
+def _by_shape(cls: Class, depth: int = 0) -> bool:
+    """A module by its `forward` alone, or a subclass of one: no nn.Module base anywhere up its chain."""
+    return cls.by_shape or depth < 8 and any(isinstance(b, Class) and _by_shape(b, depth + 1) for b in cls.bases)
 
 
 def _unfollowed(interp: Walker, cls: Class, obj: Value) -> Value:

@@ -33,3 +33,16 @@ def placed_by_members(module: Module) -> Module:
         if member.device == module.where and member.why:
             return replace(module, why=member.why)
     return module
+
+
+def only_handed_in(module: Module) -> bool:
+    """Does the module hold members of unknown kind (what its caller handed it: `self.model = model`) and no
+    layer or parameter of its own? Then it is where they are, which nobody here knows."""
+    own = unplaced = False
+    for _, value in module.attrs:
+        if isinstance(value, (Unknown, Located)):
+            unplaced = True
+        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless \
+                or isinstance(value, Seq) and isinstance(value.elem, Module):
+            own = True
+    return unplaced and not own
