@@ -34,7 +34,8 @@ Survey 45:
 Surveys 46 (medical, audio, 3D, scientific ML: 3 false errors of 5, 5 false warnings of 40) and 47 (code around big
 models: 0 false errors of 5, 9 false warnings of 40):
 - A module class mixing in `ABC` makes no parameter from it: a module with none follows its input (neuraloperator's
-  embeddings, 2 DEV102).
+  embeddings, 2 DEV102); one holding members of unknown kind its caller handed it (audiocraft's AudioSeal and its
+  generator) may still have a device.
 - An object of a class with a `forward` and no nn.Module base, or of its subclass, that holds only what its caller
   handed it (an attack around the caller's model) is where that is, unknown here, not on the cpu where modules
   start (torchattacks' MultiAttack, 1 DEV102 the regression run showed once `*args` were handed on).
@@ -708,3 +709,33 @@ def test_an_object_around_the_callers_model(own, where):
         "\n\nfrom zoo import load_model\n\nattack = PGD(load_model('resnet'))\n")  # a model nobody here sees
     attack = infer(source)[0]["attack"]
     assert isinstance(attack, Module) and (attack.where.kind if attack.where else None) == where
+
+
+SEAL = """
+from abc import ABC
+
+import torch.nn as nn
+from zoo import make_generator
+
+
+class Watermarker(ABC, nn.Module):
+    pass
+
+
+class Seal(Watermarker):
+    def __init__(self, generator):
+        super().__init__()
+        self.generator = generator
+
+
+seal = Seal({given})
+"""
+
+
+@pytest.mark.parametrize("given, stateless", [
+    ("make_generator()", False),  # handed a member of unknown kind, maybe a layer: it may have a device
+    ("16", True),
+])
+def test_an_abc_mixin_module_holding_what_it_was_handed(given, stateless):
+    seal = infer(SEAL.format(given=given))[0]["seal"]
+    assert isinstance(seal, Module) and seal.stateless is stateless

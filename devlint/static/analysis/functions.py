@@ -633,11 +633,14 @@ def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
     return built
 
 
-def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str] = frozenset()) -> bool:
+def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str] = frozenset(),
+              _held: bool = False) -> bool:
     """Does a module of a class defined here own parameters or buffers (so it has a device)?
 
     `_below`: the classes whose bases are being looked at; a base among them is a cycle
-    (`class A(B)` / `class B(A)`, which no program can run), and adds nothing."""
+    (`class A(B)` / `class B(A)`, which no program can run), and adds nothing. `_held`: a subclass's object
+    holds members of unknown kind (handed in: they may be layers)."""
+    _held = _held or any(type(member) is Unknown for _, member in module.attrs)
     for _, value in module.attrs:
         if isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
             return True
@@ -652,13 +655,13 @@ def has_state(interp: Walker, cls: Class, module: Module, _below: frozenset[str]
             if value.path in api.MODULES_WITH_PARAMETERS:
                 return True
             continue  # nn.Module itself, a loss, an activation
-        if isinstance(value, Ref) and value.path in api.STATELESS_BASES:
-            continue  # `class Encoding(nn.Module, ABC)`: a mixin that makes no parameter
+        if isinstance(value, Ref) and value.path in api.STATELESS_BASES and not _held:
+            continue  # `class Encoding(nn.Module, ABC)`: a mixin that makes no parameter (nor holds what may)
         if isinstance(value, Class) and value.name != cls.name:
             if value.name in _below:
                 continue
             summary = class_summary(interp, value)
-            if not isinstance(summary, Module) or has_state(interp, value, summary, _below | {cls.name}):
+            if not isinstance(summary, Module) or has_state(interp, value, summary, _below | {cls.name}, _held):
                 return True
             continue
         return True  # a base we cannot see may create parameters
