@@ -216,7 +216,9 @@ class ProjectImports:
             return False
         siblings = sorted(self.importer.parent.glob("*.py"))[:_MOST_SIBLINGS]
         # ... or any file of the run that names the file (`tools/compare.py` reads the chunks `pkg/codec.py` writes)
-        run = [Path(path) for path, data, _ in holding(self.checked, script_bytes, api.SAVE_NAME) if literal in data]
+        me = str(self.importer.resolve())  # (the run's paths are resolved; this file's own saves are saved_here's)
+        run = [Path(path) for path, data, _ in holding(self.checked, script_bytes, api.SAVE_NAME)
+               if literal in data and path != me]
         for path in dict.fromkeys(siblings + self._imported_files() + run[:_MOST_SIBLINGS]):
             if path == self.importer or not _mentions(path, literal):
                 continue
