@@ -63,6 +63,17 @@ def test_gitignore_is_respected(tmp_path: Path):
     assert len(discover([str(tmp_path)], every)[0]) == 5
 
 
+def test_a_whitelist_gitignore_walks_every_folder(tmp_path: Path):
+    """`*` then `!*/` and `!*.*` (ignore everything but files with a dot, in every folder), as git reads it."""
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, ".gitignore", "*\n!*/\n!*.*\n*.pyc\nlogs/\n")
+    for name in ("train.py", "pytorch/main.py", "pytorch/models/net.py", "logs/run.py"):
+        write(tmp_path, name, CLEAN)
+    found = sorted(Path(p).relative_to(tmp_path).as_posix()
+                   for p in discover([str(tmp_path)], FileFilter(tmp_path, []))[0])
+    assert found == ["pytorch/main.py", "pytorch/models/net.py", "train.py"]
+
+
 def test_named_files_are_checked_unless_force_exclude(tmp_path: Path):
     write(tmp_path, "pyproject.toml", "[tool.devlint]\nexclude = ['legacy/']\n")
     write(tmp_path, "legacy/old.py", BUGGY)

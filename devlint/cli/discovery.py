@@ -49,10 +49,19 @@ class _Patterns:
             self._any = _EVERYTHING  # patterns of another kind: the spec decides every path
 
     def decides(self, rel: str) -> Optional[bool]:
-        """True: ignored; False: re-included; None: no pattern names `rel`."""
+        """True: ignored; False: re-included; None: no pattern names `rel`. A folder (`rel` ends with `/`) is
+        read against each pattern as written, the last that matches deciding: the spec's own check drops the
+        slash, so `!*/` (git's "every folder is walked") would never re-include one."""
         if self._any is None or not self._any.search(rel):
             return None
-        return self.spec.check_file(rel).include
+        if not rel.endswith("/"):
+            return self.spec.check_file(rel).include
+        verdict = None
+        for pattern in self.spec.patterns:
+            regex = getattr(pattern, "regex", None)
+            if pattern.include is not None and isinstance(regex, re.Pattern) and regex.search(rel):
+                verdict = pattern.include
+        return verdict
 
 
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
