@@ -739,3 +739,21 @@ seal = Seal({given})
 def test_an_abc_mixin_module_holding_what_it_was_handed(given, stateless):
     seal = infer(SEAL.format(given=given))[0]["seal"]
     assert isinstance(seal, Module) and seal.stateless is stateless
+
+
+OPTION = """
+import argparse
+import torch
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--dist-backend", default="nccl")
+parser.add_argument("--resume", default="")
+args = parser.parse_args()
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+checkpoint = torch.load(args.resume)  # expect: DEV202
+"""
+
+
+def test_an_options_nccl_default_sets_up_nothing():
+    # (the regression run: ImageNet-style scripts whose `--dist-backend` defaults to "nccl" lost their findings)
+    assert found(OPTION) == expected_findings(OPTION)

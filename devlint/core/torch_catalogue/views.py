@@ -176,6 +176,7 @@ GROUP_INITIALIZED = paths(role(Role.GROUP_INITIALIZED))
 WORLD_SIZE_CALLS = paths(role(Role.WORLD_SIZE))
 SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
+BACKEND_KEYWORD = "backend"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
 MAIN_GUARD_WORD = "__main__"  # a script's `if __name__ == "__main__":`

@@ -450,10 +450,11 @@ def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]
                 nccl_names.update(filter(None, (dotted(t.target) for t in small.targets)))
                 continue
             call = getattr(small, "value", None)
-            # (or a launcher's helper called with the backend: mmcv's `init_dist(args.launcher, backend="nccl")`)
-            if type(call) is cst.Call and (type(small) is cst.Expr and any(_is_nccl(a.value) for a in call.args) or (
-                    (dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME)
-                    and any(dotted(a.value) in nccl_names for a in call.args))):
+            # (or a launcher's helper given `backend="nccl"`: mmcv's `init_dist`; not an option's `default="nccl"`)
+            if type(call) is cst.Call and ((dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME) and any(
+                    _is_nccl(a.value) or dotted(a.value) in nccl_names for a in call.args) or type(small) is cst.Expr
+                    and any(_is_nccl(a.value) and getattr(a.keyword, "value", "") == api.BACKEND_KEYWORD
+                            for a in call.args)):
                 return True
     return False
 
