@@ -448,6 +448,17 @@ GPU_ONLY = {
         if __name__ == "__main__":
             evaluate()
         """,
+    "envs/walker.py": """
+        import numpy as np
+
+
+        def step(state):
+            return np.clip(state + 1, 0, 10)
+
+
+        if __name__ == "__main__":  # an environment's own demo: no device code, no CUDA check needed
+            print(step(np.zeros(3)))
+        """,
 }
 
 

@@ -180,6 +180,7 @@ BACKEND_KEYWORD = "backend"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
 SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
 MAIN_GUARD_WORD = "__main__"  # a script's `if __name__ == "__main__":`
+TORCH_WORD = "torch"  # (a script that never names it runs no device code: an environment's own demo)
 # A script that will not start without CUDA, in its text: `assert torch.cuda.is_available()` or
 # `if not torch.cuda.is_available(): raise ...`
 CUDA_REQUIRED_TEXT = re.compile(

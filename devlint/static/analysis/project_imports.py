@@ -158,11 +158,12 @@ class ProjectImports:
         return True
 
     def gpu_required(self) -> bool:
-        """Does every script of the run that runs as `__main__` refuse to start without CUDA (`assert
-        torch.cuda.is_available()`, `if not torch.cuda.is_available(): raise ...`)? Then the project is GPU-only
-        by its authors' own statement: its modules run where CUDA is (tdmpc2's train.py and evaluate.py)."""
-        found = all_holders_match(self.checked, script_bytes, api.MAIN_GUARD_WORD, api.CUDA_REQUIRED_TEXT) \
-            if self.checked else None
+        """Does every script of the run that runs as `__main__` and names torch refuse to start without CUDA
+        (`assert torch.cuda.is_available()`, `if not torch.cuda.is_available(): raise ...`)? Then the project is
+        GPU-only by its authors' own statement: its modules run where CUDA is (tdmpc2's train.py and evaluate.py;
+        its environments' own `__main__` demos name no torch)."""
+        found = all_holders_match(self.checked, script_bytes, (api.MAIN_GUARD_WORD, api.TORCH_WORD),
+                                  api.CUDA_REQUIRED_TEXT) if self.checked else None
         if found is None:
             return False
         self.used.update(found)

@@ -126,14 +126,14 @@ def holding(checked: dict[str, str], read: Read, word: str) -> list[tuple[str, b
     return [(path, run.texts[path], _digest(run, path)) for path in sorted(run.words.get(word.encode(), ()))]
 
 
-def all_holders_match(checked: dict[str, str], read: Read, word: str, pattern: re.Pattern[bytes]
+def all_holders_match(checked: dict[str, str], read: Read, words: tuple[str, str], pattern: re.Pattern[bytes]
                       ) -> Optional[list[tuple[str, str]]]:
-    """(path, digest) of the files of the run that hold the word, where there are some and each of them matches
-    the pattern; None otherwise. Asked once per run."""
+    """(path, digest) of the files of the run that hold both words, where there are some and each of them
+    matches the pattern; None otherwise. Asked once per run."""
     run = _run_text(checked, read)
-    key = (word.encode(), pattern.pattern)
+    key = (" ".join(words).encode(), pattern.pattern)
     if key not in run.every:
-        holders = sorted(run.words.get(key[0], ()))
+        holders = sorted(run.words.get(words[0].encode(), set()) & run.words.get(words[1].encode(), set()))
         run.every[key] = holders if holders and all(pattern.search(run.texts[p]) for p in holders) else None
     found = run.every[key]
     return [(path, _digest(run, path)) for path in found] if found is not None else None
