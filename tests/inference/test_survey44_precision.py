@@ -768,3 +768,8 @@ checkpoint = torch.load(args.resume)  # expect: DEV202
 def test_an_options_nccl_default_sets_up_nothing():
     # (the regression run: ImageNet-style scripts whose `--dist-backend` defaults to "nccl" lost their findings)
     assert found(OPTION) == expected_findings(OPTION)
+
+
+def test_a_plain_list_of_objects_with_no_module_base():
+    # a plain list is where objects with no nn.Module base up their chain belong (nn.ModuleList refuses them)
+    assert not {f for f in found(ATTACK.format(own="", mark="")) if f[1] == "DEV107"}

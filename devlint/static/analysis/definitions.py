@@ -14,6 +14,11 @@ from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted, target_names
 
 
+def by_shape(cls: Class, depth: int = 0) -> bool:
+    """A module by its `forward` alone, or a subclass of one: no nn.Module base anywhere up its chain."""
+    return cls.by_shape or depth < 8 and any(isinstance(b, Class) and by_shape(b, depth + 1) for b in cls.bases)
+
+
 def find_method(cls: Optional[Class], name: str, classes: dict[str, Class],
                 depth: int = 0) -> Optional[cst.FunctionDef]:
     """`name` defined in cls or a base class of this file."""

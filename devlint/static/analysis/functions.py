@@ -16,7 +16,7 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    calls_attribute, decorator_name, find_method, forget_rebound_globals, is_static, local_names,
+    by_shape, calls_attribute, decorator_name, find_method, forget_rebound_globals, is_static, local_names,
     number_params, positional_names)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
@@ -593,14 +593,9 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
         return replace(final_self, where=None, stateless=True)
     if isinstance(final_self, Module) and final_self.where == cast(Module, obj).where and not final_self.moved:
         final_self = placed_by_members(final_self)
-        if _by_shape(cls) and only_handed_in(final_self):  # an attack object around the caller's model: no layer
+        if by_shape(cls) and only_handed_in(final_self):  # an attack object around the caller's model: no layer
             final_self = replace(final_self, where=None)
     return final_self if isinstance(final_self, (Module, Instance)) else obj
-
-
-def _by_shape(cls: Class, depth: int = 0) -> bool:
-    """A module by its `forward` alone, or a subclass of one: no nn.Module base anywhere up its chain."""
-    return cls.by_shape or depth < 8 and any(isinstance(b, Class) and _by_shape(b, depth + 1) for b in cls.bases)
 
 
 def _unfollowed(interp: Walker, cls: Class, obj: Value) -> Value:

@@ -18,7 +18,7 @@ import libcst as cst
 from devlint.static.analysis import functions, standalone
 from devlint.static.analysis.assignment import assign, storable
 from devlint.static.analysis.attributes import attribute
-from devlint.static.analysis.definitions import find_method, local_names, registered_by_hand
+from devlint.static.analysis.definitions import by_shape, find_method, local_names, registered_by_hand
 from devlint.static.analysis.emitter import Emitter
 from devlint.static.analysis.expressions import EVAL
 from devlint.static.analysis.frames import Frames
@@ -200,7 +200,7 @@ class Interpreter:
         if isinstance(value, Seq):
             members = list(value.items or ()) + [value.elem]
             holder = self._constructed_class()
-            if holder is not None and holder.by_shape:
+            if holder is not None and by_shape(holder):
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
             node = holder.node if holder is not None else None
             if node is not None and attr in self.tables.syntax(registered_by_hand, node) \
