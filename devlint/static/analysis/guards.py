@@ -311,10 +311,7 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
         return False if side < 2 else None
     if path != "isinstance" or len(test.args) != 2:
         return None
-    kinds = test.args[1].value
-    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
-    answers = [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
-               for e in elements]
+    answers = _type_answers(interp, test.args[1].value, state)
     if any(answer is None for answer in answers):
         return None
     return any(cast("tuple[bool, bool, bool, bool]", answer)[side] for answer in answers)
@@ -328,13 +325,18 @@ def no_tensor_where(interp: Walker, test: cst.BaseExpression, state: State, then
     no tensor is) holds, x is none, whatever the loader's tensors said."""
     if type(test) is not cst.Call or len(test.args) != 2 or dotted(test.func) != "isinstance":
         return
-    subject, kinds = dotted(test.args[0].value), test.args[1].value
-    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
-    answers = [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
-               for e in elements]
+    subject, answers = dotted(test.args[0].value), _type_answers(interp, test.args[1].value, state)
     if subject is not None and answers and all(answer is not None and not any(answer) for answer in answers) \
             and isinstance(then_state.env.get(subject), Tensor):
         then_state.env[subject] = UNKNOWN
+
+
+def _type_answers(interp: Walker, kinds: cst.BaseExpression, state: State) -> list[Optional[tuple[bool, ...]]]:
+    """What `isinstance(x, kinds)` answers, per class named (`(list, tuple)` is two), for a tensor, a host array,
+    a module and a plain function (`TYPE_TEST_ANSWERS`); None for a class it does not know."""
+    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
+    return [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
+            for e in elements]
 
 
 def not_a_tensor(tested: Optional[tuple[str, bool]], else_state: State) -> None:
@@ -427,13 +429,21 @@ def flag_test(test: cst.CSTNode) -> Optional[tuple[str, bool]]:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         inner = flag_test(test.expression)
         return (inner[0], not inner[1]) if inner is not None else None
-    if type(test) is cst.Comparison and len(test.comparisons) == 1:
-        target = test.comparisons[0]
-        said = _FLAG_COMPARISONS.get((type(target.operator), _literal(target.comparator)))
-        name = dotted(test.left)
-        return (name, said) if said is not None and name is not None else None
+    if type(test) is cst.Comparison:
+        compared = _compared_flag(test)
+        name = dotted(compared[0]) if compared is not None else None
+        return (name, compared[1]) if compared is not None and name is not None else None
     name = dotted(test) if isinstance(test, cst.BaseExpression) else None
     return (name, True) if name is not None else None
+
+
+def _compared_flag(test: cst.Comparison) -> Optional[tuple[cst.BaseExpression, bool]]:
+    """`flag > 0`, `flag is True`, `n == 0`: the expression compared and its truth where the test holds."""
+    if len(test.comparisons) != 1:
+        return None
+    target = test.comparisons[0]
+    said = _FLAG_COMPARISONS.get((type(target.operator), _literal(target.comparator)))
+    return (test.left, said) if said is not None else None
 
 
 def _literal(node: cst.BaseExpression) -> object:
@@ -558,10 +568,10 @@ def switch_choice(test: cst.BaseExpression) -> Optional[tuple[Optional[bool], Op
         test = cast(cst.UnaryOperation, test).expression
     if type(test) is cst.Comparison and len(test.comparisons) == 1 \
             and type(_literal(test.comparisons[0].comparator)) is bool:  # `if args.cuda is True:`
-        said = _FLAG_COMPARISONS.get((type(test.comparisons[0].operator), _literal(test.comparisons[0].comparator)))
-        if said is None:
+        compared = _compared_flag(test)
+        if compared is None:
             return None
-        negated, test = negated is said, test.left
+        negated, test = negated is compared[1], compared[0]
     compare: Optional[Callable[[int], bool]] = None
     if type(test) is cst.Comparison and len(test.comparisons) == 1:
         number, operator = _integer(test.comparisons[0].comparator), _OPERATORS.get(type(test.comparisons[0].operator))

@@ -10,14 +10,7 @@ from devlint.core.values import Located, Module, Seq, Tensor, Unknown
 def placed_by_members(module: Module) -> Module:
     """A module lives where its parameters do: built from members all created on one device
     (`nn.Linear(..., device=device)` in `__init__`), it is on that device, not where modules start."""
-    members, unplaced = [], False
-    for _, value in module.attrs:
-        if isinstance(value, (Unknown, Located)):
-            unplaced = True  # a member of unknown kind (a module handed in?) may live anywhere
-        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
-            members.append(value)
-        elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
-            members.append(value.elem)
+    members, unplaced = _members(module)
     if not members:
         return module
     if any(member.device is None for member in members):
@@ -38,11 +31,20 @@ def placed_by_members(module: Module) -> Module:
 def only_handed_in(module: Module) -> bool:
     """Does the module hold members of unknown kind (what its caller handed it: `self.model = model`) and no
     layer or parameter of its own? Then it is where they are, which nobody here knows."""
-    own = unplaced = False
+    members, unplaced = _members(module)
+    return unplaced and not members
+
+
+def _members(module: Module) -> tuple[list[Tensor | Module], bool]:
+    """The module's own parameters and submodules (a plain list's too), and whether it also holds a member of
+    unknown kind (a module handed in?), which may live anywhere."""
+    members: list[Tensor | Module] = []
+    unplaced = False
     for _, value in module.attrs:
         if isinstance(value, (Unknown, Located)):
             unplaced = True
-        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless \
-                or isinstance(value, Seq) and isinstance(value.elem, Module):
-            own = True
-    return unplaced and not own
+        elif isinstance(value, Tensor) and value.parameter or isinstance(value, Module) and not value.stateless:
+            members.append(value)
+        elif isinstance(value, Seq) and isinstance(value.elem, Module) and not value.elem.stateless:
+            members.append(value.elem)
+    return members, unplaced

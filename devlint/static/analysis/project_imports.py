@@ -123,6 +123,7 @@ class ProjectImports:
         self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
+        self._gpu_required: Optional[list[tuple[str, str]]] = None  # (gpu_required's scripts, read once)
         self.module_file: dict[int, Path] = {}  # id(FunctionDef) of such a function -> its module's file
         self.deps: list[list[Target]] = []  # per module being walked: the project modules it imported
         self.tainted = False  # the walk in progress met a cycle or a bound: kept only with what it met
@@ -162,12 +163,12 @@ class ProjectImports:
         (`assert torch.cuda.is_available()`, `if not torch.cuda.is_available(): raise ...`)? Then the project is
         GPU-only by its authors' own statement: its modules run where CUDA is (tdmpc2's train.py and evaluate.py;
         its environments' own `__main__` demos name no torch)."""
-        found = all_holders_match(self.checked, script_bytes, (api.MAIN_GUARD_WORD, api.TORCH_WORD),
-                                  api.CUDA_REQUIRED_TEXT) if self.checked else None
-        if found is None:
-            return False
-        self.used.update(found)
-        return True
+        if self._gpu_required is None:  # (asked at every function a file's walk enters on its own)
+            self._gpu_required = all_holders_match(self.checked, script_bytes, (api.MAIN_GUARD_WORD, api.TORCH_WORD),
+                                                   api.CUDA_REQUIRED_TEXT) if self.checked else None
+            self._gpu_required = self._gpu_required or []
+        self.used.update(self._gpu_required)  # (each answer's cache entry depends on those scripts)
+        return bool(self._gpu_required)
 
     def run_mentions_gpu(self) -> bool:
         """Does a file of the run write a GPU word anywhere (`cuda`, `device`, `gpu`...)? A run that never does
