@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 _RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
 T = TypeVar("T", bound=cst.CSTNode)
+# a helper of this many statements or fewer is followed one call past the walk's depth (functions.too_deep)
+SMALL_FUNCTION_LINES = 8
 
 
 class FileTables:
@@ -58,7 +60,7 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read", "syntax_memo", "late_attributes", "_own_moves")
+                 "_names_read", "syntax_memo", "late_attributes", "_own_moves", "_small")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -95,12 +97,25 @@ class FileTables:
         self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
         self._literal_calls: Optional[list[cst.Call]] = None
+        self._small: dict[int, bool] = {}  # id(FunctionDef) -> small_function's answer
 
     def own_moves(self, cls: Class) -> AbstractSet[str]:
         """`definitions.moved_by_own_move` of a class, read once per file (a module stores attributes many times)."""
         found = self._own_moves.get(cls.name)
         if found is None:
             found = self._own_moves[cls.name] = moved_by_own_move(cls, self.classes)
+        return found
+
+    def small_function(self, fdef: cst.FunctionDef) -> bool:
+        """A function of a few lines (a helper as `get_device(x)`): cheap enough to follow past the call depth."""
+        found = self._small.get(id(fdef))
+        if found is None:
+            lines = 0
+            for node in body_nodes(fdef):
+                lines += type(node) is cst.SimpleStatementLine
+                if lines > SMALL_FUNCTION_LINES:
+                    break
+            found = self._small[id(fdef)] = lines <= SMALL_FUNCTION_LINES
         return found
 
     def names_read(self) -> AbstractSet[str]:
