@@ -233,12 +233,12 @@ class Module(Value):
         inner = self._wrapped_by(other) or other._wrapped_by(self)
         if inner is not None:  # `if multigpus: model = DataParallel(model)`: called as the model is on the other path
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
-        same = self.cls == other.cls
+        same, registered = self.cls == other.cls, self.registered and other.registered  # (a dict of `self.bce`...)
         return Module(why=self.why, where=where, cls=self.cls if same else None,
                       of_classes=self.of_classes or other.of_classes or not same and None not in (self.cls, other.cls),
                       attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
-                      member=self.member if self.member == other.member else None,
+                      member=self.member if self.member == other.member else None, registered=registered,
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
 
 
@@ -625,7 +625,6 @@ DEVICE_COUNT = DeviceCount()
 def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[cst.CSTNode] = None) -> Value:
     """Where two paths meet. Unknown wins unless the two agree. `branch`: the condition of the `if`
     whose true path gave `a` and false path `b` (to say on which path a tensor stayed on the cpu).
-
     Two values of one kind join by that kind's rule (`_join_same`); the rules across kinds come after."""
     if a is b:
         return a
@@ -635,7 +634,8 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
         joined = a._join_same(b, availability_split, branch)
         if joined is not None:
             return joined
-    if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)):
+    if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)) or {type(a), type(b)} == {Module, Located}:
+        # (a module of unknown class moved to a device, `Model().to(device)`, and a module there: there either way)
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))
     for number, summed in ((a, b), (b, a)):
         if isinstance(number, Const) and type(number.value) in (int, float) and isinstance(summed, (Tensor, Located)):

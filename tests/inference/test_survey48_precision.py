@@ -5,6 +5,32 @@ leftovers, each beside a twin that must stay reported.
   test, left unknown, made `input_device` read as a device chosen at run time, so the output moved back to it
   was taken to be on the GPU when `.numpy()` read it (1 DEV401). Its twin, the output left on the model's device,
   was missed at that depth before.
+- A `device="cuda"` default that every call of the run overrides (`Runner(model, device=device)` in another module)
+  is never read: no hardcoded GPU there (the warning left alone by the surveys of the last stop; a constructor's
+  callers are read for its `__init__` analysed on its own, as for any function).
+- transformers' `model.generate(ids)` reads on the host, every step, whether all sequences have finished: a clock
+  read after it times the work (DEV301 left alone by the last stop: TinyLlama's assisted decoding, accelerate's
+  big-model benchmark, trlx's trainers, audiocraft's MusicGen solver on the regression run, 6 warnings).
+
+Survey 48 (applied projects: 4 false errors of 5, 6 false warnings of 40) and survey 49 (2022-2025 research
+code: 2 false errors of 9, 6 false warnings of 40):
+- A batch dict whose parts were placed one by one (`{"images": images.to(device), "lengths": lengths}`) is judged
+  where the walked forward uses each part, not as a whole at the call (aster, 1 DEV102).
+- A dict that names modules registered as attributes (`{"bce": self.bce, "dice": self.dice}`) holds nothing
+  unregistered: its element joins registered modules (xview2, 1 DEV107).
+- `torch.cuda.synchronize()` completes the events a timer keeps on itself (`self.end.record()`), as it does those
+  in local names (K-Planes, 1 DEV302).
+- A plain tensor attribute the owner replaces before every call (`self.func.drive = x[:, i]`, an ODE function's
+  input) is not the cpu placeholder `__init__` made when the method is analysed on its own (lipschitz RNN, 1 DEV105).
+- `F.one_hot(t, vocab)`, `torch.topk(x, k)`, `torch.chunk(x, n)`: counts, never operands (s4's copying task, DEV104).
+- `dist.get_backend() == dist.Backend.NCCL` (or `== "nccl"`) is true only with GPUs (hyena-dna, DEV201).
+- `torch.set_default_tensor_type('torch.cuda.FloatTensor')` in a script reaches the modules its imports import,
+  three deep (aster's builder and head, 3 DEV104).
+- A test module under a conftest.py that skips its folder without CUDA runs with a GPU (xlstm, DEV201).
+Left alone: a model class chosen by name at run time whose instances move their own inputs (news-recommendation,
+2 DEV101: the output is judged to follow the cpu batch); an `isinstance(device, int)` branch a string caller
+never takes; a post-processor built by `eval()`; `str(device).__contains__('cuda')`; a module used as a data
+transform; a cpu count tensor a submodule never reads; `torch.tensor(n, torch.float32)` (a TypeError anyway).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -13,7 +39,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import found, lint_in_run
 
 DEEP_HELPER = """
 import numpy as np
@@ -38,12 +64,8 @@ def separate_numpy(model, wav):
     return out.numpy(){mark}
 
 
-def separate_file(model, name):
-    return separate_numpy(model, np.load(name))
-
-
 def separate(model, name):
-    return separate_file(model, name)
+    return separate_numpy(model, np.load(name))
 
 
 def infer(device, name):
@@ -67,3 +89,418 @@ def test_cli():
 def test_a_small_helper_past_the_call_depth(returned, mark):
     source = DEEP_HELPER.format(returned=returned, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+DEFAULTED = {
+    "pkg/__init__.py": "",
+    "pkg/runner.py": """
+        import torch
+
+
+        class Runner:
+            def __init__(self, model, device="cuda"):
+                self.device = device
+                self.model = model.to(device)
+
+            def step(self, x):
+                return self.model(x.to(self.device))
+
+
+        def make_mask(n, device="cuda:0"):
+            return torch.ones(n, device=device)
+        """,
+    "train.py": """
+        import torch
+        import torch.nn as nn
+        from pkg.runner import Runner, make_mask
+
+
+        def main():
+            device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+            runner = {runner}
+            mask = {mask}
+            return runner.step(torch.zeros(1, 2)), mask
+
+
+        if __name__ == "__main__":
+            main()
+        """,
+}
+
+
+@pytest.mark.parametrize("runner, mask, reported", [
+    ("Runner(nn.Linear(2, 2), device=device)", "make_mask(3, device)", set()),
+    # a caller that passes no device runs the default: a GPU written into the code
+    ("Runner(nn.Linear(2, 2))", "make_mask(3, device)", {6}),
+    ("Runner(nn.Linear(2, 2), device)", "make_mask(3)", {14}),
+])
+def test_a_device_default_every_caller_of_the_run_overrides(tmp_path, runner, mask, reported):
+    files = dict(DEFAULTED)
+    files["train.py"] = files["train.py"].replace("{runner}", runner).replace("{mask}", mask)
+    findings = lint_in_run(tmp_path, files, "pkg/runner.py")
+    assert {f.line for f in findings if f.code == "DEV201"} == reported
+
+
+GENERATE = """
+import time
+import torch
+import torch.nn as nn
+from transformers import AutoModelForCausalLM
+
+
+class TinyLM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(4, 4)
+
+    def generate(self, ids, steps):
+        for _ in range(steps):
+            ids = torch.cat([ids, self.head(ids.float()).argmax(-1, keepdim=True)], dim=1)
+        return ids
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = {model}.to(device)
+ids = torch.ones(1, 4, dtype=torch.long).to(device)
+start = time.time()
+out = model.generate(ids, 8)
+print(time.time() - start){mark}
+"""
+
+
+@pytest.mark.parametrize("model, mark", [
+    # transformers' generate reads every step whether all sequences have finished: it returns after the work
+    ('AutoModelForCausalLM.from_pretrained("gpt2")', ""),
+    # a project's own generate, whose loop never waits, is walked: the clock is read while its work is queued
+    ("TinyLM()", "  # expect: DEV301"),
+])
+def test_a_library_models_generate_waits_for_its_work(model, mark):
+    source = GENERATE.format(model=model, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+PARTS = """
+import torch
+import torch.nn as nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, batch):
+        out = self.fc(batch["images"])
+        return {use}
+
+
+class Trainer:
+    def __init__(self, model, device):
+        self.model, self.device = model, device
+
+    def parse(self, inputs):
+        images, lengths = inputs
+        return {{"images": images.to(self.device), "lengths": lengths}}
+
+    def step(self, inputs):
+        return self.model(self.parse(inputs))
+
+
+def main():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    trainer = Trainer(Net().to(device), device)
+    for inputs in [(torch.randn(4, 8), torch.tensor([2, 3, 1, 2]))]:
+        print(trainer.step(inputs).shape)
+"""
+
+
+@pytest.mark.parametrize("use", [
+    # the lengths, left on the host, are read as Python ints: the parts are where the forward uses them
+    'out[:, : int(max(batch["lengths"]))]',
+    # read as a tensor beside the output: the crash is where the forward uses them
+    'out * batch["lengths"].float().unsqueeze(1)  # expect: DEV101',
+])
+def test_a_batch_dict_placed_part_by_part(use):
+    source = PARTS.format(use=use)
+    assert found(source) == expected_findings(source)
+
+
+NAMED_LOSSES = """
+import torch
+import torch.nn as nn
+
+
+class Dice(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Linear(4, 4)
+
+    def forward(self, p, t):
+        return (self.scale(p) - t).abs().mean()
+
+
+class Combo(nn.Module):
+    def __init__(self, weights):
+        super().__init__()
+        self.weights = weights
+        self.bce = nn.BCELoss()
+        self.dice = Dice()
+        self.mapping = {{"bce": self.bce, "dice": {dice}}}
+
+    def forward(self, logits, target):
+        probs = torch.sigmoid(logits)
+        loss = 0
+        for name, w in self.weights.items():
+            loss = loss + w * self.mapping[name](probs, target){mark}
+        return loss
+
+
+def run():
+    return Combo({{"bce": 1.0, "dice": 0.5}})(torch.randn(2, 4), torch.rand(2, 4).round())
+"""
+
+
+@pytest.mark.parametrize("dice, mark", [
+    ("self.dice", ""),  # a name for a module registered as `self.dice`
+    ("Dice()", "  # expect: DEV107"),  # a module only the dict holds
+])
+def test_a_dict_naming_registered_modules(dice, mark):
+    source = NAMED_LOSSES.format(dice=dice, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+TIMER = """
+import torch
+
+
+class StageTimer:
+    def __init__(self):
+        self.begin = torch.cuda.Event(enable_timing=True)
+        self.finish = torch.cuda.Event(enable_timing=True)
+        self.times = {{}}
+
+    def start(self):
+        self.begin.record()
+
+    def stop(self, label):
+        self.finish.record()
+        {wait}
+        self.times[label] = self.begin.elapsed_time(self.finish){mark}
+
+
+if __name__ == "__main__":
+    if torch.cuda.is_available():
+        timer = StageTimer()
+        x = torch.randn(256, 256, device="cuda")
+        timer.start()
+        y = x @ x
+        timer.stop("matmul")
+        print(timer.times)
+"""
+
+
+@pytest.mark.parametrize("wait, mark", [
+    ("torch.cuda.synchronize()", ""),  # every recorded event has completed, those kept on the object too
+    ("print(label)", "  # expect: DEV302"),
+])
+def test_events_kept_on_the_object_and_a_synchronize(wait, mark):
+    source = TIMER.format(wait=wait, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+PLACEHOLDER = """
+import torch
+import torch.nn as nn
+
+
+class Derivative(nn.Module):
+    def __init__(self, width, device):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(width, width))
+        self.shift = torch.eye(width).to(device)
+        self.drive = torch.zeros(width){mark}
+
+    def forward(self, t, h):
+        mixed = self.weight - self.shift
+        return torch.tanh(torch.matmul(h, mixed) + self.drive)
+
+
+class Integrator(nn.Module):
+    def __init__(self, width, device):
+        super().__init__()
+        self.func = Derivative(width, device)
+
+    def forward(self, x):
+        h = torch.zeros(x.shape[0], x.shape[2], device=x.device)
+        for i in range(x.shape[1]):
+            {set_drive}
+            h = h + 0.1 * self.func(0.0, h)
+        return h
+
+
+def run():
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    model = Integrator(8, device).to(device)
+    return model(torch.randn(4, 5, 8, device=device))
+"""
+
+
+@pytest.mark.parametrize("set_drive, mark", [
+    # the owner replaces the placeholder before every call: the cpu one is never read
+    ("self.func.drive = x[:, i, :]", ""),
+    ("print(i)", "  # expect: DEV105"),
+])
+def test_a_placeholder_attribute_its_owner_replaces(set_drive, mark):
+    source = PLACEHOLDER.format(set_drive=set_drive, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+ONE_HOT = """
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def copy_task_batch(seq_len, vocab, batch=8):
+    seq = np.random.randint(1, vocab - 1, size=(batch, seq_len))
+    inputs = F.one_hot(torch.tensor(seq, dtype=torch.int64), {classes}).float(){mark}
+    return inputs, torch.tensor(seq, dtype=torch.int64)
+"""
+
+
+@pytest.mark.parametrize("classes, mark", [
+    ("vocab", ""),  # `num_classes`: a count, whatever its parameter's name suggests
+    ("num_classes=vocab", ""),
+])
+def test_a_count_handed_to_one_hot_is_no_operand(classes, mark):
+    source = ONE_HOT.format(classes=classes, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+BACKEND = """
+import torch
+import torch.distributed as dist
+
+
+def reduce_scalar(value):
+    if not (dist.is_available() and dist.is_initialized()):
+        return value
+    backend = dist.get_backend()
+    if backend == {first}:
+        device = torch.device("cuda"){mark}
+    elif backend == dist.Backend.GLOO:
+        device = torch.device("cpu")
+    else:
+        raise RuntimeError("unsupported backend")
+    t = torch.tensor(value, device=device)
+    dist.all_reduce(t)
+    return t.item()
+"""
+
+
+@pytest.mark.parametrize("first, mark", [
+    ("dist.Backend.NCCL", ""),  # NCCL runs on GPUs only
+    ('"nccl"', ""),
+    ('"mpi"', "  # expect: DEV201"),
+])
+def test_a_process_group_on_nccl_has_gpus(first, mark):
+    source = BACKEND.format(first=first, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+DEFAULT_TYPE = {
+    "main.py": """
+        import argparse
+        import torch
+        import torch.nn as nn
+        from builder import Model
+
+
+        def main(args):
+            use_cuda = args.cuda and torch.cuda.is_available()
+            if use_cuda:
+                {setting}
+            model = Model()
+            if use_cuda:
+                model = nn.DataParallel(model.cuda())
+            print(model(torch.randn(4, 5, 8)).shape)
+
+
+        if __name__ == "__main__":
+            p = argparse.ArgumentParser()
+            p.add_argument("--cuda", action="store_true")
+            main(p.parse_args())
+        """,
+    "builder.py": """
+        import torch.nn as nn
+        from head import Head
+
+
+        class Model(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = Head()
+
+            def forward(self, x):
+                return self.head(x)
+        """,
+    "head.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Head(nn.Module):
+            def __init__(self, hidden=16):
+                super().__init__()
+                self.hidden = hidden
+                self.cell = nn.GRU(8, hidden, batch_first=True)
+
+            def forward(self, x):
+                state = torch.zeros(1, x.size(0), self.hidden)
+                out, state = self.cell(x, state)
+                return out
+        """,
+}
+
+
+@pytest.mark.parametrize("setting, reported", [
+    # the script two imports above makes CUDA the default: the head's zeros are made where the model is
+    ('torch.set_default_tensor_type("torch.cuda.FloatTensor")', False),
+    ("print(args)", True),
+])
+def test_a_cuda_default_set_by_the_importers_importer(tmp_path, setting, reported):
+    files = dict(DEFAULT_TYPE)
+    files["main.py"] = files["main.py"].replace("{setting}", setting)
+    codes = {f.code for f in lint_in_run(tmp_path, files, "head.py")}
+    assert ("DEV104" in codes) == reported
+
+
+SKIPPED_FOLDER = {
+    "tests/conftest.py": """
+        import pytest
+        import torch
+
+        if not torch.cuda.is_available():
+            pytest.skip({reason}, allow_module_level=True)
+        """,
+    "tests/test_decode.py": """
+        import torch
+
+
+        def test_greedy_decode(steps: int = 4, device: str = "cuda"):
+            logits = torch.randn(2, steps, 16, device=torch.device(device))
+            assert logits.argmax(-1).shape == (2, steps)
+        """,
+}
+
+
+@pytest.mark.parametrize("guard, reported", [
+    ("if not torch.cuda.is_available():", False),  # the folder's tests are skipped without CUDA
+    ("if not torch.backends.mps.is_available():", True),
+])
+def test_a_folder_its_conftest_skips_without_cuda(tmp_path, guard, reported):
+    files = dict(SKIPPED_FOLDER)
+    files["tests/conftest.py"] = files["tests/conftest.py"].replace("{reason}", '"needs a GPU"').replace(
+        "if not torch.cuda.is_available():", guard)
+    codes = {f.code for f in lint_in_run(tmp_path, files, "tests/test_decode.py")}
+    assert bool(codes & {"DEV201", "DEV204"}) == reported  # (a GPU assumed: one line, or the whole file)

@@ -326,5 +326,8 @@ PROPERTY_DECORATORS = ("property", "setter", "cached_property")
 BATCH_PLACING_LIBRARIES = frozenset({"accelerate", "lightning", "pytorch_lightning"})
 # the files torchvision's MNIST-like datasets cache their cpu tensors in (its releases before 0.8 wrote them)
 DATASET_CACHE_FILES = ("processed/training.pt", "processed/test.pt")
+# methods of other libraries' models that wait for the GPU work they queue before they return: transformers'
+# `generate` reads on the host, every step, whether all sequences have finished (a clock read after it is fair)
+WAITING_LIBRARY_METHODS = frozenset({"generate"})
 # Python's math module: its functions read a tensor as a float (`math.sqrt(var)`), a copy to the host
 PYTHON_MATH = "math."

@@ -35,6 +35,8 @@ FACTORY_RECORDS: List[Api] = [
     *(fn(f"torch.{name}", roles=Role.SAMPLES) for name in ("poisson", "bernoulli")),
     # (its count is a number: never an operand, whatever a caller passes)
     fn("torch.multinomial", roles=Role.SAMPLES, any_device_args=((1, "num_samples"),)),
+    # a count, a Python int (`F.one_hot(t, vocab)`): a parameter passed there is no operand
+    fn("torch.nn.functional.one_hot", any_device_args=((1, "num_classes"),)),
     *(fn(f"torch.{kind}Tensor", device=FACTORY, roles=Role.LEGACY_CPU) for kind in TENSOR_TYPE_NAMES),
     *(fn(f"torch.{name}_like", device=LIKE) for name in (
         "zeros", "ones", "empty", "full", "rand", "randn", "randint", "empty_strided")),
@@ -56,8 +58,11 @@ FUNCTION_RECORDS: List[Api] = [
     # expanded views of each input where it is: devices may differ (a cpu tensor as a shape donor)
     fn("torch.broadcast_tensors", roles=Role.NOT_OP),
     *(fn(f"torch.{name}", roles=Role.RETURNS_TUPLE) for name in (
-        "max min sort topk kthvalue mode median unique split chunk unbind where nonzero lu lu_unpack qr svd eig "
+        "max min sort mode median unique split unbind where nonzero lu lu_unpack qr svd eig "
         "slogdet std_mean var_mean aminmax histogram").split()),
+    # (their count is a Python int: no operand, whatever its parameter's name suggests)
+    fn("torch.topk", "torch.kthvalue", roles=Role.RETURNS_TUPLE, any_device_args=((1, "k"),)),
+    fn("torch.chunk", roles=Role.RETURNS_TUPLE, any_device_args=((1, "chunks"),)),
     # compute on no tensor
     *(fn(f"torch.{name}", roles=Role.NOT_OP) for name in (
         "is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "

@@ -186,6 +186,10 @@ TORCH_WORD = "torch"  # (a script that never names it runs no device code: an en
 CUDA_REQUIRED_TEXT = re.compile(
     rb"^[ \t]*assert[ \t(]+torch\.cuda\.is_available\(\)"
     rb"|^[ \t]*if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n?[ \t]*raise\b", re.M)
+# a conftest.py that skips its whole folder without CUDA: the test modules there run with a GPU
+FOLDER_SKIPPED_WITHOUT_CUDA = re.compile(
+    rb"^if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n[ \t]+pytest\.skip\("
+    rb"(?:[^()]|\([^()]*\))*allow_module_level[ \t]*=[ \t]*True", re.M)
 # set by torchrun (and torch.distributed.launch) in each process it starts
 LAUNCHER_ENV = frozenset({"RANK", "WORLD_SIZE", "LOCAL_RANK", "SLURM_PROCID"})  # (SLURM: one task per GPU)
 ENVIRON = "os.environ"

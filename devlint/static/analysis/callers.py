@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.core.devices import CPU, Device, cuda, parse_device_string
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import DeviceValue, HostArray, Tensor, Value
+from devlint.core.values import DeviceValue, HostArray, Tensor, Value, replace
 from devlint.static.analysis.project_imports import script_bytes
 from devlint.static.project.call_sites import CallText, run_call_sites, subclassed
 from devlint.static.syntax import dotted
@@ -74,6 +74,11 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
         agreed = _agreed(calls, param.name.value, positions.get(param.name.value), project.checked) \
             if calls else None
         if agreed is None:
+            if isinstance(symbolic, DeviceValue) and symbolic.literal is not None and calls \
+                    and _always_passed(calls, param.name.value, positions.get(param.name.value)):
+                # `def __init__(self, device="cuda")` that every caller hands its own device: the default is
+                # never read, and what they pass is their walks' to judge
+                return replace(symbolic, literal=None, literal_guarded=True)
             return symbolic
         (kind, where), note = agreed
         why = ((param, note),)
@@ -106,6 +111,10 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
     more = f" and {len(sites) - 1} more" if len(sites) > 1 else ""
     what = seen[0].value if seen[0] is Passed.HOST else f"it on {seen[1]}"
     return seen, f"every call in the run passes {what}: {shown.get(first.path, first.path)}:{first.line}{more}"
+
+
+def _always_passed(sites: list[CallText], name: str, position: Optional[int]) -> bool:
+    return all(site.call is not None and _argument(site.call, name, position) is not None for site in sites)
 
 
 def _argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:

@@ -25,6 +25,7 @@ from devlint.static.analysis.prepass import Scope
 from devlint.static.analysis.shared_self import keep_shared, shared_key, shared_summary
 from devlint.static.analysis.state import Returned, State
 from devlint.static.analysis.summary import Summary, escaping_moves
+from devlint.static.analysis.tables import MAX_CALL_DEPTH
 from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     # emitter's (foreign, portable uses or None)
     Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
 
-MAX_CALL_DEPTH = 6
 
 
 # ---------------------------------------------------------------- calls
@@ -56,7 +56,7 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     """Call a function of this file: its body, analysed with these arguments (memoised)."""
     fdef = fn.node
     stack = interp.frames.stack
-    unseen = fdef is None or id(fdef) in stack or too_deep(interp, fdef) or any(
+    unseen = fdef is None or id(fdef) in stack or interp.tables.too_deep(len(stack), fdef) or any(
         decorator_name(d).endswith(api.PROPERTY_DECORATORS) for d in fdef.decorators)
     bound = fn.bound if fdef is None or not is_static(fdef) else None
     params = None if unseen else bind_arguments(interp, cast(cst.FunctionDef, fdef), bound, state, args=args)
@@ -78,16 +78,6 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
     for param, filled in summary.filled:
         _refill(interp, fdef, bound, args, param, filled, state, node)
     return summary.result
-
-
-def too_deep(interp: Walker, fdef: cst.FunctionDef) -> bool:
-    """A call past the walk's depth: not followed, its result unknown. A small helper past it still is (asteroid's
-    `get_device(wav)` six calls down from a test): left unknown, its result named `input_device` would read as a
-    device chosen at run time. A few lines cost little, and a chain of them ends (recursion is never followed)."""
-    depth = len(interp.frames.stack)
-    if depth < MAX_CALL_DEPTH:
-        return False
-    return depth >= 2 * MAX_CALL_DEPTH or not interp.tables.small_function(fdef)
 
 
 def _base_init(interp: Walker, args: Args, base_self: Value, state: State) -> None:

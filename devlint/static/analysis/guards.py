@@ -141,10 +141,17 @@ def _truth_text(value: object) -> Optional[bool]:
     return True if text in _TRUE_TEXTS else False if text in _FALSE_TEXTS else None
 
 
+def _names_nccl(value: Value) -> bool:
+    text = value.value if isinstance(value, Const) else getattr(value, "path", "").rsplit(".", 1)[-1]
+    return isinstance(text, str) and text.lower() == api.NCCL_BACKEND
+
+
 def comparison_guard(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[bool]:
     """The polarity of `left op right` as a CUDA check, or None when it is none."""
     if isinstance(left, DeviceCount) and left.world:
         return None  # world_size_guard's
+    if type(op) in (cst.Equal, cst.Is) and any(_names_nccl(v) for v in (left, right)):
+        return True  # `dist.get_backend() == dist.Backend.NCCL`, `== "nccl"`: NCCL runs on GPUs only
     if isinstance(left, DeviceCount) and isinstance(right, Const) and isinstance(right.value, int):
         return _device_count_guard(op, right.value)
     if isinstance(left, DeviceCount) and type(op) in (cst.GreaterThan, cst.GreaterThanEqual):

@@ -68,8 +68,10 @@ class Interpreter:
         tables, frames = self.tables, self.frames
         state = State()
         # a script that sets up an NCCL group has GPUs; so has a project whose every script demands CUDA
-        state.guarded = tables.prepass.scopes[0].nccl_setup or (tables.project is not None
-                                                                and tables.project.gpu_required())
+        # (and a test module whose folder's conftest.py skips it without CUDA)
+        project = tables.project
+        state.guarded = tables.prepass.scopes[0].nccl_setup or (project is not None and (
+            project.gpu_required() or project.skipped_without_gpu()))
         frames.globals = state.env
         end = exec_block(self, tables.module.body, state)
         frames.globals = end.env

@@ -18,7 +18,7 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
-from devlint.static.project.call_sites import all_holders_match, holding, mentioning, own_text
+from devlint.static.project.call_sites import all_holders_match, holding, is_test_path, mentioning, own_text
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -61,6 +61,14 @@ def _nccl_setup(checked: dict[str, str]) -> Optional[tuple[str, str]]:
 _NCCL_TEXTS = (b'"nccl"', b"'nccl'")
 _IMPORT_LINE = re.compile(rb'^[ \t]*(?:from|import)[ \t]([^\n]*)', re.M)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+
+_CONFTEST, _CONFTEST_LEVELS = "conftest.py", 8
+
+
+def _stem(path: Path) -> bytes:
+    """The name a module is imported by (a package's `__init__.py`: its folder's)."""
+    return (path.parent.name if path.stem == "__init__" else path.stem).encode()
 
 
 def _imports_word(data: bytes, word: bytes) -> bool:
@@ -170,6 +178,24 @@ class ProjectImports:
         self.used.update(self._gpu_required)  # (each answer's cache entry depends on those scripts)
         return bool(self._gpu_required)
 
+    def skipped_without_gpu(self) -> bool:
+        """Is this a test module under a conftest.py that skips its folder without CUDA (`if not
+        torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)`, xlstm's tests)? It runs with a GPU."""
+        if not is_test_path(str(self.importer)) or self.importer.name == _CONFTEST:
+            return False
+        folder = self.importer.parent
+        for _ in range(_CONFTEST_LEVELS):
+            conftest = folder / _CONFTEST
+            source = read_module(conftest) if conftest.is_file() else None
+            if source is not None:
+                self.used[str(conftest)] = source.digest
+                if api.FOLDER_SKIPPED_WITHOUT_CUDA.search(script_bytes(conftest)):
+                    return True
+            if folder == self.layout.root or folder.parent == folder:
+                break
+            folder = folder.parent
+        return False
+
     def run_mentions_gpu(self) -> bool:
         """Does a file of the run write a GPU word anywhere (`cuda`, `device`, `gpu`...)? A run that never does
         trains on the cpu: nothing in it is placed on a GPU (unknown runs say yes)."""
@@ -201,11 +227,22 @@ class ProjectImports:
         Then a factory here without `device=` may make a GPU tensor: it is on the selected device."""
         if not self.checked:
             return False
-        stem = (self.importer.parent.name if self.importer.stem == "__init__" else self.importer.stem).encode()
-        for path, data, digest in _gpu_default_setters(self.checked):
-            if Path(path) != self.importer and _imports_word(data, stem):
-                self.used[path] = digest
-                return True
+        setters = [entry for entry in _gpu_default_setters(self.checked) if Path(entry[0]) != self.importer]
+        if not setters:
+            return False
+        # the importers of the importers too (aster's main.py sets it, imports the builder that imports the head),
+        # three imports deep at most
+        stems, between = {_stem(Path(self.importer))}, dict[str, str]()
+        for _ in range(3):
+            for path, data, digest in setters:
+                if any(_imports_word(data, stem) for stem in stems):
+                    self.used.update(between)
+                    self.used[path] = digest
+                    return True
+            found = {path: (data, digest) for stem in stems for path, data, digest in
+                     holding(self.checked, script_bytes, stem.decode()) if _imports_word(data, stem)}
+            between.update((path, digest) for path, (_, digest) in found.items())
+            stems |= {_stem(Path(path)) for path in found}
         return False
 
     def saved_beside(self, template: str) -> bool:

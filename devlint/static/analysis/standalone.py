@@ -46,7 +46,8 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
         bound, caller = _after_set_up(interp, cls, bound)
     elif cls is not None and isinstance(bound, (Module, Instance)) and fdef.name.value != "__init__":
         bound = with_late_attributes(interp, cls, bound)  # (`__init__` runs before any setter)
-    passed = from_callers(interp, fdef, fn.owner is not None, bound is not None)
+    constructor = cls.name if cls is not None and fdef.name.value == "__init__" else None
+    passed = from_callers(interp, fdef, fn.owner is not None, bound is not None, constructor=constructor)
     defaults = interp.tables.syntax(pytest_defaults, fdef)
 
     def symbolic(param: cst.Param) -> Value:
@@ -113,6 +114,11 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
     for name, value in found:
         if me.attr(name) is None:
             me = me.with_attr(name, value)
+    for name, value in me.attrs:
+        if isinstance(value, Tensor) and not value.parameter and name in tables.set_from_outside():
+            # `self.drive = torch.zeros(width)`, a placeholder the owner replaces before each call
+            # (`self.func.drive = x[:, i, :]`): what a method reads there is the owner's, not the cpu one
+            me = me.with_attr(name, UNKNOWN)
     if isinstance(me, Instance):
         # a plain class's own `to(device)` that moves `self.features`: a method reads it wherever a caller sent it
         for name in tables.own_moves(cls):

@@ -32,7 +32,9 @@ if TYPE_CHECKING:
 
 _RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
 T = TypeVar("T", bound=cst.CSTNode)
-# a helper of this many statements or fewer is followed one call past the walk's depth (functions.too_deep)
+# how deep the walk follows calls into the functions it can see; past it, a helper of SMALL_FUNCTION_LINES
+# statements or fewer still is (too_deep)
+MAX_CALL_DEPTH = 6
 SMALL_FUNCTION_LINES = 8
 
 
@@ -60,7 +62,8 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read", "syntax_memo", "late_attributes", "_own_moves", "_small")
+                 "_names_read", "syntax_memo", "late_attributes", "_own_moves", "_small",
+                 "_set_from_outside")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
         self.module = module
@@ -98,6 +101,7 @@ class FileTables:
         self._self_test_calls: Optional[set[int]] = None
         self._literal_calls: Optional[list[cst.Call]] = None
         self._small: dict[int, bool] = {}  # id(FunctionDef) -> small_function's answer
+        self._set_from_outside: Optional[frozenset[str]] = None
 
     def own_moves(self, cls: Class) -> AbstractSet[str]:
         """`definitions.moved_by_own_move` of a class, read once per file (a module stores attributes many times)."""
@@ -106,8 +110,14 @@ class FileTables:
             found = self._own_moves[cls.name] = moved_by_own_move(cls, self.classes)
         return found
 
+    def too_deep(self, depth: int, fdef: cst.FunctionDef) -> bool:
+        """A call at this depth is not followed (its result unknown), but for a helper of a few lines: asteroid's
+        `get_device(wav)` six calls down from a test, left unknown, made `input_device` read as a device chosen at
+        run time. Recursion is never followed, so a chain of small helpers ends."""
+        return depth >= MAX_CALL_DEPTH and (depth >= 2 * MAX_CALL_DEPTH or not self.small_function(fdef))
+
     def small_function(self, fdef: cst.FunctionDef) -> bool:
-        """A function of a few lines (a helper as `get_device(x)`): cheap enough to follow past the call depth."""
+        """A function of a few lines: cheap enough to follow past the call depth."""
         found = self._small.get(id(fdef))
         if found is None:
             lines = 0
@@ -117,6 +127,13 @@ class FileTables:
                     break
             found = self._small[id(fdef)] = lines <= SMALL_FUNCTION_LINES
         return found
+
+    def set_from_outside(self) -> AbstractSet[str]:
+        """The attribute names the module assigns on another object than `self` (`self.func.drive = x[:, i]`,
+        an owner setting its member's input before each call): made when first asked."""
+        if self._set_from_outside is None:
+            self._set_from_outside = frozenset(_set_from_outside(self.module))
+        return self._set_from_outside
 
     def names_read(self) -> AbstractSet[str]:
         """The names the file reads somewhere (made when first asked: only an interval's end asks)."""
@@ -170,6 +187,18 @@ def _calls_in(node: cst.CSTNode) -> list[cst.Call]:
         if type(current) is cst.Call:
             found.append(current)
         stack.extend(children(current))
+    return found
+
+
+def _set_from_outside(module: cst.Module) -> set[str]:
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign:
+            found.update(t.target.attr.value for t in node.targets if type(t.target) is cst.Attribute
+                         and not (type(t.target.value) is cst.Name and t.target.value.value == "self"))
+        stack.extend(children(node))
     return found
 
 

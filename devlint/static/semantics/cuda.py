@@ -12,7 +12,7 @@ from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device
 from devlint.core.values import (
     DEVICE_COUNT, INTEGER, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue,
-    Function, Seq, SkipMarker, Value, replace,
+    Function, Instance, Module, Seq, SkipMarker, Value, replace,
 )
 
 
@@ -130,6 +130,9 @@ def synchronize(site: CallSite) -> None:
     for name, value in list(state.env.items()):
         if isinstance(value, (CudaEvent, Seq)):
             state.env[name] = map_members(value, complete)
+        elif isinstance(value, (Instance, Module)) and any(isinstance(v, CudaEvent) for _, v in value.attrs):
+            # a timer's events kept on the object (`self.end.record(); torch.cuda.synchronize()`)
+            state.env[name] = replace(value, attrs=tuple((k, complete(v)) for k, v in value.attrs))
 
 
 def backend_synchronize(site: CallSite) -> Value:

@@ -73,14 +73,15 @@ def torch_module(site: CallSite) -> Value:
             given.extend((v.items if v.items is not None else (v.elem,)) if isinstance(v, Seq) else (v,))
             _plain_list_registered(site, arg_node, v)
         members = [m for m in given if not (isinstance(m, Module) and m.stateless)]
-        devices = {m.where for m in members if isinstance(m, Module)}
+        # (a member of unknown class moved to a device, `Model().to(device)`, is there too)
+        devices = {m.where for m in members if isinstance(m, (Module, Located))}
         attrs = _named_members(args) if path in api.NAMED_MODULE_CONTAINERS else ()
         if given and not members:  # only poolings, activations, losses: no parameters, it runs anywhere
             return Module(why=((site.node, ""),), where=None, attrs=attrs, stateless=True, ident=id(site.node))
         classes = {m.cls if isinstance(m, Module) else None for m in members}
         member = join_all(members) if len(classes) == 1 and None not in classes else None
         member = member if isinstance(member, Module) and member.cls is not None else None
-        if members and all(isinstance(m, Module) for m in members) and len(devices) == 1:
+        if members and all(isinstance(m, (Module, Located)) for m in members) and len(devices) == 1:
             return Module(why=members[0].why + ((site.node, ""),), where=devices.pop(), attrs=attrs,
                           ident=id(site.node), member=member)
         return Module(why=((site.node, ""),), where=None, attrs=attrs, ident=id(site.node), member=member)
@@ -175,6 +176,8 @@ def call_module(site: CallSite, module: Value) -> Value:
         (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
     if any(v is CRASHED for _, v in inputs):
         return CRASHED  # given what a reported crash made: its output is not judged again
+    if forward is not None:
+        inputs = [(n, v) for n, v in inputs if not _placed_part_by_part(v)]
     callee = site.receiver_node if site.name == "forward" and site.receiver_node is not None else site.node.func
     if site.facts.module_call_fact(site.node, callee, module, inputs):
         return CRASHED  # reported once: what follows from it is not judged again
@@ -204,6 +207,14 @@ def call_module(site: CallSite, module: Value) -> Value:
     several = isinstance(module, Module) and module.of_classes and module.cls is None
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
                   maybe_object=not isinstance(module, Module), inferred=several and module.device is None)
+
+
+def _placed_part_by_part(value: Value) -> bool:
+    """A batch dict or tuple whose tensors are on several devices (`{"images": imgs.to(device), "lengths": n}`):
+    its caller placed each part; the forward walked with it judges each where it is used (lengths read as ints)."""
+    if not isinstance(value, Seq):
+        return False
+    return len({t.where for t in tensors_in(value) if isinstance(t, Tensor) and t.where is not None}) > 1
 
 
 def _computes_on(module: Value, operands: list[Operand]) -> Optional[Device]:

@@ -215,6 +215,8 @@ def _unknown_method(site: CallSite) -> Value:
         facts.note_gpu_work(site.node, [receiver] + [v for _, v in args.all()], state)
     elif args.positional or args.keywords:
         facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    if name in api.WAITING_LIBRARY_METHODS:
+        facts.note_sync(state)  # `model.generate(ids)`: it returns when its last step is done
     if isinstance(receiver, Located) and name not in api.METADATA_METHODS:  # (= located, for the type checker)
         if name in api.HOST_CONVERSION_METHODS:  # `.data.cpu().numpy()` of a model's output: numpy's, on the host
             return HostArray(why=receiver.why + ((site.node, "a numpy array, on the host"),))
