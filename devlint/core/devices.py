@@ -23,13 +23,16 @@ class Device:
     param: Optional[str] = None  # "param" only
     # cpu only because a factory was given no device= (the DEV104/DEV105 story)
     implicit: bool = False
-    # "selected" only: the variable that holds it (`args.device`), for messages; never compared
+    # "selected": the variable that holds it (`args.device`); ranked "cuda": its index's code (`args.gpu`). For
+    # messages, never compared
     name: Optional[str] = field(default=None, compare=False)
     # "cuda" only: an index chosen at run time (`f"cuda:{rank}"`): a GPU of its own, not the current one
     ranked: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
         if self.kind == "cuda":
+            if self.ranked and self.name:
+                return f"`cuda:{{{self.name}}}`"
             return "cuda" if self.index is None else f"cuda:{self.index}"
         if self.kind == "selected":
             return f"`{self.name}`" if self.name else "the selected device"
@@ -65,6 +68,11 @@ def cuda(index: Optional[int] = None) -> Device:
 RANKED_CUDA = replace(cuda(), ranked=True)  # `f"cuda:{local_rank}"`, `torch.device("cuda", rank)`
 
 
+def ranked_cuda(index_code: Optional[str]) -> Device:
+    """A GPU whose index is chosen at run time, named by the code that chooses it (`args.gpu`)."""
+    return replace(RANKED_CUDA, name=index_code) if index_code else RANKED_CUDA
+
+
 def conflict(a: Optional[Device], b: Optional[Device]) -> bool:
     """Would an operation on both crash on a machine with GPUs?
 
@@ -74,7 +82,11 @@ def conflict(a: Optional[Device], b: Optional[Device]) -> bool:
     if a is None or b is None or not a.concrete or not b.concrete:
         return False
     if a.kind == b.kind:
-        return a.kind == "cuda" and a.index is not None and b.index is not None and a.index != b.index
+        if a.kind != "cuda":
+            return False
+        if a.ranked and b.index is not None or b.ranked and a.index is not None:
+            return True  # `cuda:{args.gpu}` beside `cuda:0`: a crash whenever the index chosen is another GPU
+        return a.index is not None and b.index is not None and a.index != b.index
     kinds = {a.kind, b.kind}
     if kinds == {"cuda", "selected"}:
         return False  # selected is cuda wherever cuda works at all

@@ -18,7 +18,7 @@ from devlint.core.devices import (  # noqa: F401
     ACCELERATORS as ACCELERATORS,
     CPU as CPU,
     IMPLICIT_CPU as IMPLICIT_CPU,
-    RANKED_CUDA as RANKED_CUDA,
+    RANKED_CUDA as RANKED_CUDA, ranked_cuda as ranked_cuda,
     SELECTED as SELECTED,
     Device as Device,
     conflict as conflict,

@@ -27,6 +27,17 @@ code: 2 false errors of 9, 6 false warnings of 40):
 - `torch.set_default_tensor_type('torch.cuda.FloatTensor')` in a script reaches the modules its imports import,
   three deep (aster's builder and head, 3 DEV104).
 - A test module under a conftest.py that skips its folder without CUDA runs with a GPU (xlstm, DEV201).
+- A GPU index chosen at run time (`f"cuda:{args.gpu}"`, `torch.device("cuda", rank)`, `"cuda:%d" % rank`) beside
+  GPU 0 written in the code crashes whenever the index is another one (AdaFace's validation scripts, missed).
+- A 'cuda' literal of this file that another module's code places things on (`det.Detector(device="cuda:0")`
+  built at import time) is this file's hardcoded GPU (AdaFace's face_alignment/align.py, missed).
+Survey 50 (widely used training code 2018-2023, pinned to the code after the fixes above: 15 false errors of 15,
+4 false warnings of 34):
+- A plain object a module holds, holding the module's own submodules and parameters (`Stepper(self.emb, self.w)`),
+  holds the same objects: `Module.to` moves them in place (fast_abs_rl's decoders, 8 DEV101/DEV102).
+- A bare read of a tensor method's name (`model.dim`, a width) is no evidence of a tensor; a call is (XLM, 1 DEV103).
+- `"prob: %.4f" % p` is a str, the value read on the host (pytorch-video-recognition's inference script, 1 DEV401).
+- `torch.load(path).numpy()`: only cpu tensors convert so (ActionFormer's Ego4D feature conversion, 2 DEV202).
 Left alone: a model class chosen by name at run time whose instances move their own inputs (news-recommendation,
 2 DEV101: the output is judged to follow the cpu batch); an `isinstance(device, int)` branch a string caller
 never takes; a post-processor built by `eval()`; `str(device).__contains__('cuda')`; a module used as a data
@@ -39,7 +50,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found, lint_in_run
+from tests.lint_helpers import found, lint, lint_in_run
 
 DEEP_HELPER = """
 import numpy as np
@@ -504,3 +515,190 @@ def test_a_folder_its_conftest_skips_without_cuda(tmp_path, guard, reported):
         "if not torch.cuda.is_available():", guard)
     codes = {f.code for f in lint_in_run(tmp_path, files, "tests/test_decode.py")}
     assert bool(codes & {"DEV201", "DEV204"}) == reported  # (a GPU assumed: one line, or the whole file)
+
+
+RANKED = """
+import argparse
+import torch
+import torch.nn as nn
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--gpu", type=int, default=0)
+args = parser.parse_args()
+
+model = nn.Linear(4, 2).to(f"cuda:{{args.gpu}}")
+x = torch.randn(3, 4).to({target})
+print(model(x)){mark}
+"""
+
+
+@pytest.mark.parametrize("target, mark", [
+    # AdaFace's validation scripts: the model on the GPU the user picks, the inputs on GPU 0
+    ('"cuda:0"', "  # expect: DEV102"),
+    ('f"cuda:{args.gpu}"', ""),
+    ("torch.device('cuda', args.gpu)", ""),
+])
+def test_a_gpu_index_chosen_at_run_time_beside_gpu_0(target, mark):
+    source = RANKED.format(target=target, mark=mark)
+    findings = {(f.line, f.code) for f in lint(source)} - {(11, "DEV201")}  # (the 'cuda:0' written in the code)
+    assert findings == expected_findings(source)
+    if mark:
+        assert "crashes whenever `args.gpu` is not 0" in next(f.message for f in lint(source) if f.code == "DEV102")
+
+
+LITERAL_PASSED_ON = {
+    "pkg/__init__.py": "",
+    "pkg/det.py": """
+        import torch
+        import torch.nn as nn
+
+
+        class Detector:
+            def __init__(self, device="cuda:0"):
+                self.device = torch.device({chosen})
+                self.net = nn.Linear(2, 2).to(self.device)
+        """,
+    "align.py": """
+        import torch
+        from pkg import det
+
+        detector = det.Detector(device="cuda:0")
+
+
+        def embed(x):
+            return x.cuda() if torch.cuda.is_available() else x
+        """,
+}
+
+
+@pytest.mark.parametrize("chosen, reported", [
+    # AdaFace's align.py builds its face detector on 'cuda:0' when imported: the class places it there
+    ("device", True),
+    ('device if torch.cuda.is_available() else "cpu"', False),
+])
+def test_a_cuda_literal_another_module_places_things_on(tmp_path, chosen, reported):
+    files = dict(LITERAL_PASSED_ON)
+    files["pkg/det.py"] = files["pkg/det.py"].replace("{chosen}", chosen)
+    findings = lint_in_run(tmp_path, files, "align.py")
+    assert ({(f.line, f.code) for f in findings} == {(5, "DEV201")}) == reported
+    assert bool(findings) == reported
+
+
+HELPER_OBJECT = """
+import torch
+from torch import nn
+
+
+class Stepper(object):
+    def __init__(self, emb, weight):
+        self._emb = emb
+        self._w = weight
+
+    def step(self, tok):
+        h = self._emb(tok){mark}
+        return torch.mm(h, self._w)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.w = nn.Parameter(torch.randn(4, 4))
+        self.stepper = Stepper({emb}, self.w)
+
+    def decode(self, tok):
+        return self.stepper.step(tok)
+
+
+def run():
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    net = Net().to(device)
+    return net.decode(torch.zeros(3, dtype=torch.long).to(device))
+"""
+
+
+@pytest.mark.parametrize("emb, mark", [
+    # a plain object holding the module's own submodule and parameter: the same objects, moved with it
+    ("self.emb", ""),
+    # one made for the helper alone is registered nowhere: `Net().to(device)` leaves it on the cpu
+    ("nn.Embedding(10, 4)", "  # expect: DEV102"),
+])
+def test_a_plain_helper_holding_the_modules_own_layers(emb, mark):
+    source = HELPER_OBJECT.format(emb=emb, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+WIDTH_ATTRIBUTE = """
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.proj = nn.Linear(dim, dim)
+
+
+class Embedder(object):
+    def __init__(self, model):
+        self.model = model
+        self.out_dim = model.{read}
+
+    def cuda(self):
+        self.model.cuda(){mark}
+"""
+
+
+@pytest.mark.parametrize("read, mark", [
+    ("dim", ""),  # a module's width: `Tensor.dim` is a method, a bare read of the name is no tensor's
+    ("dim()", "  # expect: DEV103"),  # called: only a tensor has it, and a tensor's `.cuda()` is a copy
+])
+def test_an_attribute_named_like_a_tensor_method(read, mark):
+    source = WIDTH_ATTRIBUTE.format(read=read, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+FORMATTED = """
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+device = torch.device("cuda:0" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(8, 5).to(device)
+frame = np.zeros((64, 64, 3), dtype=np.uint8)
+probs = torch.softmax(model(torch.randn(1, 8).to(device)), dim=1)
+cv2.putText(frame, {text}, (2, 20), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 255), 1){mark}
+"""
+
+
+@pytest.mark.parametrize("text, mark", [
+    ('"prob: %.4f" % probs[0][1]', ""),  # a str: the number read on the host by the formatting
+    ("probs[0][1]", "  # expect: DEV401"),
+])
+def test_a_tensor_formatted_into_a_string(text, mark):
+    source = FORMATTED.format(text=text, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+DUMPS = """
+import os
+import numpy as np
+import torch
+
+
+def convert(feat_dir, video_ids, out_dir):
+    for vid in video_ids:
+        path = os.path.join(feat_dir, vid + ".pt")
+        feats = torch.load(path){convert}{mark}
+        np.save(os.path.join(out_dir, vid + ".npy"), feats)
+"""
+
+
+@pytest.mark.parametrize("convert, mark", [
+    (".numpy()", ""),  # only cpu tensors convert so: the dumps hold cpu tensors
+    ("", "  # expect: DEV202"),
+])
+def test_a_load_read_straight_into_numpy(convert, mark):
+    source = DUMPS.format(convert=convert, mark=mark)
+    assert found(source) == expected_findings(source)

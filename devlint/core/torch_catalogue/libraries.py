@@ -329,5 +329,8 @@ DATASET_CACHE_FILES = ("processed/training.pt", "processed/test.pt")
 # methods of other libraries' models that wait for the GPU work they queue before they return: transformers'
 # `generate` reads on the host, every step, whether all sequences have finished (a clock read after it is fair)
 WAITING_LIBRARY_METHODS = frozenset({"generate"})
+# the tensor-only names that are attributes, read without a call (`x.shape`): the others are methods, and a bare
+# read of one (`model.dim`, a width) is some object's own attribute
+TENSOR_ONLY_PROPERTIES = frozenset({"shape", "ndim", "is_cuda"})
 # Python's math module: its functions read a tensor as a float (`math.sqrt(var)`), a copy to the host
 PYTHON_MATH = "math."

@@ -62,12 +62,18 @@ class Emitter:
 
     def _times_this_file(self, fact: object) -> bool:
         """A timer of another module (`timer.toc()` of utils/timer.py) whose measurement holds this file's GPU
-        work: what it measures is this file's, and its own file, which queues no GPU work, never sees it."""
+        work: what it measures is this file's, and its own file, which queues no GPU work, never sees it. So is
+        a 'cuda' literal of this file that another module's code places something on (`MTCNN(device='cuda:0')`)."""
+        if isinstance(fact, GpuAssumption):
+            return id(fact.node) in self._own()
         if not isinstance(fact, ClockRead):
             return False
         work = fact.gpu_work
         if work is None:
             return False
+        return id(work[0]) in self._own()
+
+    def _own(self) -> set[int]:
         if self._own_nodes is None:
             own: set[int] = set()
             stack: list[cst.CSTNode] = [self._module]
@@ -76,7 +82,7 @@ class Emitter:
                 own.add(id(node))
                 stack.extend(children(node))
             self._own_nodes = own
-        return id(work[0]) in self._own_nodes
+        return self._own_nodes
 
     def portable_use(self) -> None:
         """A value was placed on a device chosen at run time (counted only where nothing is explored)."""

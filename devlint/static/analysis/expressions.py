@@ -22,7 +22,7 @@ from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
     CRASHED, INTEGER, RANKED_CUDA, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
-    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, replace,
+    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, ranked_cuda, replace,
 )
 
 if TYPE_CHECKING:
@@ -66,7 +66,9 @@ def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: Stat
     first = node.parts[0] if node.parts else None
     if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here
-        return DeviceValue(why=((node, ""),), where=RANKED_CUDA)
+        index = node.parts[1] if len(node.parts) == 2 and first.value == "cuda:" else None
+        code = dotted(index.expression) if type(index) is cst.FormattedStringExpression else None
+        return DeviceValue(why=((node, ""),), where=ranked_cuda(code))
     return UNKNOWN
 
 
@@ -377,7 +379,12 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         return DeviceValue(why=((node, ""),), where=cuda(None), literal=left.node, literal_guarded=left.guarded)
     if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(CUDA_TYPE + ":") \
             and op == "%":
-        return DeviceValue(why=((node, ""),), where=RANKED_CUDA)  # "cuda:%d" % rank: as f"cuda:{rank}"
+        # "cuda:%d" % rank: as f"cuda:{rank}"
+        return DeviceValue(why=((node, ""),), where=ranked_cuda(dotted(right_node)))
+    if isinstance(left, Const) and isinstance(left.value, str) and op == "%":
+        for shown in tensors_in(right):  # `"prob: %.4f" % p`: a str, made of the tensor's value read on the host
+            interp.facts.shown(node, "%-formatting", interp.file.operand(right_node, shown), state)
+        return UNKNOWN
     if left is CRASHED or right is CRASHED:
         return CRASHED  # downstream of a reported crash: `(gpu - cpu) / cpu` is one bug, not two
     if _is_int(left) and _is_int(right) and op in _INT_OPERATORS:

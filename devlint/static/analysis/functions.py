@@ -47,7 +47,6 @@ if TYPE_CHECKING:
     Frame = tuple[Context, Optional[cst.FunctionDef], list[LoopFrame], int, int, int, Optional[int]]
 
 
-
 # ---------------------------------------------------------------- calls
 
 

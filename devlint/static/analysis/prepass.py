@@ -245,6 +245,8 @@ class PrePass:
             scope.module_names.add(base)
         elif device_move(node):
             scope.moved_names.add(base)
+        if attr in api.TENSOR_ONLY_ATTRS:
+            scope.tensor_names.add(base)  # `x.dim()`: only a tensor has the method
         if any(_moved_name(arg.value) for arg in node.args):
             scope.met_names.add(base)
         return f"{base}.{attr}"
@@ -303,17 +305,15 @@ class PrePass:
     def _note_attribute(self, node: cst.Attribute, scope: Scope) -> None:
         if node.attr.value == "device" and dotted(node.value):
             self._device_attributes.append(node)
-        if node.attr.value in api.TENSOR_ONLY_ATTRS:
-            name = dotted(node.value)
-            if name:
-                scope.tensor_names.add(name)
+        name = dotted(node.value) if node.attr.value in api.TENSOR_ONLY_PROPERTIES else None  # (called: a method's)
+        if name:
+            scope.tensor_names.add(name)
 
     def _note_subscript(self, node: cst.Subscript, scope: Scope) -> None:
         # `x[:, 0]`, `x[..., 1:]`: an index of several dimensions (a list takes one; `steps[:-1]` may be a list)
-        if len(node.slice) > 1:
-            name = dotted(node.value)
-            if name:
-                scope.tensor_names.add(name)
+        name = dotted(node.value) if len(node.slice) > 1 else None
+        if name:
+            scope.tensor_names.add(name)
 
     def _note_binary(self, node: cst.BinaryOperation, scope: Scope) -> None:
         for one, other in ((node.left, node.right), (node.right, node.left)):

@@ -371,6 +371,11 @@ class FileQuestions:
         """Names the current function uses as only a tensor can be used."""
         return self._tables.scope_of(self._frames.current_function).tensor_names
 
+    def converted_to_numpy(self, node: cst.CSTNode) -> bool:
+        """Is the value of `node` turned into numpy right there (`torch.load(path).numpy()`)?"""
+        scope = self._tables.scope_of(self._frames.current_function)
+        return any(receiver is node for receiver in scope.numpy_receivers)
+
     def parameters(self) -> set[str]:
         """The names of the current function's parameters (none at module level)."""
         function = self._frames.current_function

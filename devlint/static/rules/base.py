@@ -111,6 +111,10 @@ class Rule:
         for device in devices:
             if getattr(device, "kind", None) == "selected":
                 return f": it crashes whenever {device} is a GPU"
+        for device, other in zip(devices, reversed(devices)):
+            index = getattr(other, "index", None)
+            if getattr(device, "ranked", False) and getattr(device, "name", None) and index is not None:
+                return f": it crashes whenever `{getattr(device, 'name')}` is not {index}"
         return ""
 
     @staticmethod

@@ -126,6 +126,8 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
+    if site.file.converted_to_numpy(site.node):
+        return True  # `torch.load(path).numpy()`: only a cpu tensor converts so, and its authors read it so
     return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source)
                                    or type(source) is cst.SimpleString and isinstance(source.evaluated_value, str)
                                    and site.file.saved_as(source.evaluated_value))

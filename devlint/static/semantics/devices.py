@@ -16,8 +16,8 @@ from devlint.static.semantics.callsite import Args, CallSite, Facts
 from devlint.static.semantics import optim
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, RANKED_CUDA, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType,
-    Unknown, Value, Why, const_device, cuda, parse_device_string, replace,
+    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType,
+    Unknown, Value, Why, const_device, cuda, parse_device_string, ranked_cuda, replace,
 )
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def make_device(site: CallSite) -> Value:
             device = cuda(index_value.value)
         elif device is not None and device.kind == api.CUDA_TYPE and index_value is not UNKNOWN \
                 and len(args.positional) > 1:
-            device = RANKED_CUDA
+            device = ranked_cuda(dotted(args.positional[1][0]))
         literal = value.node if device is not None and device.kind == api.CUDA_TYPE else None
         # constructing a device touches no GPU: using it unguarded is the assumption (device_argument)
         return DeviceValue(why=((site.node, ""),), where=device, literal=literal,
@@ -297,7 +297,8 @@ def string_method(site: CallSite) -> Value:
             site.facts.shown(site.node, "str.format", site.operand(arg_node, value), site.state)
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
-        return DeviceValue(why=((site.node, ""),), where=RANKED_CUDA)
+        given = site.args.positional
+        return DeviceValue(why=((site.node, ""),), where=ranked_cuda(dotted(given[0][0]) if len(given) == 1 else None))
     return UNKNOWN
 
 

@@ -17,8 +17,8 @@ from devlint.static.semantics.devices import device_argument, keeps_device, move
 from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted, names_in
 from devlint.core.values import (
-    CPU, CRASHED, SELECTED, UNKNOWN, Class, Const, Device, DeviceValue, HostArray, Located, Module, Ref, Seq, Tensor,
-    Unknown, Value, join_device, replace,
+    CPU, CRASHED, SELECTED, UNKNOWN, Attributes, Class, Const, Device, DeviceValue, HostArray, Instance, Located, Module,
+    Ref, Seq, Tensor, Unknown, Value, join_device, replace,
 )
 
 
@@ -299,7 +299,7 @@ def module_move(site: CallSite) -> Value:
         where = move_target(site)
     if module.stateless:
         return module
-    moved = replace(module, where=where, moved=True,
+    moved = replace(module, where=where, moved=True, attrs=_helpers_moved(site, module, where),
                     why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
     if site.receiver_name:
         site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
@@ -310,6 +310,21 @@ def module_move(site: CallSite) -> Value:
     _move_submodules(site, module, where, named, 0)
     optim.module_moved(site, moved, where)
     return moved
+
+
+def _helpers_moved(site: CallSite, module: Module, where: Optional[Device]) -> Attributes:
+    """`self.stepper = Stepper(self.emb, self.w)`: a plain object the module holds, holding the module's own
+    submodules and parameters, holds the same objects, moved in place with it (fast_abs_rl's decoders)."""
+    own = {v.ident for _, v in module.attrs if isinstance(v, Module) and v.ident}
+    step = ((site.node, "moved with the module holding it"),)
+
+    def moved(value: Value) -> Value:
+        if isinstance(value, Module) and value.ident in own and not value.stateless or \
+                isinstance(value, Tensor) and value.parameter:
+            return replace(value, where=where, why=value.why + step)
+        return value
+    return tuple((name, replace(v, attrs=tuple((n, moved(m)) for n, m in v.attrs)) if isinstance(v, Instance) else v)
+                 for name, v in module.attrs)
 
 
 def _move_submodules(site: CallSite, module: Module, where: Optional[Device], named: set[int], depth: int) -> None:
