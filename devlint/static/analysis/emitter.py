@@ -64,8 +64,8 @@ class Emitter:
         """A timer of another module (`timer.toc()` of utils/timer.py) whose measurement holds this file's GPU
         work: what it measures is this file's, and its own file, which queues no GPU work, never sees it. So is
         a 'cuda' literal of this file that another module's code places something on (`MTCNN(device='cuda:0')`)."""
-        if isinstance(fact, GpuAssumption):
-            return id(fact.node) in self._own()
+        if isinstance(fact, GpuAssumption):  # (this file's literal, used there: not this file's code run from there)
+            return fact.use is not None and id(fact.node) in self._own() and id(fact.use) not in self._own()
         if not isinstance(fact, ClockRead):
             return False
         work = fact.gpu_work

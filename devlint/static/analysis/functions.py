@@ -66,7 +66,12 @@ def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: S
         return UNKNOWN
     fdef = cast(cst.FunctionDef, fdef)  # (walked: it has one)
     _note_caller(interp, fdef, args, node)
-    summary = _called(interp, summarise(interp, fn, params, state, node), fdef, node, state)
+    past = len(stack) >= MAX_CALL_DEPTH  # a small helper past the depth: its result, not its findings (its
+    interp.facts.muted += past  # caller's base classes were cut there: what it says would rest on half a walk)
+    try:
+        summary = _called(interp, summarise(interp, fn, params, state, node), fdef, node, state)
+    finally:
+        interp.facts.muted -= past
     # Methods change their object: the caller sees the new attributes.
     if fn.bound is not None and summary.final_self is not None and receiver_node is not None:
         name = dotted(receiver_node)
