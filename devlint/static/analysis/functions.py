@@ -30,7 +30,7 @@ from devlint.core.facts import Context
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
-from devlint.static.semantics.modules import torch_base_device
+from devlint.static.semantics.modules import helpers_placed, torch_base_device
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
     CPU, INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
@@ -556,8 +556,9 @@ def class_summary(interp: Walker, cls: Class) -> Value:
             interp.facts.muted -= 1
         tables.analysed.discard(id(init))
         if isinstance(final_self, (Module, Instance)):
-            if isinstance(final_self, Module):
-                final_self = replace(final_self, where=Device("param", param="self"))
+            if isinstance(final_self, Module):  # (the plain objects it holds hold its own layers: there too)
+                where = Device("param", param="self")
+                final_self = replace(final_self, where=where, attrs=helpers_placed(final_self, where))
             base = final_self
     tables.class_summaries[cls.name] = base
     return base

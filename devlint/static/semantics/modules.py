@@ -299,7 +299,7 @@ def module_move(site: CallSite) -> Value:
         where = move_target(site)
     if module.stateless:
         return module
-    moved = replace(module, where=where, moved=True, attrs=_helpers_moved(site, module, where),
+    moved = replace(module, where=where, moved=True, attrs=helpers_placed(module, where, site.node),
                     why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
     if site.receiver_name:
         site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
@@ -312,18 +312,19 @@ def module_move(site: CallSite) -> Value:
     return moved
 
 
-def _helpers_moved(site: CallSite, module: Module, where: Optional[Device]) -> Attributes:
+def helpers_placed(module: Module, where: Optional[Device], node: Optional[cst.CSTNode] = None) -> Attributes:
     """`self.stepper = Stepper(self.emb, self.w)`: a plain object the module holds, holding the module's own
-    submodules and parameters, holds the same objects, moved in place with it (fast_abs_rl's decoders)."""
+    submodules and parameters, holds the same objects: where the module is, moved in place with it (`node`: the
+    move; fast_abs_rl's decoders)."""
     own = {v.ident for _, v in module.attrs if isinstance(v, Module) and v.ident}
-    step = ((site.node, "moved with the module holding it"),)
+    step = ((node, "moved with the module holding it"),) if node is not None else ()
 
-    def moved(value: Value) -> Value:
+    def placed(value: Value) -> Value:
         if isinstance(value, Module) and value.ident in own and not value.stateless or \
                 isinstance(value, Tensor) and value.parameter:
             return replace(value, where=where, why=value.why + step)
         return value
-    return tuple((name, replace(v, attrs=tuple((n, moved(m)) for n, m in v.attrs)) if isinstance(v, Instance) else v)
+    return tuple((name, replace(v, attrs=tuple((n, placed(m)) for n, m in v.attrs)) if isinstance(v, Instance) else v)
                  for name, v in module.attrs)
 
 
