@@ -38,6 +38,11 @@ Survey 50 (widely used training code 2018-2023, pinned to the code after the fix
 - A bare read of a tensor method's name (`model.dim`, a width) is no evidence of a tensor; a call is (XLM, 1 DEV103).
 - `"prob: %.4f" % p` is a str, the value read on the host (pytorch-video-recognition's inference script, 1 DEV401).
 - `torch.load(path).numpy()`: only cpu tensors convert so (ActionFormer's Ego4D feature conversion, 2 DEV202).
+Survey 51 (small repositories by individuals, same code: 3 false errors of 8, 9 false warnings of 40):
+- The builtin `max(acc, best)` reads `acc > best` on the host: a GPU `acc` makes it wait (tczhangzhi's
+  pytorch-distributed, 2 DEV301).
+- `np.random.normal(scale=0.2)` without `size` is one number: `torch.tensor` of it is 0-dim (philtabor's TD3,
+  1 DEV101).
 Left alone: a model class chosen by name at run time whose instances move their own inputs (news-recommendation,
 2 DEV101: the output is judged to follow the cpu batch); an `isinstance(device, int)` branch a string caller
 never takes; a post-processor built by `eval()`; `str(device).__contains__('cuda')`; a module used as a data
@@ -701,4 +706,65 @@ def convert(feat_dir, video_ids, out_dir):
 ])
 def test_a_load_read_straight_into_numpy(convert, mark):
     source = DUMPS.format(convert=convert, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+BEST_SO_FAR = """
+import time
+import torch
+from torch import nn
+
+
+def run(epochs=3):
+    model = nn.Linear(8, 3).cuda()
+    batch = torch.randn(16, 8).cuda()
+    best = 0
+    for epoch in range(epochs):
+        t0 = time.time()
+        acc = (model(batch).argmax(1) == 0).float().mean()
+        best = {kept}
+        elapsed = time.time() - t0{mark}
+        print(epoch, elapsed, best)
+"""
+
+
+@pytest.mark.parametrize("kept, mark", [
+    ("max(acc, best)", ""),  # the builtin reads `acc > best` on the host: it waits for the GPU
+    ("acc", "  # expect: DEV301"),
+])
+def test_the_builtin_max_of_a_gpu_tensor_waits(kept, mark):
+    source = BEST_SO_FAR.format(kept=kept, mark=mark)
+    assert found(source) - {(8, "DEV204")} == expected_findings(source)
+
+
+NOISE = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.out = nn.Linear(4, 2)
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.to(self.device)
+
+    def forward(self, x):
+        return self.out(x)
+
+
+def smoothed_target(policy, obs):
+    act = policy(obs.to(policy.device))
+    jitter = torch.clamp(torch.tensor({draw}), -0.5, 0.5)
+    return act + jitter{mark}
+"""
+
+
+@pytest.mark.parametrize("draw, mark", [
+    ("np.random.normal(scale=0.2)", ""),  # one draw, a number: a 0-dim tensor combines with any device
+    ("np.random.normal(scale=0.2, size=(4, 2))", "  # expect: DEV104"),  # (the policy is a parameter here)
+])
+def test_one_numpy_draw_is_a_number(draw, mark):
+    source = NOISE.format(draw=draw, mark=mark)
     assert found(source) == expected_findings(source)

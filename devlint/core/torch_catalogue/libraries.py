@@ -96,6 +96,10 @@ CONVENTIONAL_MODULE_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.
 
 # Library functions that convert their tensor arguments to numpy (Tensor.__array__).
 HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
+# numpy's random draws and the position of their `size` (rand/randn: every positional is a dimension): given none,
+# one draw is a number (`torch.tensor(np.random.normal(scale=0.2))` is 0-dim: it combines with any device)
+NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
+                              "numpy.random.normal": 2, "numpy.random.randint": 2}
 # numpy functions that do not convert their arguments.
 HOST_LIBRARY_SAFE = frozenset(
     {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64", "numpy.isscalar",

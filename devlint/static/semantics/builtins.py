@@ -83,6 +83,17 @@ def _read_as_number(site: CallSite, how: str) -> None:
         site.facts.note_sync(site.state)  # a name used as a tensor, of unknown device: as `.item()` on it
 
 
+def builtin_min_max(site: CallSite) -> Value:
+    """`max(acc, best)`: the builtin compares its arguments and reads each comparison's truth (`Tensor.__bool__`):
+    a tensor off the cpu among them is read on the host, a sync."""
+    args = site.args.positional
+    for arg_node, value in args if len(args) > 1 else ():
+        if isinstance(value, (Tensor, Located)) and value.device is not None and value.device.is_gpu:
+            site.facts.host_sync(site.node, f"`{site.name}()`", site.operand(arg_node, value), site.state)
+            break
+    return UNKNOWN
+
+
 def builtin_super(site: CallSite) -> Value:
     me = site.state.env.get("self")
     return Super(receiver=me) if me is not None else UNKNOWN
@@ -208,8 +219,8 @@ BUILTINS = {
     "getattr": builtin_getattr, "setattr": builtin_setattr,
     "len": builtin_len,
     "isinstance": builtin_isinstance, "hasattr": builtin_hasattr,
-    **{name: builtin_other for name in ("callable", "min",
-                                        "max", "sum", "abs", "round", "map", "filter", "any", "all", "open",
+    "min": builtin_min_max, "max": builtin_min_max,
+    **{name: builtin_other for name in ("callable", "sum", "abs", "round", "map", "filter", "any", "all", "open",
                                         "repr", "format", "type", "id", "vars")},
 }
 def copied(site: CallSite) -> Value:

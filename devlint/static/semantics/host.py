@@ -59,6 +59,10 @@ def _host_result(site: CallSite) -> Value:
     """What a host library returns: an array where numpy builds one, else unknown (a number, a plot)."""
     if site.path not in api.HOST_ARRAY_FUNCTIONS:
         return UNKNOWN
+    size = api.NUMPY_RANDOM_SIZE_POSITION.get(site.path)
+    if size is not None and "size" not in site.args.keywords and len(site.args.positional) <= size \
+            and not site.args.star:
+        return UNKNOWN  # one draw: a number
     dtype = site.args.keywords.get(api.DTYPE_KEYWORD)
     named = dtype and (dotted(dtype[0]) or (dtype[1].value if isinstance(dtype[1], Const) else None))
     if named in api.OBJECT_ARRAY_DTYPES:
