@@ -21,7 +21,7 @@ from devlint.static.semantics.containers import const_key, element, join_all, ma
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
-    CRASHED, INTEGER, RANKED_CUDA, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
+    CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
     LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, ranked_cuda, replace,
 )
 

@@ -17,8 +17,8 @@ from devlint.static.semantics.devices import device_argument, keeps_device, move
 from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted, names_in
 from devlint.core.values import (
-    CPU, CRASHED, SELECTED, UNKNOWN, Attributes, Class, Const, Device, DeviceValue, HostArray, Instance, Located, Module,
-    Ref, Seq, Tensor, Unknown, Value, join_device, replace,
+    CPU, CRASHED, SELECTED, UNKNOWN, Attributes, Class, Const, Device, DeviceValue, HostArray, Instance, Located,
+    Module, Ref, Seq, Tensor, Unknown, Value, join_device, replace,
 )
 
 
