@@ -100,6 +100,7 @@ HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "
 # one draw is a number (`torch.tensor(np.random.normal(scale=0.2))` is 0-dim: it combines with any device)
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
                               "numpy.random.normal": 2, "numpy.random.randint": 2}
+NUMPY_SIZE_KEYWORD = "size"
 # numpy functions that do not convert their arguments.
 HOST_LIBRARY_SAFE = frozenset(
     {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64", "numpy.isscalar",

@@ -60,7 +60,7 @@ def _host_result(site: CallSite) -> Value:
     if site.path not in api.HOST_ARRAY_FUNCTIONS:
         return UNKNOWN
     size = api.NUMPY_RANDOM_SIZE_POSITION.get(site.path)
-    if size is not None and "size" not in site.args.keywords and len(site.args.positional) <= size \
+    if size is not None and api.NUMPY_SIZE_KEYWORD not in site.args.keywords and len(site.args.positional) <= size \
             and not site.args.star:
         return UNKNOWN  # one draw: a number
     dtype = site.args.keywords.get(api.DTYPE_KEYWORD)
