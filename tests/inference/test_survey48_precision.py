@@ -43,6 +43,8 @@ Survey 51 (small repositories by individuals, same code: 3 false errors of 8, 9 
   pytorch-distributed, 2 DEV301).
 - `np.random.normal(scale=0.2)` without `size` is one number: `torch.tensor` of it is 0-dim (philtabor's TD3,
   1 DEV101).
+- A constructor taking only keyword parameters, given `*args` of unknown length, is followed: the sequence
+  passes nothing (or the call raises), and `__init__`'s `self.cuda(rank)` moves the module (lightweight-gan, 2 DEV102).
 Left alone: a model class chosen by name at run time whose instances move their own inputs (news-recommendation,
 2 DEV101: the output is judged to follow the cpu batch); an `isinstance(device, int)` branch a string caller
 never takes; a post-processor built by `eval()`; `str(device).__contains__('cuda')`; a module used as a data
@@ -55,7 +57,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found, lint, lint_in_run
+from tests.lint_helpers import found, infer, lint, lint_in_run
 
 DEEP_HELPER = """
 import numpy as np
@@ -768,3 +770,32 @@ def smoothed_target(policy, obs):
 def test_one_numpy_draw_is_a_number(draw, mark):
     source = NOISE.format(draw=draw, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+STARRED_CONSTRUCTOR = """
+import sys
+import torch
+from torch import nn
+
+
+class GanPair(nn.Module):
+    def __init__(self, {params}width=16, rank=0):
+        super().__init__()
+        self.G = nn.Linear(width, width)
+        self.cuda(rank)
+
+
+extra = sys.argv[2:]
+pair = GanPair(rank=0, *extra)
+"""
+
+
+@pytest.mark.parametrize("params, where", [
+    # keyword-only parameters: `*extra` of unknown length passes nothing (or the call raises), so `__init__` runs
+    # and its `self.cuda(rank)` moves the module (lightweight-gan's trainer, 2 DEV102)
+    ("*, ", "cuda:0"),
+    ("depth, ", "cpu"),  # where `*extra` lands is unknown here: the body is not followed
+])
+def test_a_constructor_given_a_starred_sequence(params, where):
+    found_globals, _ = infer(STARRED_CONSTRUCTOR.format(params=params))
+    assert str(found_globals["pair"].where) == where

@@ -263,7 +263,7 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
             params[param.name.value] = make(param)
         extra_positional: Value = UNKNOWN
     else:
-        spread = _spread(args)
+        spread = _spread(args) if plist or type(star) is cst.Param else []  # (to no positional: nothing, or raises)
         if spread is None:
             return None  # *args at the call: positions unknown
         state = cast(State, state)  # a call's arguments come with its path (the overloads)
