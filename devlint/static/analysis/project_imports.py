@@ -14,6 +14,7 @@ from typing import Optional, cast
 
 import libcst as cst
 
+from devlint.core.digests import digest_of
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
@@ -186,10 +187,10 @@ class ProjectImports:
         folder = self.importer.parent
         for _ in range(_CONFTEST_LEVELS):
             conftest = folder / _CONFTEST
-            source = read_module(conftest) if conftest.is_file() else None
-            if source is not None:
-                self.used[str(conftest)] = source.digest
-                if api.FOLDER_SKIPPED_WITHOUT_CUDA.search(script_bytes(conftest)):
+            data = script_bytes(conftest)  # (its text alone: nothing of it is parsed)
+            if data:
+                self.used[str(conftest)] = digest_of(data)
+                if api.FOLDER_SKIPPED_WITHOUT_CUDA.search(data):
                     return True
             if folder == self.layout.root or folder.parent == folder:
                 break

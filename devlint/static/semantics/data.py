@@ -110,7 +110,8 @@ def load(site: CallSite) -> Value:
         source is not None and isinstance(source[1], Const) and isinstance(source[1].value, str)
         and site.file.saved_as(source[1].value)) or (  # `load_checkpoint("checkpoint.pth")` of a file it saved
         source is not None and site.file.released(source[0], source[1])) or (  # a model zoo's weights, from the cpu
-        source is not None and site.file.shipped(source[0]))  # the package's own file, read as its authors read it
+        source is not None and site.file.shipped(source[0])) or (  # the package's own file, read as its authors read it
+        site.file.converted_to_numpy(site.node))  # `torch.load(path).numpy()`: only a cpu tensor converts so
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 
@@ -126,8 +127,6 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
         return True
-    if site.file.converted_to_numpy(site.node):
-        return True  # `torch.load(path).numpy()`: only a cpu tensor converts so, and its authors read it so
     return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source)
                                    or type(source) is cst.SimpleString and isinstance(source.evaluated_value, str)
                                    and site.file.saved_as(source.evaluated_value))
