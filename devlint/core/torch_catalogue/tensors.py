@@ -44,7 +44,8 @@ FACTORY_RECORDS: List[Api] = [
     # a shape, as a tensor: sizes live on the host whatever the input's device
     fn("torch.onnx.operators.shape_as_tensor", "torch._shape_as_tensor", device=Device.CPU_RESULT),
     fn("torch.autograd.Variable", "torch.autograd.variable.Variable", device=Device.IDENTITY),
-    method("new_zeros", "new_ones", "new_empty", "new_full", device=NEW, roles=Role.TENSOR_ONLY),
+    # (`x.new(sizes)`, the legacy constructor, too: uninitialised, where `x` is)
+    method("new_zeros", "new_ones", "new_empty", "new_full", "new", device=NEW, roles=Role.TENSOR_ONLY),
     method("new_tensor", device=NEW, roles=Role.TENSOR_ONLY | Role.RT_CROSS_DEVICE),
 ]
 

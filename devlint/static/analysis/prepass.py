@@ -245,7 +245,7 @@ class PrePass:
             scope.module_names.add(base)
         elif device_move(node):
             scope.moved_names.add(base)
-        if attr in api.TENSOR_ONLY_ATTRS:
+        if attr in api.TENSOR_ONLY_ATTRS and base != "self":  # (`self.new()`: a class's own method)
             scope.tensor_names.add(base)  # `x.dim()`: only a tensor has the method
         if any(_moved_name(arg.value) for arg in node.args):
             scope.met_names.add(base)
