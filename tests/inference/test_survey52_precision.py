@@ -6,6 +6,10 @@ Leftovers of survey 50:
   where the caller's batch is, not a device a configuration chose) and makes its result where `x1` is (XLM's
   `concat_batches`, 1 DEV104).
 
+Leftovers of survey 47, judged debatable there:
+- A dtype cast that names no device (`self.quant_weight.to(dtype)`), thrown away, is a dead line, not a lost move
+  (lit-llama's quantizer, 1 DEV103 error).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -57,3 +61,32 @@ def test_legacy_new_shows_a_tensor(made, mark):
 def test_legacy_new_is_where_its_receiver_is(receiver, where):
     found_globals, _ = infer(f"import torch\nsource = {receiver}\nmade = source.new(3, 4)\n")
     assert str(found_globals["made"].where) == where
+
+
+DEAD_CAST = """
+import torch
+from torch import nn
+
+
+class Packed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("weight", torch.zeros(4, dtype=torch.uint8))
+
+    def unpacked(self, dtype=torch.float16):
+        self.weight.{call}{mark}
+        return self.weight >> 4
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    # a cast that names no device, thrown away: a dead line, not a lost move (lit-llama's quantizer)
+    ("to(dtype)", ""),
+    ("to(torch.float32)", ""),
+    ("to(dtype=torch.float32)", ""),
+    ("to(device='cuda', dtype=dtype)", "  # expect: DEV103"),
+    ("cuda()", "  # expect: DEV103"),
+])
+def test_a_thrown_away_dtype_cast_is_no_lost_move(call, mark):
+    source = DEAD_CAST.format(call=call, mark=mark)
+    assert found(source, ["DEV103"]) == expected_findings(source)

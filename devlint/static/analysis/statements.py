@@ -186,6 +186,20 @@ def _already_there(receiver: Value, moved: Value, call: cst.Call) -> bool:
 _PLACEMENT_KEYWORDS = frozenset({"device", "non_blocking", "copy"})
 
 
+def _dtype_cast(call: cst.Call) -> bool:
+    """`x.to(torch.float16)`, `x.to(self.dtype)`, `x.to(dtype=d)`: a cast that keeps the device: thrown away, it
+    is a dead line, not a lost move (lit-llama's `self.quant_weight.to(dtype)`)."""
+    if cast(cst.Attribute, call.func).attr.value not in api.MOVES_TO_ARGUMENT:
+        return False
+    if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
+        return False
+    first = next((a.value for a in call.args if a.keyword is None), None)
+    if first is None:
+        return bool(call.args)  # keywords only: `dtype=`, `memory_format=`
+    name = dotted(first) or ""
+    return name in api.TORCH_DTYPES or name.rsplit(".", 1)[-1].endswith(api.DTYPE_NAME_SUFFIX)
+
+
 def _same_name_defined_here(module: str, name: str, current: Optional[Value]) -> bool:
     """`from utils.timer import Timer` after this file's own `class Timer`, where the project cannot find
     utils.timer: the file's definition of that name (the class it copied, or the module pasted above it) is
@@ -219,7 +233,7 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
         moved = interp.eval(expr, state)
         # `torch.zeros(1).to(device)` alone: a tensor nobody holds, made to be moved (a CUDA warm-up)
         warm_up = type(receiver_node) is cst.Call and isinstance(receiver, Tensor) and receiver.fresh
-        if not warm_up and not _already_there(receiver, moved, expr):
+        if not warm_up and not _already_there(receiver, moved, expr) and not _dtype_cast(expr):
             interp.facts.emit(DiscardedMove(line, interp.file.operand(receiver_node, receiver), expr.func.attr.value,
                                             interp.frames.context))
         return

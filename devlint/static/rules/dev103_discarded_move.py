@@ -17,7 +17,9 @@ class ThrownAwayMove(Rule):
     ## What it does
     Flags a bare expression statement such as `x.to(device)` on a tensor.
     `Tensor.to` returns a new tensor (or the same one): it never moves `x`.
-    `model.to(device)` on a module is not flagged: `Module.to` works in place.
+    `model.to(device)` on a module is not flagged: `Module.to` works in place,
+    nor is a dtype cast that names no device (`x.to(torch.float16)`): a dead
+    line, but the tensor stays where it was meant to be.
 
     ## Why is this bad?
     The tensor stays where it was, and the next operation that meets a tensor
@@ -57,6 +59,7 @@ x = torch.randn(4, 4)
 x = x.to(device)
 model = nn.Linear(4, 4)
 model.to(device)
+x.to(torch.float16)
 """,
     )
 
