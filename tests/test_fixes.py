@@ -293,8 +293,8 @@ def lint_default(source: str) -> list[Finding]:
 
 
 def test_a_discarded_move_of_a_parameter_gets_no_assignment_fix():
-    """`self.p = self.p.to(torch.float16)` raises for an nn.Parameter (a copy is a plain tensor): no safe fix,
-    and the hint moves its data (glide-text2im's convert_to_fp16)."""
+    """`self.p = self.p.to(device)` raises for an nn.Parameter (a copy is a plain tensor): no safe fix, and the
+    hint moves its data (glide-text2im's convert_to_fp16 threw away such casts; a dtype cast alone is no move)."""
     from tests.lint_helpers import lint
 
     source = """\
@@ -307,8 +307,8 @@ class TextEncoder(nn.Module):
         super().__init__()
         self.pos = nn.Parameter(torch.zeros(8, 4))
 
-    def half(self):
-        self.pos.to(torch.float16)
+    def place(self, device):
+        self.pos.to(device)
 """
     (finding,) = [f for f in lint(source) if f.code == "DEV103"]
     assert not finding.edits

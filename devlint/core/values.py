@@ -18,8 +18,7 @@ from devlint.core.devices import (  # noqa: F401
     ACCELERATORS as ACCELERATORS,
     CPU as CPU,
     IMPLICIT_CPU as IMPLICIT_CPU,
-    RANKED_CUDA as RANKED_CUDA, ranked_cuda as ranked_cuda,
-    SELECTED as SELECTED,
+    RANKED_CUDA as RANKED_CUDA, ranked_cuda as ranked_cuda, SELECTED as SELECTED,
     Device as Device,
     conflict as conflict,
     cuda as cuda,
@@ -239,6 +238,7 @@ class Module(Value):
                       attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None, registered=registered,
+                      stateless=self.stateless and other.stateless,  # (a dict of losses: no weights to register)
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
 
 

@@ -69,7 +69,7 @@ def load(path, device, dtype):
     model.to(device)
     model.to(dtype)
     for module in model.{members}():
-        module.to(dtype){mark}
+        module.cpu(){mark}
     return model
 """
 

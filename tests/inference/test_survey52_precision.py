@@ -10,6 +10,15 @@ Leftovers of survey 47, judged debatable there:
 - A dtype cast that names no device (`self.quant_weight.to(dtype)`), thrown away, is a dead line, not a lost move
   (lit-llama's quantizer, 1 DEV103 error).
 
+Survey 52 (NLP and multimodal fine-tuning code: 1 false error of 5, 12 false warnings of 40) and survey 53
+(scientific and signal ML: 2 false errors of 3, 11 false warnings of 40), pinned to 46b8447:
+- A method no tensor has, of a model moved to the GPU (`sbert.encode(sentence)`), given no tensor, is the model's own
+  API: it places its inputs and may hand back numpy; a tensor there only where it is used as one (LM-BFF, 1 DEV401).
+- A dict of losses without weights (`{"mse": SumMSE(), "l1": nn.L1Loss()}`) holds nothing to register: the join of
+  its stateless members is stateless (pdearena, 1 DEV107).
+- `if pivot is None: return` where the caller passed no `pivot` (the default None) always returns: what follows
+  is not walked in that call (DiffDock's alignment helper, 1 DEV101).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -90,3 +99,104 @@ class Packed(nn.Module):
 def test_a_thrown_away_dtype_cast_is_no_lost_move(call, mark):
     source = DEAD_CAST.format(call=call, mark=mark)
     assert found(source, ["DEV103"]) == expected_findings(source)
+
+
+ENCODER_API = """
+import numpy as np
+from sentence_transformers import SentenceTransformer
+
+
+def embed_all(sentences):
+    encoder = SentenceTransformer("all-MiniLM-L6-v2").cuda()
+    vectors = []
+    for s in sentences:
+        vectors.append(encoder.{call}){mark}
+    return np.stack(vectors)
+
+
+embed_all(["a", "b"])
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    # a library model's own method given no tensor: it places its inputs and may hand back numpy (LM-BFF's
+    # sentence embeddings, 1 DEV401 at `np.stack`)
+    ("encode(s)", ""),
+    ("encode(s).numpy()", "  # expect: DEV401"),  # (`.numpy()` of it: a tensor, where the model is)
+])
+def test_a_model_api_given_no_tensor_may_return_numpy(call, mark):
+    source = ENCODER_API.format(call=call, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+METRICS = """
+import torch
+from torch import nn
+
+
+class SumMSE(nn.Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+    def forward(self, pred, target):
+        return ((pred - target) ** 2).sum(dim=1).mean()
+
+
+class Wrapper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+        self.metrics = {{"mse": SumMSE(), "other": {other}}}
+
+    def evaluate(self, x, y):
+        pred = self.net(x)
+        return {{name: fn(pred, y) for name, fn in self.metrics.items()}}{mark}
+
+
+dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+Wrapper().to(dev).evaluate(torch.randn(2, 4, device=dev), torch.randn(2, 4, device=dev))
+"""
+
+
+@pytest.mark.parametrize("other, mark", [
+    # losses without weights, in a plain dict: nothing to register (pdearena's metrics, 1 DEV107)
+    ("nn.L1Loss()", ""),
+    ("nn.Linear(4, 4)", "  # expect: DEV107"),
+])
+def test_a_dict_of_losses_holds_no_weights(other, mark):
+    source = METRICS.format(other=other, mark=mark)
+    assert found(source, ["DEV107"]) == expected_findings(source)
+
+
+ALIGN = """
+import torch
+
+
+def kabsch(a, b):
+    h = a @ b.T
+    u, s, vt = torch.linalg.svd(h)
+    flip = torch.diag(torch.tensor([1.0, 1.0, -1.0], device=a.device))
+    return (vt.T @ flip) @ u.T{mark}
+
+
+def align(pos, pivot=None):
+    centred = pos - pos.mean(dim=0, keepdim=True)
+    if pivot {test} None:
+        return centred
+    return kabsch(pivot.T, centred.T)
+
+
+print(align(torch.randn(10, 3)))
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    # `pivot` is the default None in the only call: `if pivot is None: return` always returns (DiffDock, 1 DEV101)
+    ("is", ""),
+    # (the other way round, the caller's None reaches `kabsch`: `None.T` would raise first, but the walk goes on)
+    ("is not", "  # expect: DEV101"),
+])
+def test_a_known_none_decides_its_branch(test, mark):
+    source = ALIGN.format(test=test, mark=mark)
+    assert found(source, ["DEV101"]) == expected_findings(source)

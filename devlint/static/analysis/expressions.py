@@ -292,6 +292,9 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     if isinstance(right, Const) and right.value is None and type(op) in (cst.Is, cst.IsNot) and _never_none(left):
         # `if device is not None: x = x.to(device)` where the caller passed a device: only that branch runs
         return Const(value=type(op) is cst.IsNot)
+    if isinstance(left, Const) and left.value is None and isinstance(right, Const) and right.value is None \
+            and type(op) in (cst.Is, cst.IsNot):
+        return Const(value=type(op) is cst.Is)  # `if pivot is None: return` where the caller passed none
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
             and type(op) in (cst.Equal, cst.NotEqual):
         return Const(value=(left.value == right.value) == (type(op) is cst.Equal))

@@ -228,8 +228,18 @@ def _unknown_method(site: CallSite) -> Value:
             return Tensor(why=receiver.why, where=receiver.where, derived=True, scalar=True)
         if not api.is_tensor_method(name) and _host_data_only(args):
             return UNKNOWN  # `agent.get_qvalues(obs)` of an agent moved to the GPU, given numpy: it may return numpy
+        if not api.is_tensor_method(name) and _no_tensor_given(args):
+            # `sbert.encode(sentence)` of a model moved there (no tensor has the method): its own API, given no
+            # tensor, places its inputs and may hand back numpy (`convert_to_numpy=True`): a tensor if used as one
+            return Tensor(why=receiver.why + ((site.node, f"`{name}(...)` of the model (inferred)"),),
+                          where=receiver.where, derived=True, inferred=True, maybe_object=True)
         return Located(where=receiver.where)
     return UNKNOWN
+
+
+def _no_tensor_given(args: Args) -> bool:
+    values = [v for _, v in args.all()]
+    return bool(values) and not any(isinstance(v, (Tensor, Located)) for v in values)
 
 
 def _host_data_only(args: Args) -> bool:
