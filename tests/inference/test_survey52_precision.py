@@ -18,6 +18,15 @@ Survey 52 (NLP and multimodal fine-tuning code: 1 false error of 5, 12 false war
   its stateless members is stateless (pdearena, 1 DEV107).
 - `if pivot is None: return` where the caller passed no `pivot` (the default None) always returns: what follows
   is not walked in that call (DiffDock's alignment helper, 1 DEV101).
+Warnings:
+- `torch.tensor(k)` of a number (a parameter never used as a tensor, with a float default) is 0-dim; a 0-dim cpu
+  tensor in arithmetic with a value of unknown kind goes wherever that value is (sgmse, open-unmix: 3 DEV104).
+- `torch.is_tensor(x)` answers as `isinstance(x, torch.Tensor)`, and `!= True` of a known bool folds (the PINN
+  notebooks' `if torch.is_tensor(x) != True: x = torch.from_numpy(x)`, 3 DEV104).
+- `@pytest.mark.parametrize` rows give a test its parameters' values (snntorch's tests, 3 DEV104).
+- A parameter handed to numpy (`np.asarray(cell)`) is on the cpu on the path that goes on (schnetpack, 1 DEV104).
+- An input a submodule moves under its own name before any use (`pos = pos.long().to(q.device)`), however deep,
+  is placed there: the caller's device does not matter (P-tuning-v2's relative positions, 1 DEV104).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -200,3 +209,175 @@ print(align(torch.randn(10, 3)))
 def test_a_known_none_decides_its_branch(test, mark):
     source = ALIGN.format(test=test, mark=mark)
     assert found(source, ["DEV101"]) == expected_findings(source)
+
+
+SCHEDULE = """
+import torch
+
+
+class Schedule:
+    def __init__(self, k=2.6, c=0.4, T=1.0):
+        self.k, self.c, self.T = k, c, T
+
+    def sigmas(self, t):
+        alpha_t = torch.ones_like(t)
+        s_T = torch.sqrt((self.c * (self.k ** (2 * self.T) - 1.0)) / (2 * torch.log(torch.tensor({k}))))
+        return alpha_t * s_T ** 2{mark}
+"""
+
+
+@pytest.mark.parametrize("k, mark", [
+    # `torch.tensor(self.k)` of a number (a parameter's float default): 0-dim, it joins any device (sgmse's SDE)
+    ("self.k", ""),
+    ("[self.k, self.k]", "  # expect: DEV104"),  # a 1-d cpu tensor is no scalar
+])
+def test_a_number_made_a_tensor_is_zero_dim(k, mark):
+    source = SCHEDULE.format(k=k, mark=mark)
+    assert found(source, ["DEV104"]) == expected_findings(source)
+
+
+def test_a_zero_dim_cpu_tensor_goes_where_an_unknown_operand_is():
+    found_globals, _ = infer("import torch\nfrom lib import thing\nt = thing()\n"
+                             "scale = torch.log(torch.tensor(2.6))\nout = t / scale\n")
+    assert found_globals["out"].device is None  # not a cpu tensor: wherever `t` is
+
+
+NUMPY_INPUT = """
+import numpy as np
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class FCN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(1, 1)
+
+    def forward(self, x):
+        if {test}:
+            x = torch.from_numpy(x)
+        return self.fc(x.float()){mark}
+
+
+model = FCN().to(device)
+print(model(torch.linspace(0, 1, 50, device=device)[:, None]))
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    # `torch.is_tensor(x)` answers as `isinstance(x, torch.Tensor)` does (the PINN notebooks, 3 DEV104)
+    ("torch.is_tensor(x) != True", ""),
+    ("not torch.is_tensor(x)", ""),
+    ("x.ndim == 1", "  # expect: DEV104"),  # a test that says nothing of the type: the cpu path is kept
+])
+def test_torch_is_tensor_is_a_type_test(test, mark):
+    source = NUMPY_INPUT.format(test=test, mark=mark)
+    assert found(source, ["DEV104"]) == expected_findings(source)
+
+
+PARAMETRIZED = """
+import pytest
+import torch
+
+
+def rate_code(num_steps):
+    return torch.zeros(num_steps)
+
+
+@pytest.mark.parametrize("expected, n", [(torch.zeros(5{where}), 5), pytest.param(torch.zeros(3{where}), 3)])
+def test_rate_code(expected, n):
+    assert torch.eq(rate_code(n), expected).all(){mark}
+"""
+
+
+@pytest.mark.parametrize("where, mark", [
+    # the parametrize rows give the test its values: cpu tensors here (snntorch's spike generator tests, DEV104)
+    ("", ""),
+    (", device='cuda'", "  # expect: DEV101"),
+])
+def test_parametrize_rows_give_the_test_its_values(where, mark):
+    source = PARAMETRIZED.format(where=where, mark=mark)
+    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
+
+
+NEIGHBOURS = """
+import numpy as np
+import torch
+
+
+def neighbours(positions, cell):
+    {first}
+    S = torch.from_numpy(np.round(np.random.rand(4, 3)))
+    return torch.mm(S, cell){mark}
+
+
+class NeighbourList(torch.nn.Module):
+    def forward(self, inputs):
+        cell = inputs["cell"].view(3, 3)
+        inputs["offsets"] = neighbours(inputs["R"], cell)
+        return inputs
+"""
+
+
+@pytest.mark.parametrize("first, mark", [
+    # handed to numpy first: a GPU tensor would have raised there, so `cell` is on the cpu (schnetpack, DEV104)
+    ("box = np.asarray(cell)", ""),
+    ("box = np.asarray(positions)", "  # expect: DEV104"),
+])
+def test_a_parameter_handed_to_numpy_is_on_the_cpu(first, mark):
+    source = NEIGHBOURS.format(first=first, mark=mark)
+    assert found(source, ["DEV104"]) == expected_findings(source)
+
+
+ENCODER = """
+import torch
+from torch import nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.q = nn.Linear(dim, dim)
+        self.pos = nn.Embedding(16, 1)
+
+    def bias(self, q, relative_pos):
+        {line}
+        return self.pos(relative_pos).squeeze(-1)
+
+    def forward(self, x, relative_pos):
+        q = self.q(x)
+        return q @ q.transpose(-1, -2) + self.bias(q, relative_pos)
+
+
+class Layer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.attention = SelfAttention(dim)
+
+    def forward(self, x, relative_pos=None):
+        return self.attention(x, relative_pos=relative_pos)
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.layer = Layer(dim)
+
+    def forward(self, x):
+        relative_pos = torch.arange(x.size(1))[:, None] - torch.arange(x.size(1))[None, :] + 8
+        return self.layer(x, relative_pos=relative_pos){mark}
+"""
+
+
+@pytest.mark.parametrize("line, mark", [
+    # moved under its own name before any use, two modules down: the caller's device does not matter (DeBERTa-like
+    # relative positions in P-tuning-v2, 1 DEV104)
+    ("relative_pos = relative_pos.long().to(q.device)", ""),
+    # a copy sent there, the input itself used where it is: still judged at the call
+    ("moved = relative_pos.long().to(q.device)\n        relative_pos = relative_pos + moved", "  # expect: DEV104"),
+])
+def test_an_input_moved_before_use_deep_down_is_placed_there(line, mark):
+    source = ENCODER.format(line=line, mark=mark)
+    assert found(source, ["DEV104"]) == expected_findings(source)

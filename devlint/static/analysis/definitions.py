@@ -11,7 +11,7 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import UNKNOWN, Class, Value
 from devlint.static.analysis.prepass import device_move
-from devlint.static.syntax import children, dotted, target_names
+from devlint.static.syntax import children, dotted, names_in, target_names
 
 
 def by_shape(cls: Class, depth: int = 0) -> bool:
@@ -237,6 +237,25 @@ def sent_params(fdef: cst.FunctionDef) -> set[str]:
             if source is not None:
                 sent.add(source)
     return sent
+
+
+def moved_on_entry(fdef: cst.FunctionDef) -> set[str]:
+    """Parameters the function sends to a device before any other use, under their own name (`pos =
+    pos.long().to(q.device)`): where a caller put them does not matter (unlike a copy sent there)."""
+    pending, found = set(positional_names(fdef)), set()
+    for statement in getattr(fdef.body, "body", ()):
+        used = names_in(statement) & pending
+        small = statement.body[0] if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+            else None
+        if used and type(small) is cst.Assign and len(small.targets) == 1 and type(small.value) is cst.Call \
+                and type(small.value.func) is cst.Attribute and device_move(small.value):
+            target, root = small.targets[0].target, root_name(small.value.func.value)
+            if type(target) is cst.Name and root is not None and root.value == target.value and root.value in used:
+                found.add(root.value)
+        pending -= used
+        if not pending:
+            break
+    return found
 
 
 def derived_names(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, str], set[int]]:

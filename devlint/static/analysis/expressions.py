@@ -22,7 +22,7 @@ from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
     CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
-    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, ranked_cuda, replace,
+    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, on_cpu, ranked_cuda, replace,
 )
 
 if TYPE_CHECKING:
@@ -292,6 +292,9 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     if isinstance(right, Const) and right.value is None and type(op) in (cst.Is, cst.IsNot) and _never_none(left):
         # `if device is not None: x = x.to(device)` where the caller passed a device: only that branch runs
         return Const(value=type(op) is cst.IsNot)
+    if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is bool and type(right.value) is bool \
+            and type(op) in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):  # `if torch.is_tensor(x) != True:`
+        return Const(value=(left.value == right.value) == (type(op) in (cst.Equal, cst.Is)))
     if isinstance(left, Const) and left.value is None and isinstance(right, Const) and right.value is None \
             and type(op) in (cst.Is, cst.IsNot):
         return Const(value=type(op) is cst.Is)  # `if pivot is None: return` where the caller passed none
@@ -395,6 +398,11 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
     if op in _ARRAY_OPERATORS and (_array_and_guess(left, right) or _array_and_guess(right, left)):
         return HostArray(why=(left if isinstance(left, HostArray) else right).why + ((node, ""),))
     left, right = _moved_operand(left, right), _moved_operand(right, left)
+    for zero_dim, other in ((left, right), (right, left)):
+        if isinstance(zero_dim, Tensor) and zero_dim.scalar and on_cpu(zero_dim.where) and type(other) in (
+                Unknown, Located):
+            # a 0-dim cpu tensor goes wherever the other operand is (`k ** t / torch.log(torch.tensor(k))`)
+            return Located(where=other.device) if type(other) is Located else UNKNOWN
     operands = [interp.file.operand(n, v) for n, v in ((left_node, left), (right_node, right)) if isinstance(v, Tensor)]
     if not operands:
         if isinstance(left, Located) or isinstance(right, Located):

@@ -21,7 +21,7 @@ from devlint.static.semantics.callsite import Args
 from devlint.static.syntax import dotted
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
-    INTEGER, UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Ref, Tensor, Value, replace,
+    INTEGER, UNKNOWN, Attributes, Class, Function, Instance, Located, Module, Ref, Tensor, Value, join, replace,
 )
 
 if TYPE_CHECKING:
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 # setter methods walked per class: a pix2pix model has one (`set_input`), a restoration model one or two
 SETTERS_WALKED = 3
+# a test's parametrize rows read for its parameters' values (more: a generated table, left unknown)
+MAX_PARAMETRIZE_ROWS = 32
 
 
 def analyse_standalone(interp: Walker, fn: Function) -> None:
@@ -58,6 +60,9 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
         fixture = _fixture(interp, fdef, param.name.value)
         if fixture is not None:  # `def test_noise(device)` of a `@pytest.fixture def device(): return "cpu"`
             return interp.invoke(fixture, Args(), param, State(), None)
+        listed = _parametrized(interp, fdef, param.name.value)
+        if listed is not None:
+            return listed
         return passed(param, symbolic_param(interp, param, scope, is_forward))
     analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
 
@@ -71,6 +76,40 @@ def _fixture(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Funct
         if fdef.name.value == name and fn.owner is None and not interp.tables.scope_of(fdef).generator \
                 and any(decorator_name(d).rsplit(".", 1)[-1] == "fixture" for d in fdef.decorators):
             return fn
+    return None
+
+
+def _parametrized(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Value]:
+    """What `@pytest.mark.parametrize("expected, n", [(torch.tensor([1, 0]), 2), ...])` gives a test for `name`:
+    its values, evaluated where the decorator is (at import), joined; None where it is not listed so."""
+    for decorator in test.decorators if test.name.value.startswith("test") else ():
+        call = decorator.decorator
+        if not (type(call) is cst.Call and (dotted(call.func) or "").endswith(".parametrize") and len(call.args) > 1
+                and type(call.args[0].value) is cst.SimpleString and type(call.args[1].value) in (cst.List, cst.Tuple)):
+            continue
+        names = [n.strip() for n in str(call.args[0].value.evaluated_value).split(",")]
+        rows = cast("cst.List | cst.Tuple", call.args[1].value).elements
+        if name not in names or not rows or len(rows) > MAX_PARAMETRIZE_ROWS:
+            continue
+        values: list[Value] = []
+        for row in rows:
+            items = _row_items(row.value) if len(names) > 1 else [row.value]
+            if items is None or len(items) != len(names):
+                return None
+            values.append(interp.eval(items[names.index(name)], State()))
+        joined = values[0]
+        for value in values[1:]:
+            joined = join(joined, value)
+        return joined
+    return None
+
+
+def _row_items(row: cst.BaseExpression) -> Optional[list[cst.BaseExpression]]:
+    """The values of one row: `(a, b)`, `[a, b]`, `pytest.param(a, b, marks=...)`."""
+    if type(row) in (cst.Tuple, cst.List):
+        return [e.value for e in cast("cst.Tuple | cst.List", row).elements]
+    if type(row) is cst.Call and (dotted(row.func) or "").endswith(".param"):
+        return [a.value for a in row.args if a.keyword is None and not a.star]
     return None
 
 

@@ -12,7 +12,8 @@ from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Attributes, Class, Const, Function, Ref, Value
 from devlint.static.analysis.definitions import (
-    body_nodes, bound_to, find_method, host_params, moved_by_own_move, positional_names, sent_params)
+    body_nodes, bound_to, find_method, host_params, moved_by_own_move, moved_on_entry, positional_names,
+    sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.syntax import LazyCode, children, dotted
@@ -279,7 +280,7 @@ class FileQuestions:
         return host
 
     def _host_params(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:
-        """`fdef`'s parameters it uses only on the host, or only as bounds; `owner`: the class whose object runs
+        """`fdef`'s parameters it uses only on the host, or only as bounds, or moves before any use; `owner`: the class whose object runs
         it (a subclass's, for a base class's method reached through `super()`), else the class it is defined in.
         (Only these pass through a submodule: one that sends a copy of its input to the GPU may still use the
         input where it is.)"""
@@ -289,7 +290,7 @@ class FileQuestions:
         if host is None:
             memo[key] = set()  # (a forward handing its input to a method of its own class: no loop)
             host = memo[key] = host_params(fdef) | bound_only_params(fdef, self._method_of(fdef)) \
-                | self._placed_by_members(fdef, owner)
+                | moved_on_entry(fdef) | self._placed_by_members(fdef, owner)
         return host
 
     def _placed_by_members(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:

@@ -168,6 +168,12 @@ def builtin_isinstance(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def torch_is_tensor(site: CallSite) -> Value:
+    """`torch.is_tensor(x)`: as `isinstance(x, torch.Tensor)`."""
+    args = site.args.positional
+    return Const(value=True) if len(args) == 1 and _surely_tensor(args[0][1]) else UNKNOWN
+
+
 def _surely_tensor(value: Value) -> bool:
     return isinstance(value, Tensor) and not value.maybe_object and not value.inferred and not value.collated
 
@@ -248,7 +254,8 @@ def keyword_record(site: CallSite) -> Value:
 
 
 FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES},
-             **{path: keyword_record for path in api.KEYWORD_RECORDS}, "os.path.join": path_join}
+             **{path: keyword_record for path in api.KEYWORD_RECORDS}, "os.path.join": path_join,
+             api.IS_TENSOR_FUNCTION: torch_is_tensor}
 
 
 # ---------------------------------------------------------------- list and dict methods

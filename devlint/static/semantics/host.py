@@ -13,7 +13,7 @@ from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import selected_is_cpu
-from devlint.core.values import UNKNOWN, Const, HostArray, Located, Seq, Tensor, Value
+from devlint.core.values import CPU, UNKNOWN, Const, HostArray, Located, Seq, Tensor, Value, replace
 from devlint.static.syntax import dotted
 
 
@@ -35,7 +35,16 @@ def host_library(site: CallSite) -> Value:
                 site.emit(HostConversion(site.node, how, site.operand(arg_node, member), site.context))
                 site.facts.note_sync(site.state)
                 return _host_result(site)
+        _pinned_to_host(site, arg_node, value)
     return _host_result(site)
+
+
+def _pinned_to_host(site: CallSite, node: cst.CSTNode, value: Value) -> None:
+    """`pos = np.asarray(positions)` of a parameter: a GPU tensor would have raised here, so on this path it is on
+    the cpu (schnetpack's neighbour list, handed to numpy first, then `torch.mm(shifts, cell)`)."""
+    if type(node) is cst.Name and isinstance(value, Tensor) and value.where is not None \
+            and value.where.kind == "param":  # (not a number or a list: `np.power(beta, counts)`)
+        site.state.env[node.value] = replace(value, where=CPU)
 
 
 def _array_members(value: Value) -> list[Tensor]:
@@ -92,6 +101,7 @@ def cpu_only_argument(site: CallSite) -> Value:
 
 def tensor_numpy(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
+    _pinned_to_host(site, cast(cst.CSTNode, site.receiver_node), receiver)
     if _on_gpu_here(site, receiver):
         site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),
                                  site.context))
