@@ -109,6 +109,10 @@ HOST_LIBRARY_SAFE = frozenset(
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
 )
 
+# Keywords a host library hands on, unconverted, to the function it is given (`scipy.optimize.minimize(fun, x0,
+# args=(pts, target))`: only `x0` becomes an array; `fun(x, *args)` gets the tensors as they are)
+HOST_PASSED_ON_KEYWORDS = frozenset({"args", "kwargs"})
+
 # torchvision's transforms that turn an image (PIL, numpy) into a tensor: on the cpu, where the image was read.
 # A `Compose` holding one gives such a tensor too (the transforms after it compute where it is).
 TO_TENSOR_TRANSFORMS = frozenset({"torchvision.transforms." + name for name in (

@@ -348,15 +348,15 @@ def _index_named(node: cst.BaseExpression) -> bool:
 
 
 def _element_of(interp: Walker, index: cst.BaseExpression, state: State) -> bool:
-    """`used[order[j]]` with an int `j`: one element of a tensor, 0-dim as a rule (a sort's order, an argsort), and
-    a 0-dim integer index selects as a Python int does, from any device."""
-    if type(index) is not cst.Subscript or len(index.slice) != 1 or type(index.slice[0].slice) is not cst.Index:
+    """`used[order[j]]` with an int `j`, `ids[ranks[r, q]]`: one element of a tensor, 0-dim as a rule (a sort's
+    order, an argsort), and a 0-dim integer index selects as a Python int does, from any device."""
+    if type(index) is not cst.Subscript or not all(type(e.slice) is cst.Index for e in index.slice):
         return False
-    inner = index.slice[0].slice.value
-    if type(inner) not in (cst.Name, cst.Integer):
+    inners = [cast(cst.Index, e.slice).value for e in index.slice]
+    if any(type(inner) not in (cst.Name, cst.Integer) for inner in inners):
         return False
-    value = interp.eval(inner, state)
-    return _is_int(value) or type(value) is Unknown  # (`j += 1` in a loop: a number nobody knows)
+    values = [interp.eval(inner, state) for inner in inners]
+    return all(_is_int(v) or type(v) is Unknown for v in values)  # (`j += 1` in a loop: a number nobody knows)
 
 
 def _is_int(value: Value) -> bool:

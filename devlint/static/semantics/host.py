@@ -28,7 +28,8 @@ def host_library(site: CallSite) -> Value:
     if path in api.NUMPY_TENSOR_METHODS and len(args.positional) == 1 and not args.keywords \
             and isinstance(args.positional[0][1], Tensor):
         return args.positional[0][1]  # the tensor's own method: a tensor where it was
-    for arg_node, value in args.positional + list(args.keywords.values()):
+    given = args.positional + [v for k, v in args.keywords.items() if k not in api.HOST_PASSED_ON_KEYWORDS]
+    for arg_node, value in given:
         for member in _array_members(value):
             if _on_gpu_here(site, member) and not member.inferred:
                 how = path.replace("numpy.", "np.").replace("matplotlib.pyplot.", "plt.")
