@@ -90,7 +90,7 @@ def features(encoder, image, inst):
     feats = encoder.forward(image.to(device))
     feats = {copied}
     pos = (inst.to(device) == 1).nonzero()
-    return float(feats[pos[0, 0], pos[0, 1]]){mark}
+    return float(feats[{index}].sum()){mark}
 """
 
 ALIASED_LIST = """
@@ -278,9 +278,11 @@ CASES = {
     "the_branch_without_cuda_is_on_the_cpu": WITHOUT_CUDA.format(other="else:", mark104="", mark102=""),
     "twin_a_branch_that_knows_nothing_of_cuda": WITHOUT_CUDA.format(
         other="if len(scores) > 1:", mark104="  # expect: DEV104", mark102="  # expect: DEV102"),
-    "a_host_copy_of_an_unseen_output_is_numpys": HOST_COPY_INDEXED.format(copied="feats.data.cpu().numpy()", mark=""),
+    "a_host_copy_of_an_unseen_output_is_numpys": HOST_COPY_INDEXED.format(copied="feats.data.cpu().numpy()",
+                                                                                 index="pos[0, 0], pos[0, 1]", mark=""),
+    # (indexed by whole columns of the cuda tensor: one element of it, 0-dim, would select as a Python int)
     "twin_a_host_tensor_indexed_with_a_cuda_one": HOST_COPY_INDEXED.format(
-        copied="torch.zeros(3, 3)", mark="  # expect: DEV101"),
+        copied="torch.zeros(3, 3)", index="pos[:, 0], pos[:, 1]", mark="  # expect: DEV101"),
     "a_plain_list_registered_by_a_module_list": ALIASED_LIST.format(given="self.blocks", mark=""),
     "twin_a_module_list_of_other_modules": ALIASED_LIST.format(
         given="[nn.Linear(8, 8)]", mark="  # expect: DEV107"),

@@ -33,8 +33,8 @@ false warning of 40):
   1 DEV401).
 - `ids[ranks[r, q]]`: one element of a GPU tensor, picked by ints, is 0-dim and indexes as a Python int does, from
   any device (PyTorch reads it with `.item()`; checked on the meta device: cnnimageretrieval, 1 DEV101).
-Left alone: a callable parameter whose callers pass a plain object whose `__call__` returns numpy, analysed on its
-own (res-loglikelihood's `get_coord`, 4 DEV401).
+- A callable parameter never used as a module (`heatmap_to_coord(output, bbox, idx=i)`), called where its callers
+  are not walked, may be a plain function that returns numpy: its result is inferred (res-loglikelihood, 4 DEV401).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -447,3 +447,30 @@ pick(4, 50, 3)
 def test_an_element_index_selects_from_any_device(index, mark):
     source = NEGATIVES.format(index=index, mark=mark)
     assert found(source, ["DEV101"]) == expected_findings(source)
+
+
+DECODED = """
+import numpy as np
+import torch
+
+
+def evaluate(net, decode, batch):
+    net.eval()
+    out = net(batch.cuda())
+    rows = []
+    for i in range(batch.shape[0]):
+        pts = {call}
+        rows.append(np.concatenate((pts, pts), axis=1)){mark}
+    return rows
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    # a callable parameter never used as a module: a plain function may return numpy (res-loglikelihood's
+    # `heatmap_to_coord`, 4 DEV401 where its callers were not walked)
+    ("decode(out, i)", ""),
+    ("net(batch[i:i + 1].cuda())", "  # expect: DEV401"),  # (`net.eval()`: a module, its output on the GPU)
+])
+def test_a_callable_parameter_is_a_module_only_if_used_as_one(call, mark):
+    source = DECODED.format(call=call, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)

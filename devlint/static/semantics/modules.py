@@ -205,8 +205,13 @@ def call_module(site: CallSite, module: Value) -> Value:
     # one of several classes of the project, each with a call of its own, may return anything (grad-cam's
     # methods, each a `__call__` that returns numpy): where its inputs are is only a guess
     several = isinstance(module, Module) and module.of_classes and module.cls is None
+    # a callable parameter never used as a module (`heatmap_to_coord(output, bbox, idx=i)`): a module or a plain
+    # function (one that returns numpy), called where its callers are not walked: its result is a guess
+    handed = type(module) is Located and module.where is not None and module.where.kind == "param" \
+        and dotted(site.node.func) not in site.file.module_names()
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
-                  maybe_object=not isinstance(module, Module), inferred=several and module.device is None)
+                  maybe_object=not isinstance(module, Module),
+                  inferred=several and module.device is None or handed)
 
 
 def _placed_part_by_part(value: Value) -> bool:
