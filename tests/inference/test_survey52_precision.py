@@ -35,6 +35,14 @@ false warning of 40):
   any device (PyTorch reads it with `.item()`; checked on the meta device: cnnimageretrieval, 1 DEV101).
 - A callable parameter never used as a module (`heatmap_to_coord(output, bbox, idx=i)`), called where its callers
   are not walked, may be a plain function that returns numpy: its result is inferred (res-loglikelihood, 4 DEV401).
+Survey 55 (generative and sequence models, fab6953: 7 false errors of 11, 2 false warnings of 40):
+- `loss.split(sizes)`, `torch.split(x, sizes)`: sizes (a collated Python list) are no operand (LOMO, 2 DEV101).
+- A method nobody can see, handed a module (`args.compile_model(model)`), gives back what runs the module, where the
+  module is (VAR, 1 DEV101: its output had followed a debug input on the cpu).
+- `F.multi_head_attention_forward(..., in_proj_weight, ...)` with separate projection weights never reads it: an
+  empty cpu placeholder there is no operand (so-vits-svc's WavLM, 1 DEV104; survey 50's leftover too).
+Left alone: two if-chains on related conditions (so-vits-svc's KMeans, PVD: 3 DEV101/DEV102 on a path that cannot
+happen); `torch.load` of a file the project saves as numpy under a path written differently (2 DEV202).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -474,3 +482,114 @@ def evaluate(net, decode, batch):
 def test_a_callable_parameter_is_a_module_only_if_used_as_one(call, mark):
     source = DECODED.format(call=call, mark=mark)
     assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+SPLIT = """
+import torch
+import torch.nn.functional as F
+
+
+def collate(groups):
+    sizes = [len(g) for g in groups]
+    rows = [row for g in groups for row in g]
+    return {{"x": torch.tensor(rows, dtype=torch.float), "sizes": sizes}}
+
+
+def eval_step(net, batch):
+    out = net(batch["x"].cuda())
+    loss = F.cross_entropy(out, torch.zeros(out.shape[0], dtype=torch.long).cuda(), reduction="none")
+    parts = {split}{mark}
+    return [int(torch.argmin(p)) for p in parts]
+
+
+def run(net, loader):
+    for batch in loader:
+        eval_step(net, batch)
+
+
+if __name__ == "__main__":
+    run(torch.nn.Linear(2, 3).cuda(), [collate([[[0.0, 1.0], [1.0, 0.0]], [[2.0, 2.0]]])])
+"""
+
+
+@pytest.mark.parametrize("split, mark", [
+    # sizes, a collated Python list: no operand (LOMO, 2 DEV101)
+    ('loss.split(batch["sizes"])', ""),
+    ('torch.split(loss, batch["sizes"])', ""),
+    ('loss + batch["x"]', "  # expect: DEV101"),  # the batch's tensor, left on the host
+])
+def test_split_sizes_are_no_operand(split, mark):
+    source = SPLIT.format(split=split, mark=mark)
+    assert found(source, ["DEV101"]) == expected_findings(source)
+
+
+COMPILED = """
+import torch
+import torch.nn as nn
+from tap import Tap
+
+
+class Args(Tap):
+    fast: int = 0
+
+    def compile_model(self, m, fast):
+        return m if fast == 0 else torch.compile(m)
+
+
+def main():
+    args = Args().parse_args(known_only=True)
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    head = {head}
+    weight = torch.ones(1, 4, device=device)
+    return head(torch.rand(2, 4)).mul(weight){mark}
+
+
+main()
+"""
+
+
+@pytest.mark.parametrize("head, mark", [
+    # handed a module, a method nobody can see gives back what runs it, where the module is: its output is not
+    # where its (debug) input was (VAR, 1 DEV101)
+    ("args.compile_model(nn.Linear(4, 4).to(device), args.fast)", ""),
+    ("nn.Linear(4, 4)", "  # expect: DEV101"),  # (never moved: its output on the cpu)
+])
+def test_a_module_handed_to_an_unseen_method_is_what_it_returns(head, mark):
+    source = COMPILED.format(head=head, mark=mark)
+    assert found(source, ["DEV101", "DEV102"]) == expected_findings(source)
+
+
+ATTENTION = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Attn(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.q, self.k, self.v, self.out = (nn.Linear(dim, dim) for _ in range(4))
+
+    def forward(self, x):
+        y, _ = F.multi_head_attention_forward(
+            x, x, x, 8, 2, torch.empty([0]), {bias}, None, None, False, 0.0, self.out.weight, self.out.bias,
+            use_separate_proj_weight=True, q_proj_weight=self.q.weight, k_proj_weight=self.k.weight,
+            v_proj_weight=self.v.weight){mark}
+        return y
+
+
+Attn(8).cuda()(torch.randn(5, 1, 8).cuda())
+"""
+
+
+@pytest.mark.parametrize("bias, mark", [
+    # `in_proj_weight`, never read with separate projection weights: an empty placeholder (so-vits-svc's WavLM)
+    ("torch.cat((self.q.bias, self.k.bias, self.v.bias))", ""),
+    ("torch.zeros(24)", "  # expect: DEV104"),  # the bias is read: made on the cpu, it meets the cuda query
+])
+def test_an_unread_attention_weight_may_be_anywhere(bias, mark):
+    source = ATTENTION.format(bias=bias, mark=mark)
+    expected = expected_findings(source)
+    if mark:
+        expected = {(13, "DEV104")}  # (reported at the call's first line)
+    assert found(source, ["DEV104"]) == expected

@@ -59,11 +59,15 @@ FUNCTION_RECORDS: List[Api] = [
     # expanded views of each input where it is: devices may differ (a cpu tensor as a shape donor)
     fn("torch.broadcast_tensors", roles=Role.NOT_OP),
     *(fn(f"torch.{name}", roles=Role.RETURNS_TUPLE) for name in (
-        "max min sort mode median unique split unbind where nonzero lu lu_unpack qr svd eig "
+        "max min sort mode median unique unbind where nonzero lu lu_unpack qr svd eig "
         "slogdet std_mean var_mean aminmax histogram").split()),
     # (their count is a Python int: no operand, whatever its parameter's name suggests)
     fn("torch.topk", "torch.kthvalue", roles=Role.RETURNS_TUPLE, any_device_args=((1, "k"),)),
     fn("torch.chunk", roles=Role.RETURNS_TUPLE, any_device_args=((1, "chunks"),)),
+    fn("torch.split", roles=Role.RETURNS_TUPLE, any_device_args=((1, "split_size_or_sections"),)),
+    # (an empty placeholder is passed there with `use_separate_proj_weight=True`, which never reads it: WavLM)
+    fn("torch.nn.functional.multi_head_attention_forward", roles=Role.RETURNS_TUPLE,
+       any_device_args=((5, "in_proj_weight"),)),
     # compute on no tensor
     *(fn(f"torch.{name}", roles=Role.NOT_OP) for name in (
         "is_tensor numel manual_seed seed set_grad_enabled no_grad enable_grad inference_mode "
@@ -130,7 +134,9 @@ METHOD_RECORDS: List[Api] = [
     method("sum", "mean", "norm", "prod", "std", "var", "all", "any", "argmax", "argmin", "logsumexp", "dot",
            "nansum", "nanmean", "amax", "amin", roles=Role.REDUCES),
     method("max", "min", "median", roles=Role.REDUCES | Role.RETURNS_TUPLE),
-    method("sort", "chunk", "split", "kthvalue", "mode", "lu", "qr", "svd", "slogdet", roles=Role.RETURNS_TUPLE),
+    method("sort", "kthvalue", "mode", "lu", "qr", "svd", "slogdet", roles=Role.RETURNS_TUPLE),
+    # (given sizes: an int or a list of them, a collated batch's `lengths`, on the host as a rule: no operand)
+    method("chunk", "split", roles=Role.RETURNS_TUPLE | Role.CROSS_DEVICE),
     method("topk", "unbind", roles=Role.RETURNS_TUPLE | _EVIDENCE),
     # a 0-dim tensor stays 0-dim
     method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", "clamp", "clip", "clamp_min", "clamp_max", "pow",

@@ -234,6 +234,13 @@ def _unknown_method(site: CallSite) -> Value:
             return Tensor(why=receiver.why + ((site.node, f"`{name}(...)` of the model (inferred)"),),
                           where=receiver.where, derived=True, inferred=True, maybe_object=True)
         return Located(where=receiver.where)
+    handed = [v for _, v in args.all() if isinstance(v, Module) and not v.stateless]
+    if len(handed) == 1 and not any(isinstance(v, (Tensor, Located)) for _, v in args.all()):
+        # `args.compile_model(model)`, `engine.wrap(model)`: what it gives back runs the module (itself, compiled
+        # or wrapped), where the module is (when known to be on a GPU)
+        on_gpu = handed[0].device is not None and handed[0].device.is_gpu
+        return ModelWrapper(why=handed[0].why + ((site.node, "it runs the module it is given"),),
+                            where=handed[0].device if on_gpu else None)
     return UNKNOWN
 
 
