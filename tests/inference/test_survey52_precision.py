@@ -593,3 +593,30 @@ def test_an_unread_attention_weight_may_be_anywhere(bias, mark):
     if mark:
         expected = {(13, "DEV104")}  # (reported at the call's first line)
     assert found(source, ["DEV104"]) == expected
+
+
+CHOSEN_LOSS = """
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def train(model, image, text, length, ctc):
+    if ctc:
+        criterion = torch.nn.CTCLoss(zero_infinity=True).to(device)
+    else:
+        criterion = torch.nn.{other}().to(device)
+    preds = model(image.to(device)).log_softmax(2).permute(1, 0, 2)
+    preds_size = torch.IntTensor([preds.size(0)] * image.size(0))
+    return criterion(preds, text, preds_size, length){mark}
+"""
+
+
+@pytest.mark.parametrize("other, mark", [
+    # one loss or the other: the lengths a CTC loss takes on any device stay free at the join (deep-text-recognition-
+    # benchmark's train.py; the join of two weightless losses, now stateless, had dropped them)
+    ("CrossEntropyLoss", ""),
+])
+def test_a_chosen_loss_keeps_its_free_inputs(other, mark):
+    source = CHOSEN_LOSS.format(other=other, mark=mark)
+    assert found(source, ["DEV101"]) == expected_findings(source)
