@@ -43,6 +43,14 @@ Survey 55 (generative and sequence models, fab6953: 7 false errors of 11, 2 fals
   empty cpu placeholder there is no operand (so-vits-svc's WavLM, 1 DEV104; survey 50's leftover too).
 Left alone: two if-chains on related conditions (so-vits-svc's KMeans, PVD: 3 DEV101/DEV102 on a path that cannot
 happen); `torch.load` of a file the project saves as numpy under a path written differently (2 DEV202).
+Rejudged on the code after all the above (surveys 52-55's repositories run again), false findings still there
+whose repro had gone silent:
+- `pivot.T` is tensor evidence, as `pivot.shape` is (DiffDock, 1 DEV101: `pivot.device` had been read as a device
+  a configuration chose).
+- An input asked its rank, reshaped or tested for None before its move (`if relative_pos.dim() == 2: relative_pos =
+  relative_pos.unsqueeze(0)` ... `relative_pos = relative_pos.long().to(q.device)`) is still placed by the move;
+  a submodule of a module another module imports is read in that module's names, not the checked file's, which
+  may hold a namesake class (P-tuning-v2's DeBERTa v2 beside its v1, 1 DEV104).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -51,7 +59,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found, infer
+from tests.lint_helpers import found, infer, lint, lint_in_run
 
 CONCAT_BATCHES = """
 import torch
@@ -620,3 +628,84 @@ def train(model, image, text, length, ctc):
 def test_a_chosen_loss_keeps_its_free_inputs(other, mark):
     source = CHOSEN_LOSS.format(other=other, mark=mark)
     assert found(source, ["DEV101"]) == expected_findings(source)
+
+
+TRANSPOSED = """
+import torch
+
+
+def align(pivot):
+    a = {use}
+    return torch.zeros(3) + torch.ones(3, device=pivot.device)
+"""
+
+
+@pytest.mark.parametrize("use, severity", [
+    # `pivot.T`: only a tensor (or an array) has it, so `pivot.device` is where the caller's tensor is, no device
+    # a configuration chose: a guess at what callers pass (DiffDock's `modify_conformer`, 1 DEV101 error)
+    ("pivot.T", "warning"),
+    ("pivot.name", "error"),  # no sign of a tensor: `pivot.device` is read as a configuration's (`args.device`)
+])
+def test_a_transposed_parameter_is_a_tensor(use, severity):
+    (finding,) = lint(TRANSPOSED.format(use=use))
+    assert finding.severity == severity
+
+
+def test_an_input_asked_its_shape_before_its_move_is_placed_by_the_move(tmp_path):
+    """P-tuning-v2's DeBERTa: the relative positions are asked their rank and unsqueezed before `relative_pos =
+    relative_pos.long().to(query_layer.device)`, two modules down, in a module the checked script imports (its
+    classes read in their own module's names): none of that depends on where they are (1 DEV104)."""
+    files = {
+        "model/__init__.py": "",
+        "model/deberta.py": ATTENTION_MODULE,
+        "run.py": "import torch\nfrom model.deberta import Encoder\n\n"
+                  "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+                  "print(Encoder(8).to(device)(torch.randn(2, 5, 8, device=device)))\n",
+    }
+    assert not [f for f in lint_in_run(tmp_path, files, "run.py") if f.code == "DEV104"]
+
+
+ATTENTION_MODULE = """
+import torch
+from torch import nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.q = nn.Linear(dim, dim)
+        self.pos = nn.Embedding(16, 1)
+
+    def bias(self, q, relative_pos):
+        if relative_pos.dim() == 2:
+            relative_pos = relative_pos.unsqueeze(0)
+        elif relative_pos.dim() != 3:
+            raise ValueError(f"rank {relative_pos.dim()}")
+        relative_pos = relative_pos.long().to(q.device)
+        return self.pos(relative_pos).squeeze(-1)
+
+    def forward(self, x, relative_pos=None):
+        q = self.q(x)
+        return q @ q.transpose(-1, -2) + self.bias(q, relative_pos)
+
+
+class Layer(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.attention = SelfAttention(dim)
+
+    def forward(self, x, relative_pos=None):
+        return self.attention(x, relative_pos=relative_pos)
+
+
+class Encoder(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.layer = nn.ModuleList([Layer(dim) for _ in range(2)])
+
+    def forward(self, x):
+        relative_pos = torch.arange(x.size(1))[:, None] - torch.arange(x.size(1))[None, :] + 8
+        for layer_module in self.layer:
+            x = layer_module(x, relative_pos=relative_pos)
+        return x
+"""

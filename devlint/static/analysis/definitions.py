@@ -240,8 +240,9 @@ def sent_params(fdef: cst.FunctionDef) -> set[str]:
 
 
 def moved_on_entry(fdef: cst.FunctionDef) -> set[str]:
-    """Parameters the function sends to a device before any other use, under their own name (`pos =
-    pos.long().to(q.device)`): where a caller put them does not matter (unlike a copy sent there)."""
+    """Parameters the function sends to a device, under their own name (`pos = pos.long().to(q.device)`), before
+    any use that depends on where they are (asking their shape, reshaping them, testing them for None do not):
+    where a caller put them does not matter (unlike a copy sent there)."""
     pending, found = set(positional_names(fdef)), set()
     for statement in getattr(fdef.body, "body", ()):
         used = names_in(statement) & pending
@@ -252,10 +253,30 @@ def moved_on_entry(fdef: cst.FunctionDef) -> set[str]:
             target, root = small.targets[0].target, root_name(small.value.func.value)
             if type(target) is cst.Name and root is not None and root.value == target.value and root.value in used:
                 found.add(root.value)
-        pending -= used
+        pending -= {name for name in used if name in found or not _placement_free(statement, name)}
         if not pending:
             break
     return found
+
+
+def _placement_free(statement: cst.CSTNode, name: str) -> bool:
+    """Does the statement use `name` only in ways that do not depend on its device: `name.dim()`, `name.shape`,
+    `name = name.unsqueeze(0)`, `name is None`, assigning it anew?"""
+    stack: list[tuple[cst.CSTNode, Optional[cst.CSTNode]]] = [(statement, None)]
+    while stack:
+        node, parent = stack.pop()
+        if type(node) is cst.Name and node.value == name and not (
+                type(parent) is cst.Attribute and parent.value is node and parent.attr.value in api.SHAPE_ONLY_METHODS
+                or type(parent) is cst.AssignTarget
+                or type(parent) is cst.Comparison and _tests_none(parent)):
+            return False
+        stack.extend((child, node) for child in children(node))
+    return True
+
+
+def _tests_none(comparison: cst.Comparison) -> bool:
+    return all(type(c.operator) in (cst.Is, cst.IsNot) and type(c.comparator) is cst.Name
+               and c.comparator.value == "None" for c in comparison.comparisons)
 
 
 def derived_names(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, str], set[int]]:

@@ -16,6 +16,7 @@ from devlint.static.analysis.definitions import (
     sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
+from devlint.static.project.layout import Target
 from devlint.static.syntax import LazyCode, children, dotted
 
 if TYPE_CHECKING:
@@ -280,8 +281,9 @@ class FileQuestions:
         return host
 
     def _host_params(self, fdef: cst.FunctionDef, owner: Optional[Class]) -> set[str]:
-        """`fdef`'s parameters it uses only on the host, or only as bounds, or moves before any use; `owner`: the class whose object runs
-        it (a subclass's, for a base class's method reached through `super()`), else the class it is defined in.
+        """`fdef`'s parameters it uses only on the host, or only as bounds, or moves before any use; `owner`: the
+        class whose object runs it (a subclass's, for a base class's method reached through `super()`), else the
+        class it is defined in.
         (Only these pass through a submodule: one that sends a copy of its input to the GPU may still use the
         input where it is.)"""
         memo = self._tables.self_placed_params
@@ -299,12 +301,15 @@ class FileQuestions:
         a base class (`super().forward(x, lengths)`) that does."""
         classes = self._tables.classes
         fn = self._tables.functions.get(id(fdef))
-        cls = owner or (classes.get(fn.owner) if fn is not None and fn.owner else None)
+        home = self._module_env(fdef)  # (another module's: its names, not this file's, which may reuse them)
+        named = home.get(fn.owner) if home is not None and fn is not None and fn.owner else None
+        cls = owner or (named if isinstance(named, Class) else
+                        classes.get(fn.owner) if fn is not None and fn.owner else None)
         init = find_method(cls, "__init__", classes) if cls is not None else None
         if cls is None or init is None:
             return set()
         members = _member_classes(init)
-        env = self._tables.closures.get(id(init), self._frames.globals)
+        env = self._tables.closures.get(id(init)) or home or self._frames.globals
         params = set(positional_names(fdef))
         found: set[str] = set()
         for call in _calls_in(fdef.body):
@@ -315,6 +320,12 @@ class FileQuestions:
             found.update(arg.value.value for i, arg in enumerate(call.args)
                          if type(arg.value) is cst.Name and arg.value.value in params and bound_to(arg, i, names) in placed)
         return found
+
+    def _module_env(self, fdef: cst.FunctionDef) -> Optional[Mapping[str, Value]]:
+        """The names of the project module that defines `fdef`, where that is another module than this file."""
+        project = self._tables.project
+        file = project.module_file.get(id(fdef)) if project is not None else None
+        return project.envs.get(Target(None, file).key) if project is not None and file is not None else None
 
     def _member_callee(self, func: cst.BaseExpression, cls: Class, members: dict[str, str],
                        env: Mapping[str, Value]) -> tuple[Optional[cst.FunctionDef], Optional[Class]]:
