@@ -16,7 +16,8 @@ import libcst as cst
 # the domain's devices and its record type, re-exported: values are where the analysis imports them from
 from devlint.core.devices import (  # noqa: F401
     ACCELERATORS as ACCELERATORS,
-    CPU as CPU, IMPLICIT_CPU as IMPLICIT_CPU,
+    CPU as CPU,
+    IMPLICIT_CPU as IMPLICIT_CPU,
     RANKED_CUDA as RANKED_CUDA, ranked_cuda as ranked_cuda, SELECTED as SELECTED,
     Device as Device,
     conflict as conflict,
@@ -237,7 +238,6 @@ class Module(Value):
                       attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None, registered=registered,
-                      stateless=self.stateless and other.stateless,  # (a dict of losses: no weights to register)
                       any_device_inputs=tuple(dict.fromkeys(self.any_device_inputs + other.any_device_inputs)),
                       plain_container=next((m.plain_container for m in (self, other) if _unregistered(m)), None))
 

@@ -200,7 +200,8 @@ class Interpreter:
                 return replace(value, parameter=True)  # its class's own `to()` moves it with the module
             return replace(value, attr_node=line, attr_name=attr)  # a plain attribute: it will not move
         if isinstance(value, Seq):
-            members = list(value.items or ()) + [value.elem]
+            # (its items where known: their join, `elem`, is a module with weights unless all are weightless)
+            members = list(value.items) if value.items is not None else [value.elem]
             holder = self._constructed_class()
             if holder is not None and by_shape(holder):
                 return value  # a plain class's list (`Chain([Scale(2), Cos()])`): it registers nothing anyway
