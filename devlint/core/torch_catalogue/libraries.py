@@ -341,8 +341,5 @@ WAITING_LIBRARY_METHODS = frozenset({"generate"})
 # the tensor-only names that are attributes, read without a call (`x.shape`, `x.T`): the others are methods, and a bare
 # read of one (`model.dim`, a width) is some object's own attribute
 TENSOR_ONLY_PROPERTIES = frozenset({"shape", "ndim", "is_cuda", "T", "mT"})
-# what asks a tensor's shape or gives a view or a cast of it where it is: a use that does not depend on its device
-SHAPE_ONLY_METHODS = frozenset({"dim", "size", "shape", "ndim", "numel", "dtype", "unsqueeze", "squeeze", "view",
-                                "reshape", "permute", "transpose", "contiguous", "long", "int", "float", "flatten"})
 # Python's math module: its functions read a tensor as a float (`math.sqrt(var)`), a copy to the host
 PYTHON_MATH = "math."

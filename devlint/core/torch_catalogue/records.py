@@ -120,6 +120,7 @@ class Role(enum.Flag):
     KEEPS_MODULE = enum.auto()  # a module returns itself (a tensor: a view or copy on its device)
     KEEPS_TENSOR = enum.auto()  # a tensor returns itself, or a copy on its device, with its story
     KEEPS_SCALAR = enum.auto()  # a 0-dim tensor stays 0-dim
+    SHAPE_ONLY = enum.auto()  # reads or reshapes its tensor alone, with no other operand: right on any device
     REDUCES = enum.auto()  # 0-dim result when given no dimension (`x.sum()`, `torch.sum(x)`)
     MODULE_ONLY = enum.auto()  # only an nn.Module has it: evidence of a module
     TENSOR_ONLY = enum.auto()  # only a tensor has it: evidence of a tensor

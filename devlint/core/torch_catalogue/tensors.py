@@ -141,7 +141,7 @@ METHOD_RECORDS: List[Api] = [
     # a 0-dim tensor stays 0-dim
     method("detach", "clone", "abs", "sqrt", "exp", "log", "neg", "clamp", "clip", "clamp_min", "clamp_max", "pow",
            "floor", "ceil", "sign", "sigmoid", "tanh", "reciprocal", "rsqrt", roles=Role.KEEPS_SCALAR),
-    method("squeeze", "contiguous", "long", "int", roles=Role.KEEPS_SCALAR | _EVIDENCE),
+    method("squeeze", "contiguous", "long", "int", roles=Role.KEEPS_SCALAR | _EVIDENCE | Role.SHAPE_ONLY),
     # tensor attributes: the device ones are the device table's to answer
     method("device", roles=Role.RT_DESCRIPTOR, simulated=Simulated.DEVICE),
     method("is_cuda", roles=Role.RT_DESCRIPTOR | _EVIDENCE, simulated=Simulated.IS_CUDA),
@@ -149,8 +149,9 @@ METHOD_RECORDS: List[Api] = [
     method("data", "grad", "T", "mT", "real", "imag", roles=Role.RT_DESCRIPTOR | Role.SAME_DEVICE_ATTRIBUTE),
     method("H", "mH", "_base", roles=Role.RT_DESCRIPTOR),
     # evidence that a name is a tensor
-    method("shape", "view", "unsqueeze", "reshape", "permute", "transpose", "masked_fill", "masked_fill_",
-           "expand", "ndim", "fill_", "zero_", "index_select", "narrow", "scatter_", "index_add_",
+    method("shape", "view", "unsqueeze", "reshape", "permute", "transpose", "expand", "ndim",
+           roles=_EVIDENCE | Role.SHAPE_ONLY),
+    method("masked_fill", "masked_fill_", "fill_", "zero_", "index_select", "narrow", "scatter_", "index_add_",
            "bool", "byte", roles=_EVIDENCE),
     # the runtime checker: calls that may take tensors on several devices
     method("__setitem__", "_has_compatible_shallow_copy_type", "_copy_from", "_to_copy", "__reduce_ex__",

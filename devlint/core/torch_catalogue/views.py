@@ -100,6 +100,8 @@ HOST_SYNC_METHODS = methods(lambda r: r.host in (Host.VALUE, Host.LIST))
 HOST_LIST_METHODS = methods(lambda r: r.host is Host.LIST)  # their result has dimensions
 HOST_CONVERSION_METHODS = methods(lambda r: r.host is Host.NUMPY)
 METADATA_METHODS = methods(role(Role.METADATA))
+# what asks a tensor's shape or gives a view or a cast of it where it is: a use that does not depend on its device
+SHAPE_ONLY_METHODS = METADATA_METHODS | SAME_TENSOR_METHODS | methods(role(Role.SHAPE_ONLY))
 CROSS_DEVICE_METHODS = methods(role(Role.CROSS_DEVICE))
 MODULE_ONLY_METHODS = methods(role(Role.MODULE_ONLY))
 # nn.Module methods and what they give or take of the module's members.

@@ -410,19 +410,27 @@ def forget_rebound_globals(env: dict[str, Value], rebound: frozenset[str]) -> No
             env[name] = UNKNOWN
 
 
-def pytest_defaults(fdef: cst.FunctionDef) -> frozenset[str]:
-    """Parameters pytest leaves at their defaults in a test (`def test_attack(name, device="cpu")`): those with
-    a default that no `@pytest.mark.parametrize("a, b", ...)` names (a parameter with a default is no fixture)."""
+def parametrized(fdef: cst.FunctionDef) -> list[tuple[list[str], cst.Call]]:
+    """A test's `@pytest.mark.parametrize("a, b", rows)` decorators: the names each gives values to, and the call."""
     if not fdef.name.value.startswith("test"):
-        return frozenset()
-    named: set[str] = set()
+        return []
+    found: list[tuple[list[str], cst.Call]] = []
     for decorator in fdef.decorators:
         call = decorator.decorator
         if type(call) is cst.Call and (dotted(call.func) or "").endswith(".parametrize") and call.args \
                 and type(call.args[0].value) is cst.SimpleString:
             names = call.args[0].value.evaluated_value
             if isinstance(names, str):
-                named.update(n.strip() for n in names.split(","))
+                found.append(([n.strip() for n in names.split(",")], call))
+    return found
+
+
+def pytest_defaults(fdef: cst.FunctionDef) -> frozenset[str]:
+    """Parameters pytest leaves at their defaults in a test (`def test_attack(name, device="cpu")`): those with
+    a default that no `@pytest.mark.parametrize("a, b", ...)` names (a parameter with a default is no fixture)."""
+    if not fdef.name.value.startswith("test"):
+        return frozenset()
+    named = {name for names, _ in parametrized(fdef) for name in names}
     params = list(fdef.params.params) + list(fdef.params.kwonly_params)
     return frozenset(p.name.value for p in params if p.default is not None and p.name.value not in named)
 

@@ -10,7 +10,7 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, is_classmethod, is_static, positional_names, pytest_defaults,
+    decorator_name, find_method, is_classmethod, is_static, parametrized, positional_names, pytest_defaults,
 )
 from devlint.static.analysis.functions import (
     analyse_body, bind_arguments, class_summary, summarise, symbolic_param,
@@ -82,14 +82,12 @@ def _fixture(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Funct
 def _parametrized(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Value]:
     """What `@pytest.mark.parametrize("expected, n", [(torch.tensor([1, 0]), 2), ...])` gives a test for `name`:
     its values, evaluated where the decorator is (at import), joined; None where it is not listed so."""
-    for decorator in test.decorators if test.name.value.startswith("test") else ():
-        call = decorator.decorator
-        if not (type(call) is cst.Call and (dotted(call.func) or "").endswith(".parametrize") and len(call.args) > 1
-                and type(call.args[0].value) is cst.SimpleString and type(call.args[1].value) in (cst.List, cst.Tuple)):
+    for names, call in parametrized(test):
+        listed = call.args[1].value if len(call.args) > 1 else None
+        if name not in names or type(listed) not in (cst.List, cst.Tuple):
             continue
-        names = [n.strip() for n in str(call.args[0].value.evaluated_value).split(",")]
-        rows = cast("cst.List | cst.Tuple", call.args[1].value).elements
-        if name not in names or not rows or len(rows) > MAX_PARAMETRIZE_ROWS:
+        rows = cast("cst.List | cst.Tuple", listed).elements
+        if not rows or len(rows) > MAX_PARAMETRIZE_ROWS:
             continue
         values: list[Value] = []
         for row in rows:

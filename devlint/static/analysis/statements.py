@@ -25,6 +25,7 @@ from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
+from devlint.static.semantics.devices import named_as_dtype
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
@@ -194,10 +195,7 @@ def _dtype_cast(call: cst.Call) -> bool:
     if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
         return False
     first = next((a.value for a in call.args if a.keyword is None), None)
-    if first is None:
-        return bool(call.args)  # keywords only: `dtype=`, `memory_format=`
-    name = dotted(first) or ""
-    return name in api.TORCH_DTYPES or name.rsplit(".", 1)[-1].endswith(api.DTYPE_NAME_SUFFIX)
+    return bool(call.args) if first is None else named_as_dtype(first)  # (keywords only: `dtype=`, `memory_format=`)
 
 
 def _same_name_defined_here(module: str, name: str, current: Optional[Value]) -> bool:

@@ -154,9 +154,15 @@ def keeps_device(site: CallSite) -> bool:
     node, value = args.positional[0]
     if isinstance(value, Const) and value.value is None:
         return True
-    if (dotted(node) or "").rsplit(".", 1)[-1].endswith(api.DTYPE_NAME_SUFFIX):
+    if named_as_dtype(node):
         return True  # `module.to(target_dtype)`, `x.to(self.dtype)`: named as a dtype is
     return isinstance(value, Ref) and value.path.startswith("torch.") and value.path[6:7].islower()
+
+
+def named_as_dtype(node: cst.CSTNode) -> bool:
+    """`torch.float16`, `dtype`, `self.weight_dtype`: an expression that names a dtype."""
+    name = dotted(node) or ""
+    return name in api.TORCH_DTYPES or name.rsplit(".", 1)[-1].endswith(api.DTYPE_NAME_SUFFIX)
 
 
 def move_target(site: CallSite) -> Optional[Device]:

@@ -45,10 +45,15 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
                    None)
     if not by_name and wrapped is not None and _class_like(site.path):
         # `atk = torchattacks.PGD(model, eps=...)`: an object that runs the model (on a GPU only if known there)
-        on_gpu = wrapped.device is not None and wrapped.device.is_gpu
-        return ModelWrapper(why=wrapped.why + ((site.node, "it runs the module it is given"),),
-                            where=wrapped.device if on_gpu else None)
+        return _runs(site, wrapped)
     return UNKNOWN if by_name else follows_inputs(site)
+
+
+def _runs(site: CallSite, wrapped: Value) -> ModelWrapper:
+    """What a call handed a module gives back, which runs it: where the module is, when known to be on a GPU."""
+    on_gpu = wrapped.device is not None and wrapped.device.is_gpu
+    return ModelWrapper(why=wrapped.why + ((site.node, "it runs the module it is given"),),
+                        where=wrapped.device if on_gpu else None)
 
 
 def wrapper_call(site: CallSite, wrapper: ModelWrapper) -> Value:
@@ -235,12 +240,10 @@ def _unknown_method(site: CallSite) -> Value:
                           where=receiver.where, derived=True, inferred=True, maybe_object=True)
         return Located(where=receiver.where)
     handed = [v for _, v in args.all() if isinstance(v, Module) and not v.stateless]
-    if len(handed) == 1 and not any(isinstance(v, (Tensor, Located)) for _, v in args.all()):
+    if len(handed) == 1 and _no_tensor_given(args):
         # `args.compile_model(model)`, `engine.wrap(model)`: what it gives back runs the module (itself, compiled
-        # or wrapped), where the module is (when known to be on a GPU)
-        on_gpu = handed[0].device is not None and handed[0].device.is_gpu
-        return ModelWrapper(why=handed[0].why + ((site.node, "it runs the module it is given"),),
-                            where=handed[0].device if on_gpu else None)
+        # or wrapped)
+        return _runs(site, handed[0])
     return UNKNOWN
 
 
@@ -250,8 +253,7 @@ def _no_tensor_given(args: Args) -> bool:
 
 
 def _host_data_only(args: Args) -> bool:
-    values = [v for _, v in args.all()]
-    return any(isinstance(v, HostArray) for v in values) and not any(isinstance(v, (Tensor, Located)) for v in values)
+    return any(isinstance(v, HostArray) for _, v in args.all()) and _no_tensor_given(args)
 
 
 def _chain_root(site: CallSite) -> Optional[Value]:
