@@ -313,6 +313,26 @@ def body_nodes(fdef: cst.FunctionDef) -> Iterator[cst.CSTNode]:
 _NESTED_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda)
 
 
+def _small_statements(fdef: cst.FunctionDef) -> Iterator[cst.BaseSmallStatement]:
+    """The function's one-line statements (`x = ...`, `global g`) at any depth of its blocks, expressions not
+    entered (what `local_names` reads, at a fraction of a walk of every node); nested functions and classes
+    left out."""
+    stack: list[cst.CSTNode] = [fdef.body]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.SimpleStatementLine or kind is cst.SimpleStatementSuite:
+            yield from cast("cst.SimpleStatementLine", node).body
+        elif kind is cst.IndentedBlock:
+            stack.extend(reversed(cast(cst.IndentedBlock, node).body))
+        elif kind not in _NESTED_SCOPES:  # a compound statement, an `else:`, `except:`, `finally:`, a match case
+            stack.extend(reversed([c for c in children(node) if isinstance(c, _BLOCK_PARTS)]))
+
+
+_BLOCK_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
+                cst.Finally, cst.MatchCase)
+
+
 def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
     """The name a chain of calls, attributes, subscripts and arithmetic starts from: `data` of
     `data.detach().float()`, `boxes` of `(boxes[i] // 2).int()`."""
@@ -392,7 +412,7 @@ def local_names(fdef: cst.FunctionDef) -> frozenset[str]:
     UnboundLocalError, it never sees the global)."""
     assigned: set[str] = set()
     declared: set[str] = set()
-    for node in body_nodes(fdef):
+    for node in _small_statements(fdef):
         if type(node) is cst.Assign:
             for target in node.targets:
                 if type(target.target) is not cst.Subscript:

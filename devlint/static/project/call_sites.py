@@ -209,9 +209,11 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
     """The calls of `key` in one file; None where a mention may be a use other than a call (the name passed
     on, stored) or a line the text does not make sure of."""
     found: list[CallText] = []
+    counted, line = 0, 1  # lines counted up to `counted`: the matches come in order, the text is read once
     for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(key) + rb"(?![A-Za-z0-9_])", data):
         start, end = match.start(), match.end()
-        head = data[data.rfind(b"\n", 0, start) + 1:start]
+        line_start = data.rfind(b"\n", 0, start) + 1
+        head = data[line_start:start]
         if _LINE_HEAD.match(head):
             continue  # its definition, an import of it
         if b"\\" in head:
@@ -226,9 +228,10 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         close = _closing(data, begin) if begin >= 0 else None
         if close is None:
             return None  # passed on, stored (or a call whose arguments hold what is not sure)
-        found.append(CallText(path=path, line=data.count(b"\n", 0, start) + 1,
-                              arguments=data[begin:close].decode("utf-8", "replace"), in_test=is_test_path(path),
-                              _text=data, _line_start=data.rfind(b"\n", 0, start) + 1))
+        line += data.count(b"\n", counted, start)
+        counted = start
+        found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
+                              in_test=is_test_path(path), _text=data, _line_start=line_start))
     return found
 
 
