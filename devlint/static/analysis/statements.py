@@ -26,8 +26,9 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.devices import named_as_dtype
+from devlint.static.semantics import optim
 from devlint.static.semantics.modules import is_module_base
-from devlint.static.syntax import attr_path, dotted, op_text
+from devlint.static.syntax import attr_path, dotted, names_in, op_text
 from devlint.core.values import (
     UNKNOWN, Availability, Class, Const, DeviceValue, Function, Instance, Loader, Located, Module, Ref, Seq,
     Tensor, Unknown, Value, replace,
@@ -76,6 +77,9 @@ def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: Sta
         value = value.with_why((line, ""))
     for target in small.targets:
         assign(interp, target.target, value, state, line)
+        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor) \
+                and target.target.value not in names_in(small.value):
+            optim.owner_rebound(state.env, target.target.value)  # another model, not this one moved or wrapped
 
 
 def exec_ann_assign(interp: Walker, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:

@@ -55,6 +55,15 @@ def load_state_dict(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def owner_rebound(env: dict[str, Value], name: str) -> None:
+    """`model = build(cfg)` after `opt = SGD(model.parameters())`: the name holds another model now; the
+    optimizer keeps the parameters it was built on (where its state will be loaded), whatever moves the new one."""
+    for key, value in env.items():
+        if type(value) is Optimizer and value.owner is not None and (
+                value.owner == name or value.owner.startswith(name + ".")):
+            env[key] = replace(value, owner=None)
+
+
 def optimizer_other(site: CallSite) -> Value:
     return UNKNOWN
 
