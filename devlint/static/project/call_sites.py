@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional, cast
+from typing import Callable, Iterator, Optional, cast
 
 import libcst as cst
 
@@ -210,8 +210,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
     on, stored) or a line the text does not make sure of."""
     found: list[CallText] = []
     counted, line = 0, 1  # lines counted up to `counted`: the matches come in order, the text is read once
-    for match in re.finditer(rb"(?<![A-Za-z0-9_])" + re.escape(key) + rb"(?![A-Za-z0-9_])", data):
-        start, end = match.start(), match.end()
+    for start in _word_at(data, key):
+        end = start + len(key)
         line_start = data.rfind(b"\n", 0, start) + 1
         head = data[line_start:start]
         if _LINE_HEAD.match(head):
@@ -233,6 +233,20 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
                               in_test=is_test_path(path), _text=data, _line_start=line_start))
     return found
+
+
+def _word_at(data: bytes, word: bytes) -> Iterator[int]:
+    """Where `word` stands as a whole word in the text (`bytes.find`: a regular expression with a lookbehind
+    scans a large module ten times slower)."""
+    at, size = data.find(word), len(word)
+    while at >= 0:
+        if (at == 0 or data[at - 1] not in _WORD_BYTES) and data[at + size:at + size + 1] not in _WORD_CHARS:
+            yield at
+        at = data.find(word, at + size)
+
+
+_WORD_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+_WORD_CHARS = frozenset(bytes([b]) for b in _WORD_BYTES)
 
 
 def _closing(data: bytes, at: int) -> Optional[int]:
