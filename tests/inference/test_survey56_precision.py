@@ -8,6 +8,22 @@ warning of 40):
   moves the new model after (filter-pruning-geometric-median's resume, 1 DEV108). `model = model.cuda()` and
   `model = DataParallel(model)` are the same model.
 
+Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150):
+- `.to(**self.tpdv)` with `self.tpdv = dict(dtype=torch.float32, device=device)` (the MAPPO idiom) moves to the
+  dict's device; a spread dict that may hold a device we cannot read leaves the device unknown, not kept (HARL,
+  on-policy: DEV102/DEV104 errors).
+- `x.numpy(force=True)` copies to the host first, from any device (imitation, 1 DEV401).
+- A module's own method (`model.initial_inference(x)`, not its forward), of a class nobody can see, may hand back
+  numpy in eval mode: numpy's conversions of its result are not judged; `.numpy()` of it still is (EfficientZero,
+  9 DEV401).
+- `alg_class: type[PPO] = resolve_callable(cfg["class_name"])`: a value nobody can see, annotated with a class of
+  the project, is that class (`type[C]`) or an object of a plain class (`C`): `alg.update()` runs PPO's, whose
+  `.item()` waits for the GPU inside the caller's measurement (rsl_rl's runner, 1 DEV301).
+- `for key in batch.keys(): batch[key] = torch.tensor(batch[key])` rewrites every entry of the caller's batch: what
+  is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the cpu batch).
+- A module class whose own `cuda()` moves the members of its plain list one by one (`for c in self.critics:
+  c.cuda()`) moves them with it (epymarl's per-agent critics, 5 DEV107).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -48,4 +64,230 @@ def run(resume_path):
 ])
 def test_an_optimizer_keeps_the_model_it_was_built_on(rebind, mark):
     source = RESUME.format(rebind=rebind, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+SPREAD_MOVE = """
+import torch
+import torch.nn as nn
+
+
+class Critic(nn.Module):
+    def __init__(self, device=torch.device("cpu")):
+        super().__init__()
+        self.tpdv = dict(dtype=torch.float32, device=device)
+        self.body = nn.Linear(4, 1)
+        self.to(device)
+
+    def value(self, obs):
+        obs = obs.to(**{spread})
+        return self.body(obs){mark}
+
+
+def run():
+    dev = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    critic = Critic(device=dev)
+    return critic.value(torch.zeros(2, 4))
+
+
+run()
+"""
+
+
+@pytest.mark.parametrize("spread, mark", [
+    ("self.tpdv", ""),  # moved to `device` with its dtype
+    ("options", ""),  # a dict nobody can read: where it goes is unknown
+    ("dict(dtype=torch.float32)", "  # expect: DEV104"),  # a dtype alone: it stays on the cpu
+])
+def test_a_spread_dict_names_the_device_of_a_move(spread, mark):
+    source = SPREAD_MOVE.format(spread=spread, mark=mark).replace("    def value(self, obs):",
+                                                                   "    def value(self, obs, options=None):")
+    assert found(source) == expected_findings(source)
+
+
+FORCED = """
+import torch
+
+
+def log_prob_of(actions, device):
+    acts = torch.as_tensor(actions, device=device)
+    return acts.{call}{mark}
+
+
+log_prob_of([1.0], torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    ("numpy(force=True)", ""),  # detached and copied to the host first
+    ("numpy(force=False)", "  # expect: DEV401"),
+    ("numpy()", "  # expect: DEV401"),
+])
+def test_numpy_with_force_copies_to_the_host(call, mark):
+    source = FORCED.format(call=call, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+MODEL_API = """
+import numpy as np
+import torch
+
+
+class Worker:
+    def __init__(self, config):
+        self.config = config
+        self.model = config.get_network()
+        self.model.to(config.device)
+        self.model.eval()
+
+    def targets(self, batches):
+        outputs = []
+        with torch.no_grad():
+            for b in batches:
+                x = torch.from_numpy(b).to(self.config.device).float()
+                outputs.append(self.model.{call})
+        return {convert}{mark}
+"""
+
+
+@pytest.mark.parametrize("call, convert, mark", [
+    # the model's own API: it may hand back numpy (EfficientZero's inference in eval mode)
+    ("initial_inference(x)", "np.concatenate(outputs)", ""),
+    # `.numpy()` says it is a tensor
+    ("initial_inference(x)", "outputs[0].numpy()", "  # expect: DEV401"),
+    # its forward gives tensors
+    ("forward(x)", "np.concatenate(outputs)", "  # expect: DEV401"),
+])
+def test_a_model_method_may_return_numpy(call, convert, mark):
+    source = MODEL_API.format(call=call, convert=convert, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+OWN_CUDA = """
+import torch as th
+import torch.nn as nn
+
+
+class PerAgentCritic(nn.Module):
+    def __init__(self, n_agents, n_in, n_actions):
+        super().__init__()
+        self.critics = [nn.Linear(n_in, n_actions) for _ in range(n_agents)]
+
+    def forward(self, obs):
+        return th.stack([self.critics[i](obs[:, i]) for i in range(len(self.critics))], dim=1){mark}
+{override}
+
+def step(critic, obs, use_cuda):
+    if use_cuda:
+        critic.cuda()
+        obs = obs.cuda()
+    return critic(obs)
+"""
+
+CUDA_OVERRIDE = """
+    def cuda(self):
+        for c in self.critics:
+            c.cuda()
+        return self
+"""
+
+
+@pytest.mark.parametrize("override, mark", [
+    (CUDA_OVERRIDE, ""),  # its own cuda() moves each critic
+    ("", "  # expect: DEV107"),
+])
+def test_an_own_cuda_that_moves_list_members_registers_them(override, mark):
+    source = OWN_CUDA.format(override=override, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+ANNOTATED = """
+import time
+
+import torch
+import torch.nn as nn
+from registry import resolve_callable
+
+
+class PPO:
+    @classmethod
+    def construct(cls, device):
+        return cls(device)
+
+    def __init__(self, device):
+        self.net = nn.Linear(8, 1).to(device)
+        self.device = device
+
+    def update(self):
+        loss = self.net(torch.randn(32, 8, device=self.device)).pow(2).mean()
+        loss.backward()
+        return loss.item()
+
+
+def learn(name):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    {made}
+    obs = torch.randn(16, 8, device=device)
+    start = time.time()
+    alg.net(obs)
+    stats = alg.update()
+    took = time.time() - start{mark}
+    return stats, took
+"""
+
+
+@pytest.mark.parametrize("made, mark", [
+    ("alg_class: type[PPO] = resolve_callable(name)\n    alg = alg_class.construct(device)", ""),
+    ("alg: PPO = resolve_callable(name)(device)", ""),
+    # nothing says what it is: its update may leave GPU work queued
+    ("alg = resolve_callable(name)(device)", "  # expect: DEV301"),
+    ("alg: typing.Any = resolve_callable(name)(device)", "  # expect: DEV301"),
+])
+def test_an_annotation_names_the_class_of_an_unseen_value(made, mark):
+    source = ANNOTATED.format(made=made, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+EVERY_KEY = """
+import torch
+import torch.nn as nn
+
+
+class Learner:
+    def __init__(self, n_agents, use_cuda):
+        self.n_agents = n_agents
+        self.use_cuda = use_cuda
+        self.critic = nn.Linear(4, 1)
+        if use_cuda:
+            self.critic.cuda()
+
+    def learn(self, batch, names):
+        for key in {over}:
+            {store}
+        inputs = self._inputs(batch)
+        if self.use_cuda:
+            inputs = inputs.cuda()
+        return self.critic(inputs)
+
+    def _inputs(self, batch):
+        onehot = batch["onehot"][:, 0]
+        onehot = onehot.view((onehot.shape[0], 1, -1)).repeat(1, self.n_agents, 1)
+        mask = 1 - torch.eye(self.n_agents)
+        return onehot * mask.unsqueeze(0){mark}
+"""
+
+CONVERT = "batch[key] = torch.tensor(batch[key], dtype=torch.float32)"
+BY_KIND = ("if key == 'u':\n                batch[key] = torch.tensor(batch[key], dtype=torch.long)\n"
+           "            else:\n                batch[key] = torch.tensor(batch[key], dtype=torch.float32)")
+
+
+@pytest.mark.parametrize("over, store, mark", [
+    ("batch.keys()", CONVERT, ""),
+    ("batch", BY_KIND, ""),
+    ("list(batch)", CONVERT, ""),
+    # some other keys: the rest of the batch is where the caller's was
+    ("names", CONVERT, "  # expect: DEV104"),
+])
+def test_a_loop_over_the_keys_rewrites_every_entry(over, store, mark):
+    source = EVERY_KEY.format(over=over, store=store, mark=mark)
     assert found(source) == expected_findings(source)

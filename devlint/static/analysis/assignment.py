@@ -8,9 +8,12 @@ import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.containers import const_key, element, item, seq_store
-from devlint.static.syntax import dotted
+from devlint.static.semantics import optim
+from devlint.static.syntax import dotted, names_in
 from devlint.core.facts import HostConversion
-from devlint.core.values import CPU, UNKNOWN, HostArray, Located, Seq, Tensor, Unknown, Value, join, replace
+from devlint.core.values import (
+    CPU, UNKNOWN, Class, DeviceValue, HostArray, Located, Module, Seq, Tensor, Unknown, Value, join, replace,
+)
 
 if TYPE_CHECKING:
     from devlint.static.analysis.state import State
@@ -44,7 +47,10 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
     elif type(target) is cst.Subscript:
         container = interp.eval(target.value, state)
         eval_slices(interp, target, state)
-        if isinstance(container, Seq) and storable(target.value):
+        if _every_entry(interp, target) and not (isinstance(container, Seq) and container.keys is not None):
+            # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`: every entry is rewritten
+            assign(interp, target.value, Seq(kind="dict", elem=value), state, line)
+        elif isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
         elif isinstance(container, HostArray):
             _write_into_array(interp, target, value, state, line)
@@ -57,6 +63,17 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
         elif _copied_to_host(container, value):
             # `feats[a:b, :] = out` of a cuda `out` into a cpu buffer: the copy waits for the GPU's work
             interp.facts.note_sync(state)
+
+
+def _every_entry(interp: Walker, target: cst.Subscript) -> bool:
+    """`batch[key] = ...` in `for key in batch.keys():` (under an `if` too: on that path, each key that takes it;
+    the paths' join holds what each gives)."""
+    loops = interp.frames.loops
+    if not loops or loops[-1].every_key is None or len(target.slice) != 1 \
+            or type(target.slice[0].slice) is not cst.Index:
+        return False
+    key, held = loops[-1].every_key
+    return dotted(target.slice[0].slice.value) == key and dotted(target.value) == held
 
 
 def _copied_to_host(container: Value, value: Value) -> bool:
@@ -135,3 +152,37 @@ def eval_slices(interp: Walker, node: cst.Subscript, state: State) -> list[tuple
                 if part is not None:
                     interp.eval(part, state)
     return out
+
+
+def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
+    value = interp.eval(small.value, state)
+    if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
+        value = value.with_why((line, ""))
+    for target in small.targets:
+        assign(interp, target.target, value, state, line)
+        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor) \
+                and target.target.value not in names_in(small.value):
+            optim.owner_rebound(state.env, target.target.value)  # another model, not this one moved or wrapped
+
+
+def exec_ann_assign(interp: Walker, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
+    if small.value is not None:
+        value = interp.eval(small.value, state)
+        if type(value) is Unknown:
+            value = _annotated(interp, small.annotation.annotation, state) or value
+        assign(interp, small.target, value, state, line)
+
+
+def _annotated(interp: Walker, annotation: cst.BaseExpression, state: State) -> Optional[Value]:
+    """`alg_class: type[PPO] = resolve_callable(cfg["class_name"])`: a value nobody can see, annotated with a
+    class of the project, is that class (`type[C]`), or an object of a plain class as its methods see it (`C`)."""
+    wrapped = type(annotation) is cst.Subscript and dotted(annotation.value) in _CLASS_OF and len(
+        annotation.slice) == 1 and type(annotation.slice[0].slice) is cst.Index
+    node = cast(cst.Index, cast(cst.Subscript, annotation).slice[0].slice).value if wrapped else annotation
+    cls = interp.eval(node, state) if type(node) in (cst.Name, cst.Attribute) else None
+    if not isinstance(cls, Class) or cls.node is None or not wrapped and cls.is_module:
+        return None  # (an object of a module class: where it is, nobody says)
+    return cls if wrapped else interp.class_object(cls)
+
+
+_CLASS_OF = frozenset({"type", "Type", "typing.Type"})

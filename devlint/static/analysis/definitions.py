@@ -108,12 +108,30 @@ def moved_by_own_move(cls: Class, classes: dict[str, Class]) -> set[str]:
         method = find_method(cls, name, classes)
         statements = method.body.body if method is not None and type(method.body) is cst.IndentedBlock else ()
         for stmt in statements:
+            looped = _moved_in_loop(stmt)  # `for c in self.critics: c.cuda()`
+            if looped is not None:
+                moved.add(looped)
             for small in stmt.body if type(stmt) is cst.SimpleStatementLine else ():
                 if type(small) is cst.Assign and len(small.targets) == 1:
                     target = dotted(small.targets[0].target) or ""
                     if target.startswith("self.") and _moved_from(small.value) == target:
                         moved.add(target[5:])
     return moved
+
+
+def _moved_in_loop(stmt: cst.BaseStatement) -> Optional[str]:
+    """`for c in self.critics: c.cuda()`: the attribute whose members a loop moves in place, one by one."""
+    if type(stmt) is not cst.For or type(stmt.target) is not cst.Name or type(stmt.body) is not cst.IndentedBlock:
+        return None
+    held = dotted(stmt.iter) or ""
+    member = stmt.target.value
+    for line in stmt.body.body:
+        for small in line.body if type(line) is cst.SimpleStatementLine else ():
+            call = small.value if type(small) is cst.Expr else None
+            if held.startswith("self.") and type(call) is cst.Call and type(call.func) is cst.Attribute \
+                    and call.func.attr.value in api.MOVE_METHODS and dotted(call.func.value) == member:
+                return held[5:]
+    return None
 
 
 def _moved_from(value: cst.BaseExpression) -> Optional[str]:

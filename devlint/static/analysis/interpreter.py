@@ -322,6 +322,9 @@ class Interpreter:
     def call_super(self, site: CallSite) -> Value:
         return functions.call_super(self, site)
 
+    def class_object(self, cls: Class) -> Value:
+        return functions.class_summary(self, cls)
+
 
 def with_moved_members(module: Module, moved: dict[int, Module]) -> Module:
     """A module holding a module moved in place since (`wrapper = Wrapper(model)`, then `model.cuda()`):

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Optional, Sequence, ca
 
 import libcst as cst
 
-from devlint.static.analysis.assignment import assign
+from devlint.static.analysis.assignment import assign, exec_ann_assign, exec_assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes, find_method
 from devlint.static.analysis.expressions import binary
@@ -26,11 +26,10 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
 from devlint.static.semantics.devices import named_as_dtype
-from devlint.static.semantics import optim
 from devlint.static.semantics.modules import is_module_base
-from devlint.static.syntax import attr_path, dotted, names_in, op_text
+from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
-    UNKNOWN, Availability, Class, Const, DeviceValue, Function, Instance, Loader, Located, Module, Ref, Seq,
+    UNKNOWN, Availability, Class, Const, Function, Instance, Loader, Located, Module, Ref, Seq,
     Tensor, Unknown, Value, replace,
 )
 
@@ -69,22 +68,6 @@ def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallS
 
 
 # ---------------------------------------------------------------- simple statements
-
-
-def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: State) -> None:
-    value = interp.eval(small.value, state)
-    if isinstance(value, (Tensor, Module, DeviceValue, Located)) and type(small.value) is not cst.Name:
-        value = value.with_why((line, ""))
-    for target in small.targets:
-        assign(interp, target.target, value, state, line)
-        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor) \
-                and target.target.value not in names_in(small.value):
-            optim.owner_rebound(state.env, target.target.value)  # another model, not this one moved or wrapped
-
-
-def exec_ann_assign(interp: Walker, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:
-    if small.value is not None:
-        assign(interp, small.target, interp.eval(small.value, state), state, line)
 
 
 def exec_aug_assign(interp: Walker, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
@@ -454,10 +437,22 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
         if isinstance(iterable, Seq) and iterable.kind == GPU_RANGE:
             s.guarded = True  # `for i in range(torch.cuda.device_count()):` runs only with GPUs
 
-    out = loop(interp, node.body, state, bind, training, runs_once=_runs_once(node.iter))
+    out = loop(interp, node.body, state, bind, training, runs_once=_runs_once(node.iter), every_key=_every_key(node))
     if node.orelse is not None:
         out = interp.exec_suite(node.orelse.body, out)
     return out
+
+
+def _every_key(node: cst.For) -> Optional[tuple[str, str]]:
+    """`for key in batch.keys():`, `for key in batch:`, `for key in list(batch)`: (key, batch)."""
+    iterable = node.iter
+    if type(iterable) is cst.Call and not iterable.args and type(iterable.func) is cst.Attribute \
+            and iterable.func.attr.value == "keys":
+        iterable = iterable.func.value
+    elif type(iterable) is cst.Call and dotted(iterable.func) == "list" and len(iterable.args) == 1:
+        iterable = iterable.args[0].value
+    held = dotted(iterable)
+    return (node.target.value, held) if type(node.target) is cst.Name and held else None
 
 
 def _runs_once(iterable: cst.BaseExpression) -> bool:
@@ -504,14 +499,14 @@ def exec_while(interp: Walker, node: cst.While, state: State) -> State:
 
 
 def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
-         training: bool, runs_once: bool = False) -> State:
+         training: bool, runs_once: bool = False, every_key: Optional[tuple[str, str]] = None) -> State:
     """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
 
     A loop met while facts are already muted (inside an outer loop's fixed-point
     pass, or a muted call) is walked once: the outer pass that repeats it carries its
     effects round, and a second walk per pass would make nested loops cost 2^depth.
     """
-    frame = LoopFrame(training=training, if_depth=interp.frames.if_depth)
+    frame = LoopFrame(training=training, if_depth=interp.frames.if_depth, every_key=every_key)
     interp.frames.loops.append(frame)
     head = entry.copy()
     if interp.facts.muted:

@@ -16,7 +16,7 @@ from devlint.static.semantics.callsite import Walk
 if TYPE_CHECKING:
     import libcst as cst
 
-    from devlint.core.values import Function, Value
+    from devlint.core.values import Class, Function, Value
     from devlint.static.analysis.emitter import Emitter
     from devlint.static.analysis.frames import Frames
     from devlint.static.analysis.state import State
@@ -40,6 +40,7 @@ class Walker(Walk, Protocol):
     def exec_block(self, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], state: State) -> State: ...
     def store_attribute(self, base: str, attr: str, value: Value, state: State, line: cst.CSTNode) -> None: ...
     def current(self, value: Value, state: State) -> Value: ...
+    def class_object(self, cls: Class) -> Value: ...  # an object of a class of the file, as its methods see it
     # wider than `Walk.invoke`: `with` calls `__enter__` and `__exit__` for an item that need be no call
     def invoke(self, fn: Function, args: Args, node: cst.CSTNode, state: State,
                receiver_node: Optional[cst.CSTNode]) -> Value: ...

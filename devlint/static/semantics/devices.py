@@ -14,9 +14,10 @@ from devlint.core.facts import FreshMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite, Facts
 from devlint.static.semantics import optim
+from devlint.static.semantics.containers import dict_entry
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Tensor, TensorType,
+    CPU, SELECTED, UNKNOWN, Availability, Const, Device, DeviceValue, Located, Ref, Seq, Tensor, TensorType,
     Unknown, Value, Why, const_device, cuda, parse_device_string, ranked_cuda, replace,
 )
 
@@ -147,7 +148,7 @@ def keeps_device(site: CallSite) -> bool:
     if site.name in api.MOVES_TO_GPU:
         return False
     args = site.args
-    if "device" in args.keywords:
+    if "device" in args.keywords or _spread_device(args) is not None:
         return False
     if not args.positional:
         return True
@@ -183,6 +184,9 @@ def move_target(site: CallSite) -> Optional[Device]:
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
         return device_argument(site.facts, value, state, arg_node)
+    spread = _spread_device(args)
+    if spread is not None:  # `.to(**self.tpdv)`, `self.tpdv = dict(dtype=torch.float32, device=device)`
+        return device_argument(site.facts, spread[1], state, spread[0]) if spread[1] is not UNKNOWN else None
     arg_node, value = args.positional[0]
     if isinstance(value, (Unknown, Ref)):
         # An imported or unknown name: a device if it is named like one (DEVICE, args.device).
@@ -191,6 +195,18 @@ def move_target(site: CallSite) -> Optional[Device]:
             return replace(SELECTED, name=name_text)
         return None
     return device_argument(site.facts, value, state, arg_node)
+
+
+def _spread_device(args: Args) -> Optional[tuple[cst.CSTNode, Value]]:
+    """The `device` a `**options` argument holds (UNKNOWN where the dict may hold one we cannot read); None
+    where no spread dict may name a device."""
+    for node, extra in args.starstar:
+        keys = extra.keys if isinstance(extra, Seq) else None
+        if keys is None or None in keys:
+            return node, UNKNOWN
+        if "device" in keys:
+            return node, dict_entry(extra, "device") or UNKNOWN
+    return None
 
 
 def target_why(args: Args) -> Why:

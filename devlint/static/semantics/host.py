@@ -102,6 +102,13 @@ def cpu_only_argument(site: CallSite) -> Value:
 
 def tensor_numpy(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # a Tensor method's (registry.METHODS), whose node is known
+    force = site.args.keywords.get("force")
+    if force is not None and not (isinstance(force[1], Const) and not force[1].value):
+        # `.numpy(force=True)` (torch >= 1.13): detached and copied to the host first, from any device
+        if receiver.where is None or receiver.where.kind != CPU_TYPE:
+            operand = site.operand(cast(cst.CSTNode, site.receiver_node), receiver)
+            site.facts.host_sync(site.node, ".numpy(force=True)", operand, site.state)
+        return HostArray(why=((site.node, "a numpy array, copied to the host"),))
     _pinned_to_host(site, cast(cst.CSTNode, site.receiver_node), receiver)
     if _on_gpu_here(site, receiver):
         site.emit(HostConversion(site.node, ".numpy()", site.operand(cast(cst.CSTNode, site.receiver_node), receiver),

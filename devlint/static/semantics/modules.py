@@ -494,7 +494,10 @@ def module_other(site: CallSite) -> Value:
         (t.where for t in tensors if t.where is not None), None)
     if where is not None:
         where = replace(where, implicit=False)  # computed, not made here without device=
-    return Tensor(why=module.why + ((site.node, "computed by the module"),), where=where, derived=True)
+    # (the model's own API, not its forward: it may hand back numpy or an object of arrays, as EfficientZero's
+    # `initial_inference` does in eval mode: numpy's conversions of it are not judged, `.numpy()` of it is)
+    return Tensor(why=module.why + ((site.node, "computed by the module"),), where=where, derived=True,
+                  inferred=True, maybe_object=True)
 
 
 def data_parallel(site: CallSite) -> Value:
