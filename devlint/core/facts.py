@@ -175,6 +175,16 @@ class EventElapsed:
 
 
 @record
+class MovedParameter:
+    """`nn.Parameter(t).to(device)`: the move of a new parameter gives a plain tensor, not the parameter."""
+
+    node: cst.CSTNode  # the move
+    parameter: cst.CSTNode  # the `nn.Parameter(...)` call moved
+    target: Value  # where it goes (a Tensor there)
+    context: Context
+
+
+@record
 class FreshMove:
     """A tensor created on cpu and moved at once: `torch.zeros(n).cuda()`."""
 

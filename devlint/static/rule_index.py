@@ -46,6 +46,7 @@ RULE_INDEX: tuple[RuleInfo, ...] = (
     RuleInfo("DEV107", "module-in-plain-container", "error", True, ("DEV101", "DEV102"),
              "dev107_module_in_plain_container"),
     RuleInfo("DEV108", "optimizer-state-left-behind", "error", True, (), "dev108_optimizer_state_left_behind"),
+    RuleInfo("DEV109", "moved-new-parameter", "error", True, (), "dev109_moved_parameter"),
     RuleInfo("DEV201", "gpu-assumed", "warning", True, (), "dev201_gpu_assumed"),
     RuleInfo("DEV202", "load-without-map-location", "warning", True, (), "dev202_load_without_map_location"),
     RuleInfo("DEV203", "cuda-api-unguarded", "warning", True, (), "dev203_cuda_api_unguarded"),

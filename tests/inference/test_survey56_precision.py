@@ -24,6 +24,10 @@ Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150)
 - A module class whose own `cuda()` moves the members of its plain list one by one (`for c in self.critics:
   c.cuda()`) moves them with it (epymarl's per-agent critics, 5 DEV107).
 
+A bug the surveys saw devlint miss, now DEV109: `self.w = nn.Parameter(torch.zeros(n)).to(**self.tpdv)` keeps a plain
+copy on the GPU that no module registers (on-policy's PopArt and value normalizers, HARL's; Real-Time-Voice-
+Cloning's similarity weight, egnn's autoencoder scale, learn2learn's policy sigma, found by the new rule).
+
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
 from __future__ import annotations
@@ -290,4 +294,39 @@ BY_KIND = ("if key == 'u':\n                batch[key] = torch.tensor(batch[key]
 ])
 def test_a_loop_over_the_keys_rewrites_every_entry(over, store, mark):
     source = EVERY_KEY.format(over=over, store=store, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+NEW_PARAMETER = """
+import torch
+import torch.nn as nn
+
+
+class ValueNorm(nn.Module):
+    def __init__(self, n, device=torch.device("cpu")):
+        super().__init__()
+        self.tpdv = dict(dtype=torch.float32, device=device)
+        {line}{mark}
+
+    def forward(self, x):
+        return x
+
+
+norm = ValueNorm(3, device=torch.device("cuda" if torch.cuda.is_available() else "cpu"))
+"""
+
+
+@pytest.mark.parametrize("line, mark", [
+    ("self.mean = nn.Parameter(torch.zeros(n), requires_grad=False).to(**self.tpdv)", "  # expect: DEV109"),
+    ("self.mean = nn.Parameter(torch.zeros(n)).to(device)", "  # expect: DEV109"),
+    # the data moved, then made a parameter: registered
+    ("self.mean = nn.Parameter(torch.zeros(n).to(device))", ""),
+    # already where it goes: `.to()` gives the parameter itself
+    ("self.mean = nn.Parameter(torch.zeros(n, device=device)).to(device)", ""),
+    # a copy used at once, or held by a name: nothing to register
+    ("self.scale = 2 * nn.Parameter(torch.zeros(n)).to(device)", ""),
+    ("mean = nn.Parameter(torch.zeros(n)).to(device)", ""),
+])
+def test_a_new_parameter_moved_is_a_plain_tensor(line, mark):
+    source = NEW_PARAMETER.format(line=line, mark=mark)
     assert found(source) == expected_findings(source)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.core.facts import FreshMove
+from devlint.core.facts import FreshMove, MovedParameter
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite, Facts
 from devlint.static.semantics import optim
@@ -225,6 +225,11 @@ def tensor_to(site: CallSite) -> Value:
         return replace(receiver, fresh=False, derived=True)
     where = move_target(site)
     node, state = site.node, site.state
+    if receiver.parameter and where is not None and where.kind not in (api.CPU_TYPE, "param") and _made_here(site) \
+            and receiver.where is not None and receiver.where.kind == api.CPU_TYPE and _stored_on_self(site):
+        # `self.w = nn.Parameter(torch.ones(n)).to(device)`: a copy on the GPU that no module registers (a device
+        # the caller chooses is judged where a caller chooses it: with a cpu one, the move is a no-op)
+        site.emit(MovedParameter(node, cast(cst.CSTNode, site.receiver_node), Tensor(where=where), site.context))
     if receiver.fresh and where is not None and where.is_gpu:
         site.emit(FreshMove(node, site.file.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
                             site.context))
@@ -236,6 +241,23 @@ def tensor_to(site: CallSite) -> Value:
         site.facts.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),
                   where=where, scalar=receiver.scalar, from_param=receiver.from_param, derived=True)
+
+
+def _made_here(site: CallSite) -> bool:
+    """The receiver is `nn.Parameter(...)` itself, made in the moving expression."""
+    made = site.receiver_node
+    if type(made) is not cst.Call:
+        return False
+    func = site.walk.eval(made.func, site.state)
+    return isinstance(func, Ref) and func.path in api.PARAMETER_CLASSES
+
+
+def _stored_on_self(site: CallSite) -> bool:
+    """`self.w = <the call>`: kept as an attribute of the object (a copy used in an expression, or returned as a
+    dummy loss, needs no registering)."""
+    consumer = site.file.consumer(site.node)
+    return type(consumer) is cst.Assign and len(consumer.targets) == 1 and consumer.value is site.node \
+        and (dotted(consumer.targets[0].target) or "").startswith("self.")
 
 
 def _blocking_upload(site: CallSite, receiver: Tensor) -> bool:
