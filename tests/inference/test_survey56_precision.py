@@ -21,6 +21,10 @@ Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150)
   `.item()` waits for the GPU inside the caller's measurement (rsl_rl's runner, 1 DEV301).
 - `for key in batch.keys(): batch[key] = torch.tensor(batch[key])` rewrites every entry of the caller's batch: what
   is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the cpu batch).
+- `self._data[name] = ...` with `name` a constant the caller passed (`update_tensor("data.label", y)`) is a keyed
+  store, and `if name not in self._data:` of a dict whose every key is known folds: entries under other keys are
+  not read (RecBole's collector, 1 DEV101 in the repro). `d.update(...)`, `d.setdefault(...)`, `d.pop(...)` leave the
+  keys unknown.
 - A module class whose own `cuda()` moves the members of its plain list one by one (`for c in self.critics:
   c.cuda()`) moves them with it (epymarl's per-agent critics, 5 DEV107).
 
@@ -329,4 +333,44 @@ norm = ValueNorm(3, device=torch.device("cuda" if torch.cuda.is_available() else
 ])
 def test_a_new_parameter_moved_is_a_plain_tensor(line, mark):
     source = NEW_PARAMETER.format(line=line, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+KEYED_STORE = """
+import torch
+
+
+class Store:
+    def __init__(self):
+        self._data = {{}}
+
+    def update_tensor(self, name, value):
+        if name not in self._data:
+            self._data[name] = value.clone()
+        else:
+            self._data[name] = torch.cat((self._data[name], value.clone()), dim=0){mark}
+
+
+def collect(scores, labels, extra):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    store = Store()
+    {before}
+    store.update_tensor("rec.score", scores)
+    store.update_tensor("{key}", labels.to(device))
+    return store
+
+
+collect(torch.zeros(3), torch.zeros(3), {{"x": torch.zeros(1)}})
+"""
+
+
+@pytest.mark.parametrize("before, key, mark", [
+    ("pass", "data.label", ""),  # another key: its first store
+    # the same key: the cpu scores and the moved labels meet
+    ("pass", "rec.score", "  # expect: DEV101"),
+    # keys written by update: `name not in` is not known
+    ("store._data.update(extra)", "data.label", "  # expect: DEV101"),
+])
+def test_a_store_filled_by_name_keeps_its_keys(before, key, mark):
+    source = KEYED_STORE.format(before=before, key=key, mark=mark)
     assert found(source) == expected_findings(source)

@@ -317,7 +317,18 @@ def seq_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def dict_rekeyed(site: CallSite) -> Value:
+    """`d.update(...)`, `d.setdefault(k, v)`, `d.pop(k)`: the dict's keys are no longer known (what `k in d` asks);
+    what it holds may be anything it held, or what it is given."""
+    receiver = cast(Seq, site.receiver)  # (a Seq method)
+    if receiver.kind == "dict" and receiver.keys is not None:
+        given = [v.elem if isinstance(v, Seq) else v for _, v in site.args.all() if isinstance(v, (Tensor, Seq))]
+        site.update_receiver(Seq(kind="dict", elem=join_all([receiver.elem, *given])))
+    return seq_get(site) if site.name == "pop" else UNKNOWN
+
+
 SEQ_METHODS = {
     "append": seq_append, "add": seq_append, "insert": seq_append, "extend": seq_extend,
-    "items": seq_items, "values": seq_values, "get": seq_get, "pop": seq_get,
+    "items": seq_items, "values": seq_values, "get": seq_get, "pop": dict_rekeyed,
+    "update": dict_rekeyed, "setdefault": dict_rekeyed, "popitem": dict_rekeyed, "clear": dict_rekeyed,
 }
