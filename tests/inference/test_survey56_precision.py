@@ -28,6 +28,10 @@ Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150)
 - A module class whose own `cuda()` moves the members of its plain list one by one (`for c in self.critics:
   c.cuda()`) moves them with it (epymarl's per-agent critics, 5 DEV107).
 
+Found reading the regression run's new errors (ignite's FID metric, 1 DEV102 that the last stop's final commits
+brought): `if inputs.device != torch.device(self._device): inputs = inputs.to(self._device)` leaves `inputs` on
+that device on both paths: where the test fails it is there already.
+
 A bug the surveys saw devlint miss, now DEV109: `self.w = nn.Parameter(torch.zeros(n)).to(**self.tpdv)` keeps a plain
 copy on the GPU that no module registers (on-policy's PopArt and value normalizers, HARL's; Real-Time-Voice-
 Cloning's similarity weight, egnn's autoencoder scale, learn2learn's policy sigma, found by the new rule).
@@ -373,4 +377,34 @@ collect(torch.zeros(3), torch.zeros(3), {{"x": torch.zeros(1)}})
 ])
 def test_a_store_filled_by_name_keeps_its_keys(before, key, mark):
     source = KEYED_STORE.format(before=before, key=key, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+DEVICE_TEST = """
+import torch
+
+
+class Metric:
+    def __init__(self, extractor, device="cpu"):
+        self._device = torch.device(device)
+        self._extractor = extractor.to(device)
+
+    def extract(self, inputs):
+        inputs = inputs.detach()
+        if inputs.device != torch.device(self._device):
+            inputs = {then}
+        return self._extractor(inputs){mark}
+
+
+metric = Metric(torch.nn.Linear(10, 4), device="cuda")  # expect: DEV201
+metric.extract(torch.rand(10, 10))
+"""
+
+
+@pytest.mark.parametrize("then, mark", [
+    ("inputs.to(self._device)", ""),  # where the test fails, inputs is on that device already
+    ("inputs.float()", "  # expect: DEV102"),  # where it holds, inputs stays on the cpu
+])
+def test_a_device_test_places_its_tensor_where_it_fails(then, mark):
+    source = DEVICE_TEST.format(then=then, mark=mark)
     assert found(source) == expected_findings(source)

@@ -363,10 +363,18 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
         op = comparison.comparisons[0].operator
         state = then_state if type(op) in (cst.Equal, cst.Is) else else_state if type(op) in (
             cst.NotEqual, cst.IsNot) and len(conjuncts) == 1 else None
-        first, second = _placed(comparison.left), _placed(comparison.comparisons[0].comparator)
-        if state is None or first is None or second is None:
+        comparator = comparison.comparisons[0].comparator
+        first, second = _placed(comparison.left), _placed(comparator)
+        if state is None or first is None:
             continue
-        mine, theirs = interp.lookup(first, state), interp.lookup(second, state)
+        # `x.device == y.device`, or `x.device != torch.device(self._device)` (ignite: where it fails, x is there)
+        mine, theirs = interp.lookup(first, state), interp.lookup(second, state) if second is not None \
+            else interp.eval(comparator, state)
+        if isinstance(theirs, DeviceValue) and theirs.where is not None and isinstance(mine, (Tensor, Located)) \
+                and mine.device != theirs.where:
+            interp.assign_name(first, replace(mine, where=theirs.where, cpu_path=None) if isinstance(mine, Tensor)
+                               else replace(mine, where=theirs.where), state, comparison)
+            continue
         if isinstance(mine, (Tensor, Located)) and isinstance(theirs, (Tensor, Located)) \
                 and mine.device != theirs.device:
             interp.assign_name(first, replace(mine, where=theirs.device), state, comparison)
