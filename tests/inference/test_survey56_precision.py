@@ -19,8 +19,8 @@ Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150)
 - `alg_class: type[PPO] = resolve_callable(cfg["class_name"])`: a value nobody can see, annotated with a class of
   the project, is that class (`type[C]`) or an object of a plain class (`C`): `alg.update()` runs PPO's, whose
   `.item()` waits for the GPU inside the caller's measurement (rsl_rl's runner, 1 DEV301).
-- `for key in batch.keys(): batch[key] = torch.tensor(batch[key])` rewrites every entry of the caller's batch: what
-  is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the cpu batch).
+- `for key in batch.keys(): batch[key] = torch.tensor(batch[key])` rebuilds every entry of the caller's batch on the
+  host: what is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the cpu batch).
 - `self._data[name] = ...` with `name` a constant the caller passed (`update_tensor("data.label", y)`) is a keyed
   store, and `if name not in self._data:` of a dict whose every key is known folds: entries under other keys are
   not read (RecBole's collector, 1 DEV101 in the repro). `d.update(...)`, `d.setdefault(...)`, `d.pop(...)` leave the
@@ -299,6 +299,9 @@ BY_KIND = ("if key == 'u':\n                batch[key] = torch.tensor(batch[key]
     ("list(batch)", CONVERT, ""),
     # some other keys: the rest of the batch is where the caller's was
     ("names", CONVERT, "  # expect: DEV104"),
+    # each entry sent to the GPU: the walk keeps what it knew of the batch (Nystromformer's partition_inputs,
+    # whose rewrite a first version took, lost the `.item()` that ends its caller's measurement)
+    ("batch.keys()", "batch[key] = batch[key].cuda()  # expect: DEV201", "  # expect: DEV104"),
 ])
 def test_a_loop_over_the_keys_rewrites_every_entry(over, store, mark):
     source = EVERY_KEY.format(over=over, store=store, mark=mark)

@@ -47,8 +47,10 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
     elif type(target) is cst.Subscript:
         container = interp.eval(target.value, state)
         indices = eval_slices(interp, target, state)
-        if _every_entry(interp, target) and not (isinstance(container, Seq) and container.keys is not None):
-            # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`: every entry is rewritten
+        if isinstance(value, Tensor) and value.where is not None and value.where.kind == api.CPU_TYPE \
+                and _every_entry(interp, target) and not (isinstance(container, Seq) and container.keys is not None):
+            # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`: every entry is rebuilt on the host
+            # (a loop that sends each to the GPU is left as it was: the walk keeps what it knew of the batch)
             assign(interp, target.value, Seq(kind="dict", elem=value), state, line)
         elif isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, index_key(target, indices), value), state, line)
