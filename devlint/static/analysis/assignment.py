@@ -9,7 +9,7 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.containers import const_key, element, index_key, item, seq_store
 from devlint.static.semantics import optim
-from devlint.static.syntax import dotted, names_in
+from devlint.static.syntax import dotted
 from devlint.core.facts import HostConversion
 from devlint.core.values import (
     CPU, UNKNOWN, Class, DeviceValue, HostArray, Located, Module, Seq, Tensor, Unknown, Value, join, replace,
@@ -162,9 +162,8 @@ def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: Sta
         value = value.with_why((line, ""))
     for target in small.targets:
         assign(interp, target.target, value, state, line)
-        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor) \
-                and target.target.value not in names_in(small.value):
-            optim.owner_rebound(state.env, target.target.value)  # another model, not this one moved or wrapped
+        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor):
+            optim.owner_rebound(state.env, target.target.value, small.value)
 
 
 def exec_ann_assign(interp: Walker, small: cst.AnnAssign, line: cst.CSTNode, state: State) -> None:

@@ -14,7 +14,7 @@ import libcst as cst
 
 from devlint.core.facts import OptimizerStateLeftBehind
 from devlint.static.semantics.callsite import CallSite
-from devlint.static.syntax import dotted
+from devlint.static.syntax import dotted, names_in
 from devlint.core.values import UNKNOWN, Device, Instance, Located, Module, Optimizer, Value, replace
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE
@@ -55,13 +55,15 @@ def load_state_dict(site: CallSite) -> Value:
     return UNKNOWN
 
 
-def owner_rebound(env: dict[str, Value], name: str) -> None:
-    """`model = build(cfg)` after `opt = SGD(model.parameters())`: the name holds another model now; the
-    optimizer keeps the parameters it was built on (where its state will be loaded), whatever moves the new one."""
-    for key, value in env.items():
-        if type(value) is Optimizer and value.owner is not None and (
-                value.owner == name or value.owner.startswith(name + ".")):
-            env[key] = replace(value, owner=None)
+def owner_rebound(env: dict[str, Value], name: str, made: cst.Call) -> None:
+    """`model = build(cfg)` after `opt = SGD(model.parameters())`: the name holds another model now (a call that
+    does not name it: not `model.float()`, `DataParallel(model)`); the optimizer keeps the parameters it was built
+    on (where its state will be loaded), whatever moves the new one."""
+    owned = [key for key, value in env.items() if type(value) is Optimizer and value.owner is not None
+             and (value.owner == name or value.owner.startswith(name + "."))]
+    if owned and name not in names_in(made):
+        for key in owned:
+            env[key] = replace(cast(Optimizer, env[key]), owner=None)
 
 
 def optimizer_other(site: CallSite) -> Value:
