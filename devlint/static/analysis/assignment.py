@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional, Union, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
-from devlint.static.semantics.containers import const_key, element, index_key, item, seq_store
+from devlint.static.semantics.containers import const_key, element, item, seq_store
 from devlint.static.semantics import optim
 from devlint.static.syntax import dotted
 from devlint.core.facts import HostConversion
@@ -46,14 +46,14 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
         interp.store_attribute(base, target.attr.value, value, state, line)
     elif type(target) is cst.Subscript:
         container = interp.eval(target.value, state)
-        indices = eval_slices(interp, target, state)
+        eval_slices(interp, target, state)
         if isinstance(value, Tensor) and value.where is not None and value.where.kind == api.CPU_TYPE \
                 and _every_entry(interp, target) and not (isinstance(container, Seq) and container.keys is not None):
             # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`: every entry is rebuilt on the host
             # (a loop that sends each to the GPU is left as it was: the walk keeps what it knew of the batch)
             assign(interp, target.value, Seq(kind="dict", elem=value), state, line)
         elif isinstance(container, Seq) and storable(target.value):
-            assign(interp, target.value, seq_store(container, index_key(target, indices), value), state, line)
+            assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
         elif isinstance(container, HostArray):
             _write_into_array(interp, target, value, state, line)
         elif isinstance(container, Tensor) and (container.collated or container.host_batch) \

@@ -17,7 +17,7 @@ from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
 from devlint.static.semantics.builtins import GPU_RANGE
-from devlint.static.semantics.containers import const_key, element, index_key, join_all, make_seq, tensors_in
+from devlint.static.semantics.containers import const_key, element, join_all, make_seq, tensors_in
 from devlint.static.semantics.devices import as_device
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
@@ -439,7 +439,7 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     container = interp.eval(node.value, state)
     indices = eval_slices(interp, node, state)
     if isinstance(container, Seq):
-        return _seq_subscript(container, node, indices)
+        return _seq_subscript(container, node)
     if isinstance(container, Tensor) and container.scalar and container.derived and indices \
             and all(_is_int(v) for _, v in indices):
         # `loss.data[0]` of a 0-dim result: torch before 0.4 gave a Python number (what `.item()` gives now),
@@ -480,8 +480,8 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     return UNKNOWN
 
 
-def _seq_subscript(container: Seq, node: cst.Subscript, indices: list[tuple[cst.BaseExpression, Value]]) -> Value:
-    key = index_key(node, indices)
+def _seq_subscript(container: Seq, node: cst.Subscript) -> Value:
+    key = const_key(node)
     if container.items is not None and key is not None:
         if container.keys is not None:
             for k, v in zip(container.keys, container.items):

@@ -7,7 +7,7 @@ from typing import Callable, Iterable, Optional, Sequence, cast
 import libcst as cst
 
 from devlint.static.syntax import string_value
-from devlint.core.values import CPU, UNKNOWN, Const, Located, Seq, Tensor, Value, join, replace
+from devlint.core.values import CPU, UNKNOWN, Located, Seq, Tensor, Value, join, replace
 
 
 def join_all(values: Iterable[Value], availability_split: bool = False) -> Value:
@@ -85,16 +85,6 @@ def seq_store(container: Seq, key: object, value: Value) -> Seq:
             items.append(value)
         return Seq(kind=container.kind, items=tuple(items), keys=tuple(keys), elem=join_all(items))
     return Seq(kind=container.kind, elem=join(container.elem, value) if container.elem is not UNKNOWN else value)
-
-
-def index_key(node: cst.Subscript, indices: Sequence[tuple[cst.BaseExpression, Value]]) -> object:
-    """The constant key of `x["key"]`, or of `x[name]` where the walk knows `name` holds one (a store filled by
-    name: `update_tensor("data.label", y)` writes `self._data[name]`); None for anything else."""
-    key = const_key(node)
-    if key is None and len(indices) == 1 and isinstance(indices[0][1], Const) \
-            and type(indices[0][1].value) in (str, int):
-        key = indices[0][1].value
-    return key
 
 
 def const_key(node: cst.Subscript) -> object:
