@@ -20,7 +20,8 @@ Survey 56 (reinforcement learning, robotics and recommenders, pinned to 2695150)
   the project, is that class (`type[C]`) or an object of a plain class (`C`): `alg.update()` runs PPO's, whose
   `.item()` waits for the GPU inside the caller's measurement (rsl_rl's runner, 1 DEV301).
 - `for key in batch.keys(): batch[key] = torch.tensor(batch[key])` rebuilds every entry of the caller's batch on the
-  host: what is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the cpu batch).
+  host: what is read from it after is that (MARL-Algorithms' COMA and QTRAN learners, 3 DEV104: cpu masks with the
+  cpu batch).
 - `if "data.label" not in data:` of a dict whose every key is known folds: entries under other keys are not read
   (the shape of RecBole's collector, survey 56's I). `d.update(...)`, `d.setdefault(...)`, `d.pop(...)` leave the
   keys unknown. (A key held by a variable the caller set, `self._data[name]`, is not read as that constant: a first
@@ -164,8 +165,10 @@ class Worker:
 
 
 @pytest.mark.parametrize("call, convert, mark", [
-    # the model's own API: it may hand back numpy (EfficientZero's inference in eval mode)
+    # the model's own API: it may hand back numpy (EfficientZero's inference in eval mode), and so may a field of
+    # what it gives
     ("initial_inference(x)", "np.concatenate(outputs)", ""),
+    ("initial_inference(x).value", "np.concatenate(outputs)", ""),
     # `.numpy()` says it is a tensor
     ("initial_inference(x)", "outputs[0].numpy()", "  # expect: DEV401"),
     # its forward gives tensors

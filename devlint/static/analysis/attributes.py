@@ -117,7 +117,11 @@ def _tensor_attribute(base: Tensor, attr: str) -> Value:
         return UNKNOWN
     if not api.is_tensor_method(attr) and base.where is not None and base.where.kind != "param":
         # `outputs.pooler_output`: no tensor has it, so the value is an object (a model's output), and this is a
-        # field of it, where the object is (not a parameter's, only guessed to be a tensor: `graph.edge_mat`)
+        # field of it, where the object is (not a parameter's, only guessed to be a tensor: `graph.edge_mat`); of
+        # an object that may hold numpy (a model's own API: EfficientZero's `initial_inference(obs).value`), a
+        # field that may be numpy too
+        if base.maybe_object and base.inferred:
+            return replace(base, fresh=False)
         return Located(why=base.why, where=base.where)
     return BoundMethod(receiver=base, name=attr)
 
