@@ -34,6 +34,10 @@ Found reading the regression run's new errors (ignite's FID metric, 1 DEV102 tha
 brought): `if inputs.device != torch.device(self._device): inputs = inputs.to(self._device)` leaves `inputs` on
 that device on both paths: where the test fails it is there already.
 
+Found reading the final code's new errors on survey 56's repositories: `np.shape(obs)` of a tensor moved by
+`.to(**self.tpdv)` (now followed) reads `obs.shape` and converts nothing (on-policy's MAT, 1 DEV401; checked on a meta
+tensor, which `np.asarray` refuses).
+
 A bug the surveys saw devlint miss, now DEV109: `self.w = nn.Parameter(torch.zeros(n)).to(**self.tpdv)` keeps a plain
 copy on the GPU that no module registers (on-policy's PopArt and value normalizers, HARL's; Real-Time-Voice-
 Cloning's similarity weight, egnn's autoencoder scale, learn2learn's policy sigma, found by the new rule).
@@ -405,3 +409,23 @@ def test_a_device_test_places_its_tensor_where_it_fails(then, mark):
     source = DEVICE_TEST.format(then=then, mark=mark)
     assert found(source) == expected_findings(source)
 
+
+
+SHAPE_OF = """
+import numpy as np
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+obs = torch.zeros(4, 3).to(device)
+size = {call}{mark}
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    ("np.shape(obs)[0]", ""),
+    ("np.ndim(obs)", ""),
+    ("np.asarray(obs).shape[0]", "  # expect: DEV401"),
+])
+def test_numpy_shape_reads_the_tensor_shape(call, mark):
+    source = SHAPE_OF.format(call=call, mark=mark)
+    assert found(source) == expected_findings(source)

@@ -101,9 +101,11 @@ HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
                               "numpy.random.normal": 2, "numpy.random.randint": 2}
 NUMPY_SIZE_KEYWORD = "size"
-# numpy functions that do not convert their arguments.
+# numpy functions that do not convert their arguments (`np.shape(t)`, `np.ndim(t)` read `t.shape`, `t.ndim` first:
+# checked on a meta tensor, which `np.asarray` refuses).
 HOST_LIBRARY_SAFE = frozenset(
     {"numpy.random.seed", "numpy.set_printoptions", "numpy.dtype", "numpy.float32", "numpy.int64", "numpy.isscalar",
+     "numpy.shape", "numpy.ndim",
      "matplotlib.pyplot.figure", "matplotlib.pyplot.show", "matplotlib.pyplot.savefig",
      "matplotlib.pyplot.title", "matplotlib.pyplot.xlabel", "matplotlib.pyplot.ylabel",
      "matplotlib.pyplot.legend", "matplotlib.pyplot.close", "matplotlib.pyplot.subplot"}
