@@ -38,6 +38,10 @@ Found reading the final code's new errors on survey 56's repositories: `np.shape
 `.to(**self.tpdv)` (now followed) reads `obs.shape` and converts nothing (on-policy's MAT, 1 DEV401; checked on a meta
 tensor, which `np.asarray` refuses).
 
+- A `**kwargs` parameter receives the keywords no other parameter takes, and a `**dict` passed on: `create(config=
+  {"device": "cpu"})` -> `Agent(**kwargs)` (or a registered `lambda **kw: Agent(**kw)`) builds the agent with that
+  config (rl_games' test of its algorithm factory, 1 DEV102: the class's own default `"cuda:0"` had been judged).
+
 A bug the surveys saw devlint miss, now DEV109: `self.w = nn.Parameter(torch.zeros(n)).to(**self.tpdv)` keeps a plain
 copy on the GPU that no module registers (on-policy's PopArt and value normalizers, HARL's; Real-Time-Voice-
 Cloning's similarity weight, egnn's autoencoder scale, learn2learn's policy sigma, found by the new rule).
@@ -428,4 +432,38 @@ size = {call}{mark}
 ])
 def test_numpy_shape_reads_the_tensor_shape(call, mark):
     source = SHAPE_OF.format(call=call, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+FORWARDED = """
+import torch
+import torch.nn as nn
+
+
+class Agent:
+    def __init__(self, config):
+        self.device = config.get("device", "cuda:0")
+        self.model = nn.Linear(4, 2)
+        self.model.to(self.device)
+
+
+def create(**kwargs):
+    {body}
+
+
+def test_forward_shape():
+    agent = create(config={{"device": "{device}"}}){gpu}
+    obs = torch.randn(5, 4)
+    assert agent.model(obs).shape == (5, 2){mark}
+"""
+
+
+@pytest.mark.parametrize("body, device, mark", [
+    ("return Agent(**kwargs)", "cpu", ""),
+    ("builder = lambda **kw: Agent(**kw)\n    return builder(**kwargs)", "cpu", ""),
+    # the config forwarded names a GPU: the cpu input does not go with it
+    ("return Agent(**kwargs)", "cuda:0", "  # expect: DEV102"),
+])
+def test_keywords_are_forwarded_through_kwargs(body, device, mark):
+    source = FORWARDED.format(body=body, device=device, mark=mark, gpu="  # expect: DEV201" if mark else "")
     assert found(source) == expected_findings(source)

@@ -279,15 +279,15 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
     if type(star) is cst.Param:  # (`forward(self, *inputs)` given `h, t`: the tuple of them)
         items = tuple(positional[len(plist):]) if args is not None else None
         params[star.name.value] = Seq(kind="tuple", items=items, elem=extra_positional)
-    if starstar is not None:
-        params[starstar.name.value] = Seq(kind="dict", elem=UNKNOWN)
+    if starstar is not None:  # (`def create(**kwargs)` given `config=cfg`: {"config": cfg})
+        params[starstar.name.value] = args.extra_keywords({p.name.value for p in plist} | {
+            p.name.value for p in fdef.params.kwonly_params}) if args is not None else Seq(kind="dict", elem=UNKNOWN)
     if args is None:
         return params
     # A value passed in keeps its device; inside, it comes from the caller.
     numbers = number_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
     return {k: (replace(v, from_param=k, scalar=v.scalar or k in numbers) if isinstance(v, Tensor) and k != "self"
                 else v) for k, v in params.items()}
-
 
 
 def _spread(args: Args) -> Optional[list[Value]]:

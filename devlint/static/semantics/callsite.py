@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, AbstractSet, Callable, Iterable, Mapping, Opti
 import libcst as cst
 
 from devlint.core.facts import Context, Operand
+from devlint.static.semantics.containers import join_all
 from devlint.static.syntax import dotted
 from devlint.core.values import UNKNOWN, Seq, Value
 
@@ -56,6 +57,20 @@ class Args:
 
     def all(self) -> list[Argument]:
         return self.positional + list(self.keywords.values()) + self.star + self.starstar
+
+    def extra_keywords(self, named: AbstractSet[str]) -> Seq:
+        """What a `**kwargs` parameter receives: the keywords no parameter in `named` takes, and the entries of
+        a `**dict` passed on (`create(config=cfg)` -> `Agent(**kwargs)`); keys unknown where a dict's are."""
+        keys: list[object] = [k for k in self.keywords if k not in named]
+        items: list[Value] = [self.keywords[k][1] for k in self.keywords if k not in named]
+        for _, extra in self.starstar:
+            if not isinstance(extra, Seq) or extra.keys is None or extra.items is None or None in extra.keys:
+                return Seq(kind="dict", elem=UNKNOWN)
+            for key, value in zip(extra.keys, extra.items):
+                if key not in named:
+                    keys.append(key)
+                    items.append(value)
+        return Seq(kind="dict", keys=tuple(keys), items=tuple(items), elem=join_all(items) if items else UNKNOWN)
 
 
 class Facts(Protocol):
