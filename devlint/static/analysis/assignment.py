@@ -162,7 +162,8 @@ def exec_assign(interp: Walker, small: cst.Assign, line: cst.CSTNode, state: Sta
         value = value.with_why((line, ""))
     for target in small.targets:
         assign(interp, target.target, value, state, line)
-        if type(target.target) is cst.Name and type(small.value) is cst.Call and not isinstance(value, Tensor):
+        if type(target.target) is cst.Name and type(small.value) is cst.Call and isinstance(value, (Module, Unknown)):
+            # (a model, or what a call nobody can see built: only then may the name hold another model now)
             optim.owner_rebound(state.env, target.target.value, small.value)
 
 

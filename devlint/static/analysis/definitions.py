@@ -286,13 +286,14 @@ def _placement_free(statement: cst.CSTNode, name: str) -> bool:
         if type(node) is cst.Name and node.value == name and not (
                 type(parent) is cst.Attribute and parent.value is node and parent.attr.value in api.SHAPE_ONLY_METHODS
                 or type(parent) is cst.AssignTarget
-                or type(parent) is cst.Comparison and _tests_none(parent)):
+                or type(parent) is cst.Comparison and tests_none(parent)):
             return False
         stack.extend((child, node) for child in children(node))
     return True
 
 
-def _tests_none(comparison: cst.Comparison) -> bool:
+def tests_none(comparison: cst.Comparison) -> bool:
+    """`x is None`, `x is not None` (each comparison of the chain against None by identity)."""
     return all(type(c.operator) in (cst.Is, cst.IsNot) and type(c.comparator) is cst.Name
                and c.comparator.value == "None" for c in comparison.comparisons)
 

@@ -12,7 +12,7 @@ import libcst as cst
 
 from devlint.static.analysis.assignment import assign, exec_ann_assign, exec_assign
 from devlint.static.analysis.contexts import exec_with
-from devlint.static.analysis.definitions import body_nodes, find_method
+from devlint.static.analysis.definitions import body_nodes, find_method, tests_none
 from devlint.static.analysis.expressions import binary
 from devlint.static.analysis.guards import (
     as_condition, decided_type, extension_flags, flag_paths, idle_cpu_paths, is_skip_marker, learns, module_test,
@@ -358,11 +358,11 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
 def none_test(test: cst.BaseExpression, then_state: State, else_state: State) -> None:
     """`if x is not None:` / `if x is None:`: on the path where it is None, x is nothing on any device (the
     value two paths gave it, a tensor on one, is the other path's)."""
-    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1 or not tests_none(test):
         return
     target = test.comparisons[0]
     name = dotted(test.left)
-    if name is None or type(target.comparator) is not cst.Name or target.comparator.value != "None":
+    if name is None:
         return
     none_path = {cst.IsNot: else_state, cst.Is: then_state}.get(type(target.operator))
     if none_path is not None and name in none_path.env:

@@ -148,7 +148,7 @@ def keeps_device(site: CallSite) -> bool:
     if site.name in api.MOVES_TO_GPU:
         return False
     args = site.args
-    if "device" in args.keywords or _spread_device(args) is not None:
+    if "device" in args.keywords or spread_device(args) is not None:
         return False
     if not args.positional:
         return True
@@ -184,7 +184,7 @@ def move_target(site: CallSite) -> Optional[Device]:
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
         return device_argument(site.facts, value, state, arg_node)
-    spread = _spread_device(args)
+    spread = spread_device(args)
     if spread is not None:  # `.to(**self.tpdv)`, `self.tpdv = dict(dtype=torch.float32, device=device)`
         return device_argument(site.facts, spread[1], state, spread[0]) if spread[1] is not UNKNOWN else None
     arg_node, value = args.positional[0]
@@ -197,14 +197,12 @@ def move_target(site: CallSite) -> Optional[Device]:
     return device_argument(site.facts, value, state, arg_node)
 
 
-def _spread_device(args: Args) -> Optional[tuple[cst.CSTNode, Value]]:
-    """The `device` a `**options` argument holds (UNKNOWN where the dict may hold one we cannot read); None
-    where no spread dict may name a device."""
+def spread_device(args: Args) -> Optional[tuple[cst.CSTNode, Value]]:
+    """The `device` a `**options` argument holds (`.to(**self.tpdv)`, `torch.zeros(n, **dd)`): UNKNOWN where the
+    dict may hold one we cannot read; None where no spread dict may name a device."""
     for node, extra in args.starstar:
         keys = extra.keys if isinstance(extra, Seq) else None
-        if keys is None or None in keys:
-            return node, UNKNOWN
-        if "device" in keys:
+        if keys is None or None in keys or "device" in keys:
             return node, dict_entry(extra, "device") or UNKNOWN
     return None
 

@@ -15,8 +15,8 @@ from devlint.core.devices import Device
 from devlint.core.facts import CpuOnlyArgument, Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.containers import dict_entry, element
-from devlint.static.semantics.devices import device_argument
+from devlint.static.semantics.containers import element
+from devlint.static.semantics.devices import device_argument, spread_device
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, CRASHED, IMPLICIT_CPU, UNKNOWN, Const, DeviceValue, Located, RandomGenerator, Ref, Seq, Tensor, Unknown,
@@ -71,13 +71,10 @@ def factory(site: CallSite) -> Value:
         if isinstance(out, Tensor):
             return replace(out, why=out.why + ((node, "written into `out=`"),), fresh=False, scalar=False)
         return Tensor(why=((node, ""),), where=out.where if isinstance(out, Located) else None, derived=True)
-    for _, extra in args.starstar:
-        keys = extra.keys if isinstance(extra, Seq) else None
-        if keys is None or None in keys or "device" in keys:
-            # `torch.zeros(n, **dd)`: dd may well hold the device
-            device_value = dict_entry(extra, "device")
-            where = device_argument(site.facts, device_value, state, node) if device_value is not None else None
-            return Tensor(why=((node, ""),), where=where, scalar=scalar)
+    spread = spread_device(args)
+    if spread is not None:  # `torch.zeros(n, **dd)`: dd may well hold the device
+        where = device_argument(site.facts, spread[1], state, node) if spread[1] is not UNKNOWN else None
+        return Tensor(why=((node, ""),), where=where, scalar=scalar)
     first = args.first()
     if site.path in api.DATA_FOLLOWING_FACTORIES and isinstance(first, Tensor):
         return replace(first, why=first.why + ((node, ""),), fresh=False)
