@@ -349,12 +349,12 @@ class Availability(Value):
 
 @record
 class Loader(Value):
-    """A DataLoader (or an iterator over one): yields batches on `where`, the cpu unless its
-    dataset is known to hold tensors elsewhere."""
+    """A DataLoader (or an iterator over one): yields batches on `where`, the cpu unless its dataset is elsewhere."""
 
     iterator: bool = False
     where: Optional[Device] = Device("cpu")
     custom_collate: bool = False  # its batches are whatever its collate_fn makes
+    host_items: tuple[bool, ...] = ()  # a collate_fn's tuple: which of its items are host values (numpy lengths)
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         return self

@@ -176,7 +176,8 @@ TYPE_TEST_ANSWERS = {
     TENSOR_CLASS: (True, False, False, False), "numpy.ndarray": (False, True, False, False),
     "torch.nn.Module": (False, False, True, False), "torch.nn.modules.module.Module": (False, False, True, False),
     **{name: (False, False, False, False)
-       for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool")},
+       for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool", "PIL.Image.Image",
+                    "PIL.Image")},  # (`type(x) is Image`, the module: never true)
 }
 # What a checkpoint callback of the run's trainer wrote (Lightning's ModelCheckpoint): a load of it reads back
 # what this run saved, on this machine
@@ -192,6 +193,10 @@ MODULE_CONTAINER_EXTEND = "extend"  # given a sequence of modules
 # The `dtype=` of a numpy array of Python objects, which holds tensors as they are (no conversion).
 OBJECT_ARRAY_DTYPES = frozenset({"object", "np.object_", "numpy.object_", "O"})
 DTYPE_KEYWORD = "dtype"
+# the keywords a sampling factory draws from: `torch.normal(mean=m, std=s)` is where m and s are
+SAMPLED_FROM_KEYWORDS = ("mean", "std")
+# `x.get_device()`: -1 on the cpu, the GPU's index on one
+DEVICE_INDEX_METHOD = "get_device"
 # A forward's parameter so named holds sizes (`img_size`, `out_shape`), not a tensor
 SIZE_NAME_SUFFIXES = ("size", "shape")
 # torch's dtypes: `x.dtype is torch.float32` holds only for a tensor (a numpy array's dtype is numpy's)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
-from devlint.static.analysis import functions
+from devlint.static.analysis import functions, instances
 from devlint.static.analysis.attributes import attribute
 from devlint.static.semantics import data, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
@@ -45,7 +45,7 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
         if isinstance(receiver, (Module, Instance, Class)):
             callee = interp.current(attribute(interp, receiver, name, state), state)  # `self.policy(x)`
             if isinstance(receiver, Class) and callee is UNKNOWN and name in api.INHERITED_CONSTRUCTORS:
-                return functions.restored(interp, receiver, CallSite(interp, node, state))
+                return instances.restored(interp, receiver, CallSite(interp, node, state))
             if isinstance(callee, Function):
                 site = CallSite(interp, node, state)
                 return interp.invoke(callee, site.args, node, state, func.value)
@@ -88,7 +88,7 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
     if isinstance(callee, Alternatives):
         return _call_either(interp, callee, site)
     if isinstance(callee, Class):
-        return functions.instantiate(interp, callee, site)
+        return instances.instantiate(interp, callee, site)
     if isinstance(callee, LambdaFunction):
         return functions.call_lambda(interp, callee, site)
     if isinstance(callee, TensorType):

@@ -348,6 +348,17 @@ def _small_statements(fdef: cst.FunctionDef) -> Iterator[cst.BaseSmallStatement]
             stack.extend(reversed([c for c in children(node) if isinstance(c, _BLOCK_PARTS)]))
 
 
+def stored_on_self(fdef: cst.FunctionDef, self_name: str) -> dict[str, str]:
+    """attribute -> parameter, for each `self.scene = scene` of the body: the object the caller passed, kept."""
+    stored: dict[str, str] = {}
+    for statement in _small_statements(fdef):
+        if type(statement) is cst.Assign and type(statement.value) is cst.Name and len(statement.targets) == 1:
+            target = statement.targets[0].target
+            if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == self_name:
+                stored[target.attr.value] = statement.value.value
+    return stored
+
+
 _BLOCK_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
                 cst.Finally, cst.MatchCase)
 

@@ -14,6 +14,7 @@ from devlint.core.facts import (
 from devlint.core.mixing import classify_module_input
 from devlint.core.values import Located, Module, Seq, Tensor, Value, replace
 from devlint.static.semantics.containers import tensors_in
+from devlint.static.semantics.cuda import complete_events
 from devlint.static.syntax import LazyCode, children
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ class Emitter:
 
     def host_sync(self, node: cst.CSTNode, how: str, operand: Operand, state: State) -> None:
         self.note_sync(state)
+        complete_events(state)
         frames = self._frames
         frame = frames.loops[-1] if frames.loops else None
         in_loop = frame is not None and frame.training

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import TYPE_CHECKING, Any, Callable, Optional, Union, cast
 
 import libcst as cst
@@ -286,6 +287,11 @@ def eval_comparison(interp: Walker, node: cst.Comparison, state: State) -> Value
     return result
 
 
+_INT_COMPARISONS: dict[type, Callable[[int, int], bool]] = {
+    cst.Equal: operator.eq, cst.NotEqual: operator.ne, cst.LessThan: operator.lt, cst.LessThanEqual: operator.le,
+    cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge}
+
+
 def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"; of known
     whole numbers: `len(boxes) == 0` for a caller's empty list."""
@@ -299,8 +305,8 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
             and type(op) in (cst.Is, cst.IsNot):
         return Const(value=type(op) is cst.Is)  # `if pivot is None: return` where the caller passed none
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
-            and type(op) in (cst.Equal, cst.NotEqual):
-        return Const(value=(left.value == right.value) == (type(op) is cst.Equal))
+            and type(op) in _INT_COMPARISONS:  # (`n >= 0` of `n = x.get_device()` for a cpu `x`)
+        return Const(value=_INT_COMPARISONS[type(op)](left.value, right.value))
     if not (isinstance(left, Const) and isinstance(left.value, str)):
         return None
     if isinstance(right, Const) and isinstance(right.value, str):

@@ -297,12 +297,33 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
     """A type test the subject's value answers (`isinstance(x, list)`, `np.isscalar(x)`, `isinstance(x,
     torch.Tensor)`...): a tensor a caller passed (not a parameter only guessed to be one, nor an object that
     may be something else) or a host array; None when the value does not say."""
+    if type(test) is cst.Comparison:
+        return _decided_type_of(interp, test, state)
     if type(test) is not cst.Call or not test.args or test.args[0].star \
             or (dotted(test.func) or "").rsplit(".", 1)[-1] not in _TYPE_TEST_NAMES:
         return None  # (asked of every `if`: no evaluating again a test that names no type test)
     callee = interp.eval(test.func, state)
     path = callee.path if isinstance(callee, Ref) else (test.func.value if type(test.func) is cst.Name else "")
-    subject = interp.eval(test.args[0].value, state)
+    return _answered(interp, path, test.args[0].value, [a.value for a in test.args[1:]], state)
+
+
+def _decided_type_of(interp: Walker, test: cst.Comparison, state: State) -> Optional[bool]:
+    """`type(image) is Image.Image` (`==`, `is not`, `!=`): as `isinstance`, for the classes it knows (a tensor
+    is never a PIL image)."""
+    left = test.left
+    if len(test.comparisons) != 1 or type(left) is not cst.Call or dotted(left.func) != "type" \
+            or len(left.args) != 1 or left.args[0].star:
+        return None
+    operator = type(test.comparisons[0].operator)
+    if operator not in (cst.Is, cst.Equal, cst.IsNot, cst.NotEqual):
+        return None
+    answer = _answered(interp, "isinstance", left.args[0].value, [test.comparisons[0].comparator], state)
+    return None if answer is None else answer == (operator in (cst.Is, cst.Equal))
+
+
+def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds: list[cst.BaseExpression],
+              state: State) -> Optional[bool]:
+    subject = interp.eval(subject_node, state)
     guessed = len(subject.why) == 1 and type(subject.why[0][0]) is cst.Param
     if isinstance(subject, Tensor) and not subject.maybe_object and not subject.inferred and not guessed:
         side = 0
@@ -314,11 +335,11 @@ def decided_type(interp: Walker, test: cst.BaseExpression, state: State) -> Opti
         side = 3  # ... given a plain function of the file's
     else:
         return None
-    if path in api.SCALAR_TESTS and len(test.args) == 1:
+    if path in api.SCALAR_TESTS and not kinds:
         return False if side < 2 else None
-    if path != "isinstance" or len(test.args) != 2:
+    if path != "isinstance" or len(kinds) != 1:
         return None
-    answers = _type_answers(interp, test.args[1].value, state)
+    answers = _type_answers(interp, kinds[0], state)
     if any(answer is None for answer in answers):
         return None
     return any(cast("tuple[bool, bool, bool, bool]", answer)[side] for answer in answers)

@@ -38,7 +38,7 @@ from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
+    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
     join_device, replace,
 )
 
@@ -284,8 +284,12 @@ class Interpreter:
             if iterable.where is None:
                 return UNKNOWN
             note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
-            return Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True,
-                          maybe_object=iterable.custom_collate)
+            batch = Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True,
+                           maybe_object=iterable.custom_collate)
+            if iterable.host_items:
+                return Seq(kind="tuple", items=tuple(HostArray(why=batch.why) if host else batch
+                                                     for host in iterable.host_items))
+            return batch
         if isinstance(iterable, Seq):
             if iterable.items is not None and iterable.kind != "dict":
                 return join_all(list(iterable.items))

@@ -156,9 +156,25 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
             # `self.drive = torch.zeros(width)`, a placeholder the owner replaces before each call
             # (`self.func.drive = x[:, i, :]`): what a method reads there is the owner's, not the cpu one
             me = me.with_attr(name, UNKNOWN)
+    me = _placeholders_reset(interp, cls, me)
     if isinstance(me, Instance):
         # a plain class's own `to(device)` that moves `self.features`: a method reads it wherever a caller sent it
         for name in tables.own_moves(cls):
+            me = me.with_attr(name, UNKNOWN)
+    return me
+
+
+def _placeholders_reset(interp: Walker, cls: Class, me: Module | Instance) -> Module | Instance:
+    """`self.accum = torch.empty(0)` in `__init__`, set for real by another method (3DGS's `training_setup`
+    puts it on the GPU, before any step): a method reads the real one, wherever that method put it."""
+    empty = [name for name, value in me.attrs if isinstance(value, Tensor) and value.empty and not value.parameter]
+    if not empty:
+        return me
+    tables = interp.tables
+    reset = frozenset().union(*(tables.syntax(_assigned_on_self, method)
+                                for method in methods_of(cls, tables.classes) if method.name.value != "__init__"))
+    for name in empty:
+        if name in reset:
             me = me.with_attr(name, UNKNOWN)
     return me
 

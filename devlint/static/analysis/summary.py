@@ -4,9 +4,10 @@ function and arguments, and the file's tables keep them (`FileTables.memo`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Mapping, Optional
+from typing import TYPE_CHECKING, AbstractSet, Mapping, Optional, cast
 
 from devlint.core.values import Instance, Module, Seq
+from devlint.static.analysis.definitions import stored_on_self
 
 if TYPE_CHECKING:
     import libcst as cst
@@ -103,3 +104,26 @@ def _idents_in(values: list[Value], depth: int = 4) -> set[int]:
         elif isinstance(value, Seq):
             todo.extend((v, level + 1) for v in (value.items or ()) + (value.elem,))
     return found
+
+
+def changed_objects(fdef: cst.FunctionDef, method: bool, params: Mapping[str, Value], end: State,
+                    rebound: AbstractSet[str]) -> Filled:
+    """The caller's objects the body changed through their methods: `cloud.fill(n)` on a parameter, or on the
+    attribute that keeps it (`self.cloud = cloud; self.cloud.fill(n)`, a constructor that sets up what it is
+    given): the caller's object has the attributes they set (3DGS's `Scene(args, gaussians)` fills the model)."""
+    names = list(params)
+    me = end.env.get(names[0]) if method and names else None
+    kept = stored_on_self(fdef, names[0]) if isinstance(me, (Module, Instance)) and any(
+        isinstance(value, Instance) for value in params.values()) else {}
+    changed: dict[str, Value] = {}
+    for name in names[1:] if method else names:
+        given = params[name]
+        if not isinstance(given, Instance) or name in rebound:
+            continue
+        now = end.env.get(name)
+        for attribute, param in kept.items():
+            if param == name and now == given:
+                now = cast("Module | Instance", me).attr(attribute)
+        if isinstance(now, Instance) and now.cls == given.cls and now != given:
+            changed[name] = now
+    return tuple(changed.items())

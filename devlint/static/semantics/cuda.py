@@ -3,6 +3,7 @@ need a GPU (DEV203), the current device, synchronisation and CUDA events."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 from devlint.core.facts import EventElapsed, GpuAssumption
 from devlint.core.torch_catalogue import views as api
@@ -14,6 +15,9 @@ from devlint.core.values import (
     DEVICE_COUNT, INTEGER, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue,
     Function, Instance, Module, Seq, SkipMarker, Value, replace,
 )
+
+if TYPE_CHECKING:
+    from devlint.static.analysis.state import State
 
 
 def availability(site: CallSite) -> Value:
@@ -121,8 +125,13 @@ def cuda_api(site: CallSite) -> Value:
 
 def synchronize(site: CallSite) -> None:
     """`torch.cuda.synchronize()`: the GPU is idle, and every recorded event has completed."""
-    state = site.state
-    site.facts.note_sync(state)
+    site.facts.note_sync(site.state)
+    complete_events(site.state)
+
+
+def complete_events(state: State) -> None:
+    """The host waited for the GPU (`torch.cuda.synchronize()`, or `loss.item()` of a GPU tensor, which waits
+    for everything queued before it): every event recorded so far has completed."""
 
     def complete(value: Value) -> Value:
         return replace(value, synced=True) if isinstance(value, CudaEvent) and value.recorded is not None else value

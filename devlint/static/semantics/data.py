@@ -15,7 +15,7 @@ from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostTransform, Instance, Loader, Seq,
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostArray, HostTransform, Instance, Loader, Seq,
     Tensor, Value,
 )
 
@@ -29,13 +29,16 @@ def data_loader(site: CallSite) -> Value:
     custom = collate is not None and not (isinstance(collate[1], Const) and collate[1].value is None)
     if isinstance(dataset, Dataset):
         return Loader(why=dataset.why + ((site.node, ""),), where=dataset.where, custom_collate=custom)
+    collated = _collated_by(site, collate[1]) if custom and collate is not None else None
+    if collated is not None and collated.where is not None:
+        return collated  # the batch is what the collate_fn makes of the items, not the items
     if isinstance(dataset, Instance):
         where = _item_device(site, dataset)
-        if where is not None:
+        if where is not None:  # (with the collate_fn's numpy lengths, where it makes some)
             return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
-                          custom_collate=custom)
-    if custom and collate is not None:
-        return _collated_by(site, collate[1])
+                          custom_collate=custom, host_items=collated.host_items if collated is not None else ())
+    if collated is not None:
+        return collated
     if isinstance(dataset, Seq):
         # `DataLoader(list(zip(users, items)))` of tensors moved before: the default collate stacks them where
         # they are
@@ -50,13 +53,18 @@ def _collated_by(site: CallSite, collate: Value) -> Loader:
     """A DataLoader whose collate_fn builds the batch: where that function of this file puts what it returns
     (`torch.rand(n, 3, device=self.device)`), else unknown."""
     where: Optional[Device] = None
+    items: tuple[Value, ...] = ()
     if isinstance(collate, Function):
         args = Args()
         args.positional.append((site.node, UNKNOWN))
-        devices = {t.where for t in tensors_in(site.walk.invoke(collate, args, site.node, site.state, None))}
+        batch = site.walk.invoke(collate, args, site.node, site.state, None)
+        devices = {t.where for t in tensors_in(batch)}
         where = devices.pop() if len(devices) == 1 else None
+        if isinstance(batch, Seq) and batch.kind == "tuple" and batch.items is not None:
+            items = batch.items  # `return xs, np.array(lengths)`: the lengths stay a numpy array
     note = f"its collate_fn puts batches on {where}" if where is not None else ""
-    return Loader(why=((site.node, note),), where=where, custom_collate=True)
+    host = tuple(isinstance(item, HostArray) for item in items)
+    return Loader(why=((site.node, note),), where=where, custom_collate=True, host_items=host if any(host) else ())
 
 
 def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:

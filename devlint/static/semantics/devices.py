@@ -267,6 +267,17 @@ def _blocking_upload(site: CallSite, receiver: Tensor) -> bool:
     return flag is None or (isinstance(flag[1], Const) and flag[1].value is False)
 
 
+def tensor_get_device(site: CallSite) -> Value:
+    """`x.get_device()`: -1 for a tensor on the cpu, its GPU's index on one (so that
+    `torch.device(f"cuda:{n}") if n >= 0 else "cpu"` folds to `x`'s own device where `x`'s is known)."""
+    where = cast(Tensor, site.receiver).where
+    if where is not None and where.kind == api.CPU_TYPE:
+        return Const(value=-1, node=site.node)
+    if where is not None and where.kind == api.CUDA_TYPE and where.concrete and where.index is not None:
+        return Const(value=where.index, node=site.node)
+    return UNKNOWN
+
+
 def tensor_cpu(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     if receiver.where is None or receiver.where.kind != api.CPU_TYPE:

@@ -54,8 +54,10 @@ def is_number(node: cst.CSTNode, value: Value) -> bool:
 def factory(site: CallSite) -> Value:
     """`torch.zeros(...)`, `torch.tensor(...)`: on `device=`, the default device, or the cpu."""
     args, state, node = site.args, site.state, site.node
-    if site.path in api.SAMPLING_FACTORIES and any(isinstance(v, (Tensor, Located)) for _, v in args.positional):
-        return torch_function(site)  # `torch.normal(mean, std)`: on its tensors' device
+    if site.path in api.SAMPLING_FACTORIES and any(
+            isinstance(v, (Tensor, Located)) for k, (_, v) in [*enumerate(args.positional), *args.keywords.items()]
+            if type(k) is int or k in api.SAMPLED_FROM_KEYWORDS):
+        return torch_function(site)  # `torch.normal(mean, std)`, `torch.normal(mean=m, std=s)`: on their device
     scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0])
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
