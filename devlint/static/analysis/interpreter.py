@@ -38,8 +38,8 @@ from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref, Seq, Tensor, Value,
-    join_device, replace,
+    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref, Seq, Tensor,
+    Value, join_device, replace,
 )
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostArray, HostTransform, Instance, Loader, Seq,
-    Tensor, Value,
+    CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostArray, HostTransform, Instance,
+    Loader, Seq, Tensor, Value,
 )
 
 if TYPE_CHECKING:
