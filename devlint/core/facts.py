@@ -185,6 +185,14 @@ class MovedParameter:
 
 
 @record
+class UncalledCheck:
+    """`if torch.cuda.is_available:`: the check itself, not called, tested for truth (always true)."""
+
+    node: cst.CSTNode  # the function named without a call
+    context: Context
+
+
+@record
 class FreshMove:
     """A tensor created on cpu and moved at once: `torch.zeros(n).cuda()`."""
 

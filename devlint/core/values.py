@@ -86,9 +86,8 @@ CRASHED = Crashed()
 
 @record
 class Located(Value):
-    """A value of unknown kind known to live on a device: `obj.to(device)`,
-    `self.weight_v` in a module method. It never conflicts in an operator
-    (it may be a number), but torch functions treat it as a tensor."""
+    """A value of unknown kind known to live on a device: `obj.to(device)`, `self.weight_v` in a module method.
+    It never conflicts in an operator (it may be a number), but torch functions treat it as a tensor."""
 
     where: Optional[Device] = None
 
@@ -355,6 +354,7 @@ class Loader(Value):
     where: Optional[Device] = Device("cpu")
     custom_collate: bool = False  # its batches are whatever its collate_fn makes
     host_items: tuple[bool, ...] = ()  # a collate_fn's tuple: which of its items are host values (numpy lengths)
+    item_devices: tuple[Optional[Device], ...] = ()  # a tuple whose items are on several devices: where each is
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
         return self

@@ -52,6 +52,7 @@ RULE_INDEX: tuple[RuleInfo, ...] = (
     RuleInfo("DEV203", "cuda-api-unguarded", "warning", True, (), "dev203_cuda_api_unguarded"),
     RuleInfo("DEV204", "gpu-only-file", "info", True, (), "dev204_gpu_only_file"),
     RuleInfo("DEV205", "same-gpu-on-every-rank", "warning", True, (), "dev205_same_gpu_on_every_rank"),
+    RuleInfo("DEV206", "uncalled-availability-check", "error", True, (), "dev206_uncalled_availability_check"),
     RuleInfo("DEV301", "unsynchronized-timing", "warning", True, (), "dev301_unsynchronized_timing"),
     RuleInfo("DEV302", "event-not-synchronized", "error", True, (), "dev302_event_not_synchronized"),
     RuleInfo("DEV401", "host-conversion", "error", True, (), "dev401_host_conversion"),

@@ -163,6 +163,11 @@ def _subclasses(kind: type[object]) -> set[type[object]]:
 NODE_KINDS = frozenset(_subclasses(cst.CSTNode))  # every node class: a set lookup, not an ABC isinstance
 
 
+def positional_names(fdef: cst.FunctionDef) -> list[str]:
+    """The names of the parameters an argument can reach by position, in order."""
+    return [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
+
+
 def target_names(target: cst.CSTNode) -> Iterator[str]:
     """The names an assignment or loop target binds: `x`, `i, (a, b)`, `[x, y]` (not `self.x`, `d[k]`)."""
     if type(target) is cst.Name:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional, cast
 import libcst as cst
 
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, is_abstract, is_classmethod, sole_override,
+    decorator_name, find_method, is_abstract, is_classmethod, sole_override, unpacked_at_top,
 )
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
@@ -87,6 +87,8 @@ def _unknown_local(interp: Walker, node: Optional[cst.CSTNode], state: State) ->
     if name in interp.file.tensor_names():
         return True
     function = interp.frames.current_function
+    if function is None and name in state.env:
+        return name in interp.tables.syntax(unpacked_at_top, interp.tables.module)
     if function is None or name not in state.env:
         return False
     params = function.params

@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.core.devices import CPU, Device, cuda, parse_device_string
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import DeviceValue, HostArray, Tensor, Value, replace
+from devlint.core.values import Const, DeviceValue, HostArray, Tensor, Value, replace
 from devlint.static.analysis.project_imports import script_bytes
 from devlint.static.project.call_sites import CallText, run_call_sites, subclassed
 from devlint.static.syntax import dotted
@@ -71,6 +71,10 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
         if not isinstance(symbolic, (DeviceValue, Tensor)):
             return symbolic  # what no caller can make evident (a setting, a callable, a value of unknown kind)
         calls = sites()
+        if calls and isinstance(symbolic, DeviceValue) and _defaults_to_none(param) \
+                and all(_left_out(site.call, param.name.value, positions.get(param.name.value)) for site in calls):
+            # `def __init__(self, name, device=None)` that no call in the run gives a device: always the default
+            return Const(value=None, node=param.default)
         agreed = _agreed(calls, param.name.value, positions.get(param.name.value), project.checked) \
             if calls else None
         if agreed is None:
@@ -115,6 +119,17 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
 
 def _always_passed(sites: list[CallText], name: str, position: Optional[int]) -> bool:
     return all(site.call is not None and _argument(site.call, name, position) is not None for site in sites)
+
+
+def _defaults_to_none(param: cst.Param) -> bool:
+    return type(param.default) is cst.Name and param.default.value == "None"
+
+
+def _left_out(call: Optional[cst.Call], name: str, position: Optional[int]) -> bool:
+    """Does the call surely leave the parameter out (no `*args`, no `**kwargs` that may hold it)?"""
+    if call is None or any(arg.star for arg in call.args):
+        return False
+    return _argument(call, name, position) is None
 
 
 def _argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:

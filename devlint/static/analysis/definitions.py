@@ -12,6 +12,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.values import UNKNOWN, Class, Value
 from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted, names_in, target_names
+from devlint.static.syntax import positional_names as positional_names  # (re-exported: a question of syntax alone)
 
 
 def by_shape(cls: Class, depth: int = 0) -> bool:
@@ -160,11 +161,6 @@ def is_classmethod(fdef: cst.FunctionDef) -> bool:
     return any(decorator_name(d) == "classmethod" for d in fdef.decorators)
 
 
-def positional_names(fdef: cst.FunctionDef) -> list[str]:
-    """The names of the parameters an argument can reach by position, in order."""
-    return [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
-
-
 def bound_to(arg: cst.Arg, index: int, names: list[str]) -> Optional[str]:
     """The parameter a call's `index`-th argument goes to: its keyword, or the name at its position."""
     return arg.keyword.value if arg.keyword is not None else names[index] if index < len(names) else None
@@ -310,12 +306,37 @@ def derived_names(fdef: cst.FunctionDef, params: set[str]) -> tuple[dict[str, st
             target, value = node.targets[0].target, node.value
         elif type(node) is cst.For:
             target, value = node.target, node.iter
-        root = root_name(value) if value is not None and type(target) is cst.Name else None
-        if root is not None and root.value in derived:
-            name = cast(cst.Name, target).value
-            if derived.setdefault(name, derived[root.value]) == derived[root.value]:
-                binding.update((id(target), id(root)))
+        # (`feats, n = graph`: each part of a parameter unpacked is computed from it)
+        names = [target] if type(target) is cst.Name else [e.value for e in cast(cst.Tuple, target).elements] \
+            if type(target) in (cst.Tuple, cst.List) else []
+        root = root_name(value) if value is not None and names else None
+        if root is None or root.value not in derived:
+            continue
+        for bound in names:
+            if type(bound) is cst.Name and derived.setdefault(bound.value, derived[root.value]) == derived[root.value]:
+                binding.update((id(bound), id(root)))
     return derived, binding
+
+
+def handed_to_members(fdef: cst.FunctionDef) -> frozenset[str]:
+    """The parameters a method only hands on, as they are, to calls of the object's members (`self.head(x,
+    weights=weights)` and no other use of `weights`): "member<TAB>parameter<TAB>slot" each, the slot the
+    member's call binds it to (a position among its arguments, or a keyword)."""
+    params = set(positional_names(fdef)[1:]) | {p.name.value for p in fdef.params.kwonly_params}
+    uses: dict[str, int] = {}
+    handed: list[tuple[str, str, str]] = []
+    keywords: set[int] = set()  # (`weights=` names no variable)
+    for node in body_nodes(fdef):
+        if type(node) is cst.Name and node.value in params and id(node) not in keywords:
+            uses[node.value] = uses.get(node.value, 0) + 1
+        elif type(node) is cst.Call:
+            keywords.update(id(arg.keyword) for arg in node.args if arg.keyword is not None)
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and dotted(node.func.value) == "self":
+            handed.extend((node.func.attr.value, arg.value.value, arg.keyword.value if arg.keyword else str(i))
+                          for i, arg in enumerate(node.args) if not arg.star and type(arg.value) is cst.Name
+                          and arg.value.value in params)
+    told = {param: sum(1 for _, p, _ in handed if p == param) for _, param, _ in handed}
+    return frozenset("\t".join(entry) for entry in handed if told[entry[1]] == uses.get(entry[1]))
 
 
 def body_nodes(fdef: cst.FunctionDef) -> Iterator[cst.CSTNode]:
@@ -359,16 +380,47 @@ def stored_on_self(fdef: cst.FunctionDef, self_name: str) -> dict[str, str]:
     return stored
 
 
+def unpacked_at_top(module: cst.Module) -> frozenset[str]:
+    """The names the module level binds by unpacking (`X, mask, lengths = featurize(batch, device)`): parts of a
+    computed value, never a configuration read whole (`cfg = load_config()`, whose `cfg.device` is a choice)."""
+    names: set[str] = set()
+    stack: list[cst.CSTNode] = list(reversed(module.body))
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is cst.SimpleStatementLine:
+            for small in cast(cst.SimpleStatementLine, node).body:
+                if type(small) is cst.Assign:
+                    names.update(n for t in small.targets if type(t.target) in (cst.Tuple, cst.List)
+                                 for n in target_names(t.target))
+        elif kind is cst.IndentedBlock:
+            stack.extend(reversed(cast(cst.IndentedBlock, node).body))
+        elif kind not in _NESTED_SCOPES:
+            stack.extend(reversed([c for c in children(node) if isinstance(c, _BLOCK_PARTS)]))
+    return frozenset(names)
+
+
 _BLOCK_PARTS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.Else, cst.ExceptHandler, cst.ExceptStarHandler,
                 cst.Finally, cst.MatchCase)
 
 
+# the wrappers that hand back their argument as it is (`Variable(t)`)
+_IDENTITY_NAMES = frozenset(path.rsplit(".", 1)[-1] for path in api.IDENTITY_FUNCTIONS)
+
+
+def _wraps_one(call: cst.Call) -> bool:
+    return len(call.args) == 1 and not call.args[0].keyword and not call.args[0].star \
+        and (dotted(call.func) or "").rsplit(".", 1)[-1] in _IDENTITY_NAMES
+
+
 def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
     """The name a chain of calls, attributes, subscripts and arithmetic starts from: `data` of
-    `data.detach().float()`, `boxes` of `(boxes[i] // 2).int()`."""
+    `data.detach().float()`, `boxes` of `(boxes[i] // 2).int()`, `tensor` of `Variable(tensor).cuda()`."""
     while True:
         kind = type(node)
-        if kind is cst.Call:
+        if kind is cst.Call and _wraps_one(cast(cst.Call, node)):
+            node = cast(cst.Call, node).args[0].value
+        elif kind is cst.Call:
             node = node.func  # type: ignore[attr-defined]
         elif kind is cst.Attribute or kind is cst.Subscript:
             node = node.value  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from devlint.core.devices import Device
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted
+from devlint.core.facts import UncalledCheck
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Instance,
     Located, Module, Ref, Seq, SkipMarker, Tensor, Unknown, Value, replace,
@@ -39,6 +40,10 @@ def truth_of(interp: Walker, node: cst.BaseExpression, state: State) -> Value:
     value = interp.eval(node, state)
     if isinstance(value, Tensor) and value.where is not None and value.where.is_gpu:
         interp.facts.note_sync(state)
+    if isinstance(value, Ref) and value.path in api.AVAILABILITY:
+        # `if torch.cuda.is_available:`: a function, always true (the GPU branch runs everywhere)
+        interp.facts.emit(UncalledCheck(node, interp.frames.context))
+        return Const(value=True)
     return as_condition(value)
 
 

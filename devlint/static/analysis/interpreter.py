@@ -281,7 +281,7 @@ class Interpreter:
     def iterate(self, iterable: Value, node: cst.CSTNode) -> Value:
         """What one step of `for x in iterable` binds."""
         if isinstance(iterable, Loader):
-            if iterable.where is None:
+            if iterable.where is None and not iterable.host_items and not iterable.item_devices:
                 return UNKNOWN
             note = "a DataLoader batch is on cpu" if iterable.where == CPU else ""
             batch = Tensor(why=iterable.why + ((node, note),), where=iterable.where, collated=True,
@@ -289,6 +289,8 @@ class Interpreter:
             if iterable.host_items:
                 return Seq(kind="tuple", items=tuple(HostArray(why=batch.why) if host else batch
                                                      for host in iterable.host_items))
+            if iterable.item_devices:
+                return Seq(kind="tuple", items=tuple(replace(batch, where=where) for where in iterable.item_devices))
             return batch
         if isinstance(iterable, Seq):
             if iterable.items is not None and iterable.kind != "dict":

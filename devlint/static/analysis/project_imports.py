@@ -19,7 +19,8 @@ from devlint.core.limits import DEFAULT_MAX_FILE_SIZE
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
-from devlint.static.project.call_sites import all_holders_match, holding, is_test_path, mentioning, own_text
+from devlint.static.project.call_sites import (
+    all_holders_match, assigned_elsewhere, holding, is_test_path, mentioning, own_text)
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -83,14 +84,26 @@ _DEFAULT_SETTERS = tuple(sorted({name.rsplit(".", 1)[-1] for name in api.SET_DEF
 _GPU_TEXTS = ((api.CUDA_TYPE + ".").encode(), ("'" + api.CUDA_TYPE).encode(), ('"' + api.CUDA_TYPE).encode())
 
 
+# a call of a setter on a line of code (not a comment), and its arguments' text on that line
+_SETTER_CALL = re.compile(rb"^[^\n#]*(?<![A-Za-z0-9_])(?:" + b"|".join(n.encode() for n in _DEFAULT_SETTERS)
+                          + rb")[ \t]*\(([^)\n]*)", re.M)
+
+
 def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes, str]]:
     """The files of the run that make CUDA the default for new tensors: (path, text, digest)."""
     found = {entry[0]: entry for name in _DEFAULT_SETTERS for entry in holding(checked, script_bytes, name)}
-    return [found[path] for path in sorted(found) if any(text in found[path][1] for text in _GPU_TEXTS)]
+    return [found[path] for path in sorted(found) if _sets_gpu_default(found[path][1])]
 
 
 def _sets_gpu_default(data: bytes) -> bool:
-    return any(name.encode() in data for name in _DEFAULT_SETTERS) and any(text in data for text in _GPU_TEXTS)
+    """A setter called with a CUDA type or device (`set_default_tensor_type('torch.cuda.FloatTensor')`), or with a
+    variable in a file that names CUDA; not one in a comment, nor one given a cpu type."""
+    for call in _SETTER_CALL.finditer(data):
+        given = call.group(1)
+        if api.CUDA_TYPE.encode() in given or (b"'" not in given and b'"' not in given
+                                                and any(text in data for text in _GPU_TEXTS)):
+            return True
+    return False
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
@@ -245,6 +258,16 @@ class ProjectImports:
             between.update((path, digest) for path, (_, digest) in found.items())
             stems |= {_stem(Path(path)) for path in found}
         return False
+
+    def sets_attribute(self, name: str) -> bool:
+        """Does another file of the run set the attribute `name` on an object (the entry script's
+        `t.inner.net = t.inner.net.to(device)`)? The files that do are read for it: the cache entry depends on them."""
+        if not self.checked:
+            return False
+        read: dict[str, str] = {}
+        found = assigned_elsewhere(self.checked, script_bytes, name, str(self.importer.resolve()), read)
+        self.used.update(read)
+        return found
 
     def saved_beside(self, template: str) -> bool:
         """Does a script beside the checked file, a module of the project it imports, or another file of the run

@@ -25,6 +25,7 @@ from devlint.core.values import (
 )
 
 if TYPE_CHECKING:
+    from devlint.static.analysis.tables import FileTables
     from devlint.static.analysis.walker import Walker
 
 # setter methods walked per class: a pix2pix model has one (`set_input`), a restoration model one or two
@@ -156,12 +157,31 @@ def with_late_attributes(interp: Walker, cls: Class, me: Module | Instance) -> M
             # `self.drive = torch.zeros(width)`, a placeholder the owner replaces before each call
             # (`self.func.drive = x[:, i, :]`): what a method reads there is the owner's, not the cpu one
             me = me.with_attr(name, UNKNOWN)
+        elif isinstance(value, (Module, Instance)):
+            placed = _placed_from_outside(tables, name, value, 2)
+            if placed is not value:
+                me = me.with_attr(name, placed)
     me = _placeholders_reset(interp, cls, me)
     if isinstance(me, Instance):
         # a plain class's own `to(device)` that moves `self.features`: a method reads it wherever a caller sent it
         for name in tables.own_moves(cls):
             me = me.with_attr(name, UNKNOWN)
     return me
+
+
+def _placed_from_outside(tables: FileTables, name: str, member: Module | Instance, depth: int) -> Value:
+    """A member module that code outside its class sets (`t.inner.net = t.inner.net.to(device)` in the entry
+    script, or in this file): where it is, that code decides, not the `__init__` that made it on the cpu."""
+    if isinstance(member, Module) and member.where is not None and not member.moved and (
+            name in tables.set_from_outside() or tables.project is not None and tables.project.sets_attribute(name)):
+        return replace(member, where=None)
+    if depth and isinstance(member, Instance):  # (a plain object's members: a trainer's fitter's net)
+        for key, value in member.attrs:
+            if isinstance(value, (Module, Instance)):
+                placed = _placed_from_outside(tables, key, value, depth - 1)
+                if placed is not value:
+                    member = member.with_attr(key, placed)
+    return member
 
 
 def _placeholders_reset(interp: Walker, cls: Class, me: Module | Instance) -> Module | Instance:

@@ -12,8 +12,8 @@ from devlint.core.facts import Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Attributes, Class, Const, Function, Ref, Value
 from devlint.static.analysis.definitions import (
-    body_nodes, bound_to, find_method, host_params, moved_by_own_move, moved_on_entry, positional_names,
-    sent_params)
+    body_nodes, bound_to, derived_names, find_method, handed_to_members, host_params, moved_by_own_move,
+    moved_on_entry, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.project.layout import Target
@@ -263,7 +263,7 @@ class FileQuestions:
         """id() of the argument nodes of a call of `fdef` bound to parameters that it places itself: hands to a
         cpu-only argument (`pack_padded_sequence(x, lengths)`: a caller is right to keep those on the cpu), or
         sends to a device (`samples = samples.to(device=self.device)`: the caller's device does not matter)."""
-        host = self._placed_params(fdef)
+        host = self.placed_params(fdef)
         if not host:
             return set()
         names = positional_names(fdef)[1 if bound else 0:]
@@ -271,7 +271,12 @@ class FileQuestions:
         out.update(id(node) for name, (node, _) in args.keywords.items() if name in host)
         return out
 
-    def _placed_params(self, fdef: cst.FunctionDef) -> set[str]:
+    def handed_to_members(self, fdef: cst.FunctionDef) -> list[tuple[str, str, str]]:
+        """(member, parameter, slot) for each parameter `fdef` only hands on to a member's call (definitions)."""
+        return [cast("tuple[str, str, str]", tuple(entry.split("\t")))
+                for entry in self._tables.syntax(handed_to_members, fdef)]
+
+    def placed_params(self, fdef: cst.FunctionDef) -> set[str]:
         """`fdef`'s parameters it places itself: reads on the host, or sends to a device."""
         memo = self._tables.self_placed_params
         host = memo.get(id(fdef))
@@ -347,17 +352,18 @@ class FileQuestions:
     def _sent_by_helpers(self, fdef: cst.FunctionDef) -> set[str]:
         """Parameters `fdef` hands to a function of the project that sends them to a device (`index =
         to_gpu(index)`, `at.totensor(rois)` of another module): where its caller put them does not matter."""
-        params = set(positional_names(fdef))
+        derived, _ = derived_names(fdef, set(positional_names(fdef)))  # (`feats, n = graph; to_gpu(feats)`)
         env = self._tables.closures.get(id(fdef), self._frames.globals)
         found: set[str] = set()
         for call in _calls_in(fdef.body):
             handed = [(i, arg) for i, arg in enumerate(call.args)
-                      if not arg.star and type(arg.value) is cst.Name and arg.value.value in params]
+                      if not arg.star and type(arg.value) is cst.Name and arg.value.value in derived]
             callee = self._function_at(call.func, env) if handed else None
             if callee is None or callee is fdef:
                 continue
             sent, names = sent_params(callee), positional_names(callee)
-            found.update(cast(cst.Name, arg.value).value for i, arg in handed if bound_to(arg, i, names) in sent)
+            found.update(derived[cast(cst.Name, arg.value).value] for i, arg in handed
+                         if bound_to(arg, i, names) in sent)
         return found
 
     def _method_of(self, fdef: cst.FunctionDef) -> Callable[[str], Optional[cst.FunctionDef]]:

@@ -102,6 +102,8 @@ class _RunText:
     mentions: dict[tuple[bytes, ...], Optional[str]] = field(default_factory=dict)
     # (word, pattern) -> the files that hold the word, where each matches the pattern; else None
     every: dict[tuple[bytes, bytes], Optional[list[str]]] = field(default_factory=dict)
+    # (attribute, the file asking) -> the other files that set it on an object, with their digests
+    assigned: dict[tuple[str, str], dict[str, str]] = field(default_factory=dict)
 
 
 Read = Callable[[Path], bytes]
@@ -280,6 +282,22 @@ def _expression(text: str) -> Optional[cst.Call]:
     except Exception:  # noqa: BLE001 - a caller's text that does not parse hides its arguments
         return None
     return expression if isinstance(expression, cst.Call) else None
+
+
+def assigned_elsewhere(checked: dict[str, str], read: Read, name: str, own: str, used: dict[str, str]) -> bool:
+    """Does a file of the run other than `own` set the attribute `name` on an object not its own
+    (`t.inner.net = t.inner.net.to(device)`, an entry script placing a member of the library's object)?"""
+    run = _run_text(checked, read)
+    memo = (name, own)
+    if memo not in run.assigned:
+        pattern = re.compile(rb"(?<![A-Za-z0-9_.])(?!self\b)[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*"
+                             rb"\.[ \t]*" + re.escape(name.encode()) + rb"[ \t]*=(?!=)")
+        setters = {path: _digest(run, path) for path in sorted(run.words.get(name.encode(), set()) - {own})
+                   if pattern.search(run.texts[path])}
+        run.assigned[memo] = setters
+    setters = run.assigned[memo]
+    used.update(setters)
+    return bool(setters)
 
 
 def subclassed(checked: dict[str, str], read: Read, name: str, used: dict[str, str]) -> bool:

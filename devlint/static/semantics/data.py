@@ -16,7 +16,7 @@ from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostArray, HostTransform, Instance,
-    Loader, Seq, Tensor, Value,
+    Loader, Located, Seq, Tensor, Value,
 )
 
 if TYPE_CHECKING:
@@ -33,10 +33,13 @@ def data_loader(site: CallSite) -> Value:
     if collated is not None and collated.where is not None:
         return collated  # the batch is what the collate_fn makes of the items, not the items
     if isinstance(dataset, Instance):
-        where = _item_device(site, dataset)
+        where, parts = _item_device(site, dataset)
         if where is not None:  # (with the collate_fn's numpy lengths, where it makes some)
             return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
                           custom_collate=custom, host_items=collated.host_items if collated is not None else ())
+        if parts:  # `return x.to(self.device), extra`: the batch's parts are where the items' are
+            return Loader(why=((site.node, "its dataset's items"),), where=None, custom_collate=custom,
+                          item_devices=parts)
     if collated is not None:
         return collated
     if isinstance(dataset, Seq):
@@ -67,13 +70,18 @@ def _collated_by(site: CallSite, collate: Value) -> Loader:
     return Loader(why=((site.node, note),), where=where, custom_collate=True, host_items=host if any(host) else ())
 
 
-def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
-    """Where a dataset of this file puts its items (its `__getitem__`); checks that a DataLoader
-    can pin them and send them to worker processes (cpu tensors only)."""
+def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], tuple[Optional[Device], ...]]:
+    """Where a dataset of this file puts its items (its `__getitem__`), or, for a tuple of tensors on several
+    devices, where each part is; checks that a DataLoader can pin them and send them to worker processes (cpu
+    tensors only)."""
     item = site.walk.call_method_of(dataset, "__getitem__", [UNKNOWN], site.node, site.state)
     devices = {t.where for t in tensors_in(item)}
+    parts = tuple(part.where if isinstance(part, (Tensor, Located)) else None for part in item.items) \
+        if isinstance(item, Seq) and item.kind == "tuple" and item.items is not None else ()
+    if len(set(parts)) > 1 and any(part is not None and part.kind != CPU_TYPE for part in parts):
+        return None, parts  # `return graph.to(self.device), label`: each part where the item has it
     if len(devices) != 1 or None in devices:
-        return None
+        return None, ()
     where = cast(Device, devices.pop())  # (not None: checked above)
     if where.concrete and where.kind != CPU_TYPE:
         for option, does in api.LOADER_CPU_ONLY_OPTIONS:
@@ -84,7 +92,7 @@ def _item_device(site: CallSite, dataset: Instance) -> Optional[Device]:
                                           site.operand(cast(Argument, site.args.find(0, "dataset"))[0],
                                                        Tensor(why=item_why(item), where=where)), site.context))
                 break
-    return where
+    return where, ()
 
 
 def item_why(item: Value) -> Why:

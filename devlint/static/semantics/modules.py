@@ -15,7 +15,7 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import dict_entry, join_all, tensors_in
 from devlint.static.semantics.devices import device_argument, keeps_device, move_target, target_why
 from devlint.static.semantics.tensors import reduces_to_one
-from devlint.static.syntax import dotted, names_in
+from devlint.static.syntax import dotted, names_in, positional_names
 from devlint.core.values import (
     CPU, CRASHED, SELECTED, UNKNOWN, Attributes, Class, Const, Device, DeviceValue, HostArray, Instance, Located,
     Module, Ref, Seq, Tensor, Unknown, Value, join_device, replace,
@@ -155,12 +155,7 @@ def trace(site: CallSite) -> Value:
 def call_module(site: CallSite, module: Value) -> Value:
     """`model(x)`: the inputs must be on the module's device; the output is there too."""
     args = site.args
-    if isinstance(module, Module) and module.plain_container is not None and not module.moved:
-        # (a member moved itself where it was made, `[nn.Linear(...).to(device) for ...]`, is where the
-        # module's own weights go: kept out of the registry on purpose, with an optimizer of its own)
-        assigned, attribute = module.plain_container
-        site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
-                                     site.context))
+    _unregistered(site, module)
     own_call = _method_of_class(site, module, "__call__")
     if own_call is not None and id(own_call) in site.file.functions:
         # `class Sampler(nn.Module): def __call__(self, x)`: calling it runs that, not forward
@@ -169,6 +164,7 @@ def call_module(site: CallSite, module: Value) -> Value:
     forward = _forward(site, module)
     placing = _handed_on(site, module, forward) or forward
     host_inputs = site.file.self_placed_inputs(placing, args, bound=True) if placing is not None else set()
+    host_inputs |= _placed_by_members(site, module, forward, args)
     if isinstance(module, Module) and module.any_device_inputs:
         found = [args.find(position, keyword) for position, keyword in module.any_device_inputs]
         host_inputs |= {id(f[0]) for f in found if f is not None}
@@ -212,6 +208,17 @@ def call_module(site: CallSite, module: Value) -> Value:
     return Tensor(why=module.why + ((site.node, "the module's output"),), where=device, derived=True,
                   maybe_object=not isinstance(module, Module),
                   inferred=several and module.device is None or handed)
+
+
+def _unregistered(site: CallSite, module: Value) -> None:
+    """A member of a plain list or dict called (DEV107). Not one moved where it was made, `[nn.Linear(...).to(
+    device) for ...]`, or built on the device: kept out of the registry on purpose, with an optimizer of its own
+    or none (StyleGAN-nada's frozen CLIP losses)."""
+    if isinstance(module, Module) and module.plain_container is not None and not module.moved \
+            and (module.where is None or module.where.kind == api.CPU_TYPE):
+        assigned, attribute = module.plain_container
+        site.emit(UnregisteredModule(site.node, site.operand(site.node.func, module), attribute, assigned,
+                                     site.context))
 
 
 def _placed_part_by_part(value: Value) -> bool:
@@ -260,6 +267,27 @@ def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:
         if forward is not None and id(forward) in file.functions:
             return forward
     return None
+
+
+def _placed_by_members(site: CallSite, module: Value, forward: Optional[cst.FunctionDef], args: Args) -> set[int]:
+    """id() of the arguments bound to parameters the forward only hands on to a member whose forward places them
+    (VIBE's `self.regressor(feature, J_regressor=J_regressor)`, whose forward moves it to its features' device)."""
+    if forward is None or not isinstance(module, Module):
+        return set()
+    names = positional_names(forward)[1:]
+    placed: set[int] = set()
+    for member, param, slot in site.file.handed_to_members(forward):
+        inner = _forward(site, module.attr(member) or UNKNOWN)
+        if inner is None:
+            continue
+        inner_names = positional_names(inner)[1:]
+        bound = inner_names[int(slot)] if slot.isdigit() and int(slot) < len(inner_names) else slot
+        if bound not in site.file.placed_params(inner):
+            continue
+        given = args.find(names.index(param) if param in names else None, param)
+        if given is not None:
+            placed.add(id(given[0]))
+    return placed
 
 
 def _handed_on(site: CallSite, module: Value, forward: Optional[cst.FunctionDef]) -> Optional[cst.FunctionDef]:

@@ -277,7 +277,7 @@ def tensor_op(site: CallSite) -> Value:
     receiver = cast(Tensor, site.receiver)  # (a Tensor method)
     name, args = site.name, site.args
     operands = [site.operand(cast(cst.CSTNode, site.receiver_node), receiver)]
-    if name not in api.CROSS_DEVICE_METHODS:
+    if name not in api.CROSS_DEVICE_METHODS and name not in api.SHAPE_ONLY_METHODS:  # (`x.expand(n, longest)`: sizes)
         for arg_node, value in args.positional + list(args.keywords.values()):
             if isinstance(value, Tensor):
                 operands.append(site.operand(arg_node, value))
