@@ -188,7 +188,8 @@ class MovedParameter:
 class UncalledCheck:
     """`if torch.cuda.is_available:`: the check itself, not called, tested for truth (always true)."""
 
-    node: cst.CSTNode  # the function named without a call
+    node: cst.CSTNode  # the function named without a call (or a name that holds it)
+    path: str  # the check's own name (`torch.cuda.is_available`)
     context: Context
 
 

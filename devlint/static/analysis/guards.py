@@ -42,7 +42,7 @@ def truth_of(interp: Walker, node: cst.BaseExpression, state: State) -> Value:
         interp.facts.note_sync(state)
     if isinstance(value, Ref) and value.path in api.AVAILABILITY:
         # `if torch.cuda.is_available:`: a function, always true (the GPU branch runs everywhere)
-        interp.facts.emit(UncalledCheck(node, interp.frames.context))
+        interp.facts.emit(UncalledCheck(node, value.path, interp.frames.context))
         return Const(value=True)
     return as_condition(value)
 

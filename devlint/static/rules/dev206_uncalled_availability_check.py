@@ -37,12 +37,26 @@ import torch
 
 device = "cuda" if torch.cuda.is_available else "cpu"  # expect: DEV206
 """,
+        """\
+import torch
+
+use_cuda = torch.cuda.is_available
+if use_cuda:  # expect: DEV206
+    torch.cuda.manual_seed(0)
+""",
     )
     FIXED = (
         """\
 import torch
 
 device = "cuda" if torch.cuda.is_available() else "cpu"
+""",
+        """\
+import torch
+
+use_cuda = torch.cuda.is_available
+if use_cuda():
+    torch.cuda.manual_seed(0)
 """,
     )
     VALID = (
@@ -56,9 +70,11 @@ check = torch.cuda.is_available
 
     def check(self, fact: UncalledCheck) -> Iterable[Verdict]:
         named = code(self.file, fact.node)
+        what = f"`{named}` is not called" if named == fact.path else \
+            f"`{named}` is the function `{fact.path}`, not its result"
         yield Verdict(
             fact.node,
-            f"`{named}` is not called: a function is always true, so the GPU branch runs on every machine",
+            f"{what}: a function is always true, so the GPU branch runs on every machine",
             why=self.called_from(fact),
             fix=f"call it: `{named}()`",
             autofix=Fix.safe(NodeEdit(fact.node, f"{named}()")),
