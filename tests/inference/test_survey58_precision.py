@@ -9,7 +9,8 @@ science, 3D vision), pinned to 519fcb1; first readings: 52 errors, 12 true, 37 f
   Gaussian-splatting models, 5 DEV101).
 - `n = x.get_device()` is -1 on the cpu and the GPU's index on one: `torch.device(f"cuda:{n}") if n >= 0 else
   torch.device("cpu")` folds to `x`'s own device where the caller's `x` is known (pytorch_neural_crf, 5 DEV101).
-  Whole numbers compare by `<`, `<=`, `>`, `>=` as by `==`.
+  Whole numbers a call computed compare by `<`, `<=`, `>`, `>=` as by `==` (not literals handed down as settings,
+  `num_layers=18`: the regression run showed monodepth2's encoder built down one branch, then a false DEV102).
 - A collate_fn that returns `xs, np.array(lengths)` makes batches whose lengths are a numpy array, not a cpu tensor;
   and a DataLoader over a dataset of the project with such a collate_fn yields what the collate_fn makes, not the
   dataset's items (conv-emotion, 2 DEV102).

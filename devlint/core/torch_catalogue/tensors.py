@@ -65,6 +65,9 @@ FUNCTION_RECORDS: List[Api] = [
     fn("torch.topk", "torch.kthvalue", roles=Role.RETURNS_TUPLE, any_device_args=((1, "k"),)),
     fn("torch.chunk", roles=Role.RETURNS_TUPLE, any_device_args=((1, "chunks"),)),
     fn("torch.split", roles=Role.RETURNS_TUPLE, any_device_args=((1, "split_size_or_sections"),)),
+    # (an output size or a scale: numbers, read on the host, whatever holds them: STCN's `size` from a batch)
+    fn("torch.nn.functional.interpolate", "torch.nn.functional.upsample",
+       any_device_args=((1, "size"), (2, "scale_factor"))),
     # (an empty placeholder is passed there with `use_separate_proj_weight=True`, which never reads it: WavLM)
     fn("torch.nn.functional.multi_head_attention_forward", roles=Role.RETURNS_TUPLE,
        any_device_args=((5, "in_proj_weight"),)),

@@ -47,11 +47,13 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
     elif type(target) is cst.Subscript:
         container = interp.eval(target.value, state)
         eval_slices(interp, target, state)
-        if isinstance(value, Tensor) and value.where is not None and value.where.kind == api.CPU_TYPE \
-                and _every_entry(interp, target) and not (isinstance(container, Seq) and container.keys is not None):
-            # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`: every entry is rebuilt on the host
-            # (a loop that sends each to the GPU is left as it was: the walk keeps what it knew of the batch)
-            assign(interp, target.value, Seq(kind="dict", elem=value), state, line)
+        rebuilt = _every_entry(interp, target, line) if isinstance(value, HostArray) or isinstance(value, Tensor) \
+            and value.where is not None and value.where.kind == api.CPU_TYPE else None
+        if rebuilt and not (isinstance(container, Seq) and container.keys is not None):
+            # `for key in batch.keys(): batch[key] = torch.tensor(batch[key])`, `for n in range(len(preds)):
+            # preds[n] = preds[n].cpu().numpy()`: every entry is rebuilt on the host (a loop that sends each to the
+            # GPU is left as it was: the walk keeps what it knew of the batch)
+            assign(interp, target.value, Seq(kind=rebuilt, elem=value), state, line)
         elif isinstance(container, Seq) and storable(target.value):
             assign(interp, target.value, seq_store(container, const_key(target), value), state, line)
         elif isinstance(container, HostArray):
@@ -67,15 +69,35 @@ def assign(interp: Walker, target: cst.CSTNode, value: Value, state: State, line
             interp.facts.note_sync(state)
 
 
-def _every_entry(interp: Walker, target: cst.Subscript) -> bool:
+def _every_entry(interp: Walker, target: cst.Subscript, line: cst.CSTNode) -> Optional[str]:
     """`batch[key] = ...` in `for key in batch.keys():` (under an `if` too: on that path, each key that takes it;
-    the paths' join holds what each gives)."""
+    the paths' join holds what each gives), `preds[n] = preds[n].cpu().numpy()` in `for n in range(N):` (an entry
+    rewritten from itself, at each index): the kind of container every entry of is written ("dict", "list")."""
     loops = interp.frames.loops
     if not loops or loops[-1].every_key is None or len(target.slice) != 1 \
             or type(target.slice[0].slice) is not cst.Index:
-        return False
-    key, held = loops[-1].every_key
-    return dotted(target.slice[0].slice.value) == key and dotted(target.value) == held
+        return None
+    key, held, kind = loops[-1].every_key
+    if dotted(target.slice[0].slice.value) != key:
+        return None
+    if held:
+        return kind if dotted(target.value) == held else None
+    value = line.body[0].value if type(line) is cst.SimpleStatementLine and type(line.body[0]) is cst.Assign \
+        else None
+    rewritten = dotted(target.value)
+    return kind if value is not None and rewritten is not None and any(
+        type(node) is cst.Subscript and dotted(node.value) == rewritten and len(node.slice) == 1
+        and type(node.slice[0].slice) is cst.Index and dotted(node.slice[0].slice.value) == key
+        for node in _chain(value)) else None
+
+
+def _chain(value: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The receivers of a chain of calls and attributes: `preds[n]` of `preds[n].detach().cpu().numpy()`."""
+    found = []
+    while type(value) in (cst.Call, cst.Attribute):
+        value = value.func if type(value) is cst.Call else value.value  # type: ignore[attr-defined]
+        found.append(value)
+    return found
 
 
 def _copied_to_host(container: Value, value: Value) -> bool:

@@ -305,7 +305,8 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
             and type(op) in (cst.Is, cst.IsNot):
         return Const(value=type(op) is cst.Is)  # `if pivot is None: return` where the caller passed none
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
-            and type(op) in _INT_COMPARISONS:  # (`n >= 0` of `n = x.get_device()` for a cpu `x`)
+            and (type(op) in (cst.Equal, cst.NotEqual) or type(op) in _INT_COMPARISONS and _computed(left, right)):
+        # (`n >= 0` of `n = x.get_device()` for a cpu `x`: a number the walk computed, not a setting's default)
         return Const(value=_INT_COMPARISONS[type(op)](left.value, right.value))
     if not (isinstance(left, Const) and isinstance(left.value, str)):
         return None
@@ -320,6 +321,12 @@ def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
         # `if name not in self._data:` of a dict whose every key is known (a store filled by name)
         return Const(value=(left.value in right.keys) == (type(op) is cst.In))
     return None
+
+
+def _computed(*sides: Const) -> bool:
+    """Is one side a number a call gave (`x.get_device()`), not a literal handed down as a setting (`num_layers=18`,
+    whose branches a run may well take the other way)?"""
+    return any(type(side.node) is cst.Call for side in sides)
 
 
 def _never_none(value: Value) -> bool:

@@ -92,18 +92,18 @@ _SETTER_CALL = re.compile(rb"^[^\n#]*(?<![A-Za-z0-9_])(?:" + b"|".join(n.encode(
 def _gpu_default_setters(checked: dict[str, str]) -> list[tuple[str, bytes, str]]:
     """The files of the run that make CUDA the default for new tensors: (path, text, digest)."""
     found = {entry[0]: entry for name in _DEFAULT_SETTERS for entry in holding(checked, script_bytes, name)}
-    return [found[path] for path in sorted(found) if _sets_gpu_default(found[path][1])]
+    return [found[path] for path in sorted(found) if _sets_gpu_default(found[path][1], lasting=True)]
 
 
-def _sets_gpu_default(data: bytes) -> bool:
-    """A setter called with a CUDA type or device (`set_default_tensor_type('torch.cuda.FloatTensor')`), or with a
-    variable in a file that names CUDA; not one in a comment, nor one given a cpu type."""
-    for call in _SETTER_CALL.finditer(data):
-        given = call.group(1)
-        if api.CUDA_TYPE.encode() in given or (b"'" not in given and b'"' not in given
-                                                and any(text in data for text in _GPU_TEXTS)):
-            return True
-    return False
+def _sets_gpu_default(data: bytes, lasting: bool = False) -> bool:
+    """A setter call of the file makes CUDA the default: given a CUDA type or device
+    (`set_default_tensor_type('torch.cuda.FloatTensor')`), or a variable in a file that names CUDA; not one in a
+    comment. `lasting`: its last call does, for what runs after it (LLaMA-Adapter builds its model under
+    `torch.cuda.HalfTensor`, then sets `torch.FloatTensor` back: a switch for that block, not for the run)."""
+    calls = [api.CUDA_TYPE.encode() in given or (b"'" not in given and b'"' not in given and b"." not in given
+                                                 and any(text in data for text in _GPU_TEXTS))
+             for given in (call.group(1) for call in _SETTER_CALL.finditer(data))]
+    return bool(calls) and calls[-1] if lasting else any(calls)
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]

@@ -255,8 +255,9 @@ class LoopFrame:
     if_depth: int  # `if` nesting at the loop's body: deeper code runs only on some steps
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)
-    # `for key in batch.keys():` (key, container): a store `batch[key] = ...` in it rewrites every entry
-    every_key: Optional[tuple[str, str]] = None
+    # `for key in batch.keys():` (key, container, "dict"; "list" for `range(len(container))`): a store
+    # `batch[key] = ...` in it rewrites every entry
+    every_key: Optional[tuple[str, str, str]] = None
 
 
 @dataclass(frozen=True)

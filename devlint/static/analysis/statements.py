@@ -211,7 +211,11 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
     name = dotted(receiver_node)
     # a custom collate_fn's batch may be an object that moves itself, unless the function uses it as a tensor
     # (a name used as a tensor may hold an object of a class here that moves itself: `Batch.to()` returns None)
-    tensor = isinstance(receiver, Tensor) and not receiver.maybe_object or (
+    # (a parameter of this function only guessed to be a tensor, used as none here, may be a graph batch that
+    # moves itself: torch_geometric's `Batch.to` works in place)
+    guessed = isinstance(receiver, Tensor) and len(receiver.why) == 1 and type(receiver.why[0][0]) is cst.Param \
+        and name in interp.file.parameters() and name not in interp.file.tensor_names()
+    tensor = isinstance(receiver, Tensor) and not receiver.maybe_object and not guessed or (
         isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names()
         and not _moves_itself(interp, expr.func.attr.value))
     if tensor:
@@ -443,16 +447,20 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
     return out
 
 
-def _every_key(node: cst.For) -> Optional[tuple[str, str]]:
-    """`for key in batch.keys():`, `for key in batch:`, `for key in list(batch)`: (key, batch)."""
-    iterable = node.iter
+def _every_key(node: cst.For) -> Optional[tuple[str, str, str]]:
+    """`for key in batch.keys():`, `for key in batch:`, `for key in list(batch)`: (key, batch, "dict");
+    `for n in range(N):` (n, "", "list")."""
+    iterable, kind = node.iter, "dict"
     if type(iterable) is cst.Call and not iterable.args and type(iterable.func) is cst.Attribute \
             and iterable.func.attr.value == "keys":
         iterable = iterable.func.value
     elif type(iterable) is cst.Call and dotted(iterable.func) == "list" and len(iterable.args) == 1:
         iterable = iterable.args[0].value
+    elif type(iterable) is cst.Call and dotted(iterable.func) == api.COUNTING_RANGE and len(iterable.args) == 1:
+        # `for n in range(len(preds)):` or `range(N)`: any list it indexes whose entries are rewritten from themselves
+        return (node.target.value, "", "list") if type(node.target) is cst.Name else None
     held = dotted(iterable)
-    return (node.target.value, held) if type(node.target) is cst.Name and held else None
+    return (node.target.value, held, kind) if type(node.target) is cst.Name and held else None
 
 
 def _runs_once(iterable: cst.BaseExpression) -> bool:
@@ -499,7 +507,7 @@ def exec_while(interp: Walker, node: cst.While, state: State) -> State:
 
 
 def loop(interp: Walker, body: cst.BaseSuite, entry: State, bind: Callable[[State], None],
-         training: bool, runs_once: bool = False, every_key: Optional[tuple[str, str]] = None) -> State:
+         training: bool, runs_once: bool = False, every_key: Optional[tuple[str, str, str]] = None) -> State:
     """Iterate the body (muted) to a fixed point of the loop head, then walk it once more to report.
 
     A loop met while facts are already muted (inside an outer loop's fixed-point

@@ -137,6 +137,8 @@ def set_default_tensor_type(site: CallSite) -> Value:
     if isinstance(text, str) and api.CUDA_TYPE in text:
         site.facts.gpu_assumption(site.node, "torch.set_default_tensor_type(cuda)", site.state)
         site.state.default_device = cuda(site.state.cuda_index)
+    elif isinstance(text, str) and text:
+        site.state.default_device = None  # `torch.FloatTensor` back (LLaMA-Adapter, after building its model)
     return UNKNOWN
 
 
@@ -232,9 +234,12 @@ def tensor_to(site: CallSite) -> Value:
         site.emit(FreshMove(node, site.file.code(cast("cst.CSTNode", site.receiver_node)), Tensor(where=where),
                             site.context))
     if where is not None and where.is_gpu and not _blocking_upload(site, receiver):
-        # (a blocking copy from the host also waits for the work queued before it, but a measurement
-        # that starts with one still leaves the work after it unfinished: it is no sync here)
         state.timing.note_work((node, ""))
+    elif where is not None and where.is_gpu:
+        # a blocking copy from the host runs after the work queued before it and returns once it is done: nothing
+        # earlier is still queued (UniVTG's `prepare`: a `torch.cat` of moved features, then a blocking upload). No
+        # sync of the step either: the work queued after it is the measurement's own
+        state.timing.work = None
     if receiver.where is not None and receiver.where.is_gpu and where is not None and where.kind == api.CPU_TYPE:
         site.facts.note_sync(state)
     return Tensor(why=receiver.why + target_why(site.args) + ((node, f"moved to {where}" if where else ""),),

@@ -22,8 +22,17 @@ def clock_read(site: CallSite) -> Value:
         # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
         site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
                             site.context, spans_training=timing.trained))
-    timing.start((site.node, ""), site.file.loop_depth())
+    if timing.clock is None or not _only_ends(site):
+        timing.start((site.node, ""), site.file.loop_depth())
     return Clock()
+
+
+def _only_ends(site: CallSite) -> bool:
+    """`batch_time.update(time.time() - end)`: the read is subtracted from and kept nowhere, so the measurement that
+    `end` started goes on (the classic loop then sets `end = time.time()`: a lap, each iteration)."""
+    consumer = site.file.consumer(site.node)
+    return type(consumer) is cst.BinaryOperation and type(consumer.operator) is cst.Subtract \
+        and consumer.left is site.node
 
 
 def _ends_measurement(site: CallSite) -> bool:
