@@ -223,3 +223,35 @@ def test_a_blocking_upload_waits_for_the_work_before_it(flag, mark):
     """UniVTG's input preparation, timed (survey 63, 2 DEV301 warnings)."""
     source = UPLOADED.format(flag=flag, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+TOTALS = """
+import time
+import torch
+
+
+def epoch(x):
+    x = x.cuda()
+    start = time.time()
+    loss = (x @ x).sum()
+    print(loss.item())
+    begin = time.time()
+    y = x @ x
+    print(time.time() - begin)  # expect: DEV301
+    print(time.time() - {total}){mark}
+    return y
+
+
+epoch(torch.randn(3, 3))
+"""
+
+
+@pytest.mark.parametrize("total, mark", [
+    ("start", ""),  # the same queued work as the line before: reported there once
+    ("begin", ""),
+])
+def test_queued_work_is_reported_at_the_first_read_that_ends_on_it(total, mark):
+    """KGAT's epoch log, `time() - time5` then `time() - time0`: with reads that only end a measurement no longer
+    starting one, the second read saw the same queued work again (found reading the regression run)."""
+    source = TOTALS.format(total=total, mark=mark)
+    assert found(source, ["DEV301"]) == expected_findings(source)

@@ -15,6 +15,7 @@ from devlint.core.values import Clock, Value
 def clock_read(site: CallSite) -> Value:
     """`time.perf_counter()`: ends the measurement in progress (if it is one), starts the next."""
     timing = site.state.timing
+    judged = False
     # Only a read that ends a measurement can lie: `time.time() - t0`, or one stored in a name
     # that is later subtracted from.
     if timing.clock is not None and _ends_measurement(site) and not timing.lap and not _in_whole_seconds(site) \
@@ -22,8 +23,11 @@ def clock_read(site: CallSite) -> Value:
         # (a lap timing, `dt = now - last` each iteration, averages out once the GPU queue is full)
         site.emit(ClockRead(site.node, site.path.replace("timeit.", ""), timing.clock, timing.work, timing.synced,
                             site.context, spans_training=timing.trained))
+        judged = True
     if timing.clock is None or not _only_ends(site):
         timing.start((site.node, ""), site.file.loop_depth())
+    elif judged:
+        timing.work = None  # the work queued is this read's to report: `time() - t_epoch` next says it again
     return Clock()
 
 
