@@ -255,3 +255,38 @@ def test_queued_work_is_reported_at_the_first_read_that_ends_on_it(total, mark):
     starting one, the second read saw the same queued work again (found reading the regression run)."""
     source = TOTALS.format(total=total, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+READERS = """
+import numpy as np
+import torch
+
+
+def read_cameras(n):
+    cams = []
+    for a in range(n):
+        pose = torch.Tensor([[1.0, 0.0], [0.0, float(a)]])
+        cams.append(np.linalg.inv(np.array(pose)))
+    return cams
+"""
+
+_CHOICE = """if use_cuda:
+    torch.set_default_tensor_type('torch.cuda.FloatTensor')
+else:
+    torch.set_default_tensor_type('torch.FloatTensor')"""
+_BLOCK = """torch.set_default_tensor_type('torch.cuda.FloatTensor')
+model = torch.nn.Linear(2, 2)
+torch.set_default_tensor_type('torch.FloatTensor')"""
+
+
+@pytest.mark.parametrize("setter, expected", [
+    (_CHOICE, {(10, "DEV401")}),  # aster's main.py: CUDA the default where there is one, for the whole run
+    (_BLOCK, set()),  # LLaMA-Adapter: CUDA the default while one model is built, then the cpu again
+])
+def test_a_default_switch_lasts_unless_the_same_block_sets_it_back(tmp_path, setter, expected):
+    from tests.lint_helpers import lint_in_run
+
+    script = f"import torch\nfrom readers import read_cameras\n\nuse_cuda = torch.cuda.is_available()\n{setter}\n" \
+             "cams = read_cameras(4)\n"
+    findings = lint_in_run(tmp_path, {"readers.py": READERS, "train.py": script}, "readers.py")
+    assert {(f.line, f.code) for f in findings if f.code == "DEV401"} == expected

@@ -100,10 +100,35 @@ def _sets_gpu_default(data: bytes, lasting: bool = False) -> bool:
     (`set_default_tensor_type('torch.cuda.FloatTensor')`), or a variable in a file that names CUDA; not one in a
     comment. `lasting`: its last call does, for what runs after it (LLaMA-Adapter builds its model under
     `torch.cuda.HalfTensor`, then sets `torch.FloatTensor` back: a switch for that block, not for the run)."""
-    calls = [api.CUDA_TYPE.encode() in given or (b"'" not in given and b'"' not in given and b"." not in given
-                                                 and any(text in data for text in _GPU_TEXTS))
-             for given in (call.group(1) for call in _SETTER_CALL.finditer(data))]
-    return bool(calls) and calls[-1] if lasting else any(calls)
+    calls = [(call.start(), api.CUDA_TYPE.encode() in call.group(1) or (
+        b"'" not in call.group(1) and b'"' not in call.group(1) and b"." not in call.group(1)
+        and any(text in data for text in _GPU_TEXTS))) for call in _SETTER_CALL.finditer(data)]
+    if not lasting:
+        return any(gpu for _, gpu in calls)
+    return any(gpu and not any(not later and _undoes(data, start, after) for after, later in calls[i + 1:])
+               for i, (start, gpu) in enumerate(calls))
+
+
+def _undoes(data: bytes, start: int, after: int) -> bool:
+    """Is the setter call at `after` a later statement of the block of the one at `start` (a reset, LLaMA-Adapter's
+    `torch.FloatTensor` after building), not the other branch of a choice (aster's `if args.cuda: ... else: ...`)?"""
+    indent = _indent_at(data, start)
+    if _indent_at(data, after) != indent:
+        return False
+    between = data[start:data.rfind(b"\n", 0, after) + 1]
+    return not any(line.strip().startswith((b"else", b"elif", b"except")) and _indent(line) < indent
+                   for line in between.split(b"\n")[1:])
+
+
+def _indent_at(data: bytes, position: int) -> int:
+    """The indentation of the line that holds `position`."""
+    start = data.rfind(b"\n", 0, position) + 1
+    end = data.find(b"\n", start)
+    return _indent(data[start:end if end >= 0 else len(data)])
+
+
+def _indent(line: bytes) -> int:
+    return len(line) - len(line.lstrip(b" \t"))
 
 
 _RUN: list[Optional[object]] = [None, None]  # [the run's `checked` table, the folder that holds its files]
