@@ -24,6 +24,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
+from tests.inference.test_survey58_precision import READERS
 from tests.lint_helpers import found
 
 REWRITTEN = """
@@ -256,19 +257,6 @@ def test_queued_work_is_reported_at_the_first_read_that_ends_on_it(total, mark):
     source = TOTALS.format(total=total, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
 
-
-READERS = """
-import numpy as np
-import torch
-
-
-def read_cameras(n):
-    cams = []
-    for a in range(n):
-        pose = torch.Tensor([[1.0, 0.0], [0.0, float(a)]])
-        cams.append(np.linalg.inv(np.array(pose)))
-    return cams
-"""
 
 _CHOICE = """if use_cuda:
     torch.set_default_tensor_type('torch.cuda.FloatTensor')
