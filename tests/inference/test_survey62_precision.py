@@ -278,32 +278,3 @@ def test_a_default_switch_lasts_unless_the_same_block_sets_it_back(tmp_path, set
              "cams = read_cameras(4)\n"
     findings = lint_in_run(tmp_path, {"readers.py": READERS, "train.py": script}, "readers.py")
     assert {(f.line, f.code) for f in findings if f.code == "DEV401"} == expected
-
-
-DATED = """
-from datetime import datetime
-
-import torch
-
-
-def infer(model, mels):
-    for mel in mels:
-        with torch.no_grad():
-            mel = mel.cuda()
-            start = datetime.now()
-            audio = model(mel)
-            {sync}
-            end = datetime.now(){mark}
-            print((end - start).total_seconds(), audio.shape)
-"""
-
-
-@pytest.mark.parametrize("sync, mark", [
-    ("pass", "  # expect: DEV301"),
-    ("torch.cuda.synchronize()", ""),
-])
-def test_datetime_now_is_a_clock(sync, mark):
-    """WaveGrad's real-time factor: `start = datetime.now()` ... `end = datetime.now()` around the vocoder, with
-    nothing that waits for the GPU (survey 62's missed bug)."""
-    source = DATED.format(sync=sync, mark=mark)
-    assert found(source, ["DEV301"]) == expected_findings(source)

@@ -206,9 +206,7 @@ TORCH_DTYPES = frozenset(f"torch.{name}" for name in (
 
 CLOCKS = frozenset(
     {"time.time", "time.perf_counter", "time.monotonic", "time.perf_counter_ns", "time.time_ns",
-     "time.monotonic_ns", "timeit.default_timer",
-     # (`end - start` of two is a timedelta: a measurement all the same, WaveGrad's real-time factor)
-     "datetime.datetime.now", "datetime.datetime.utcnow"}
+     "time.monotonic_ns", "timeit.default_timer"}
 )
 
 # Ops whose result's size depends on the data (`x.nonzero()`, `torch.masked_select(x, m)`, `x[x > 0]`): CUDA
