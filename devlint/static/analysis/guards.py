@@ -17,6 +17,7 @@ from devlint.core.devices import Device
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted
+from devlint.static.semantics.devices import only_a_parameter
 from devlint.core.facts import UncalledCheck
 from devlint.core.values import (
     SELECTED, UNKNOWN, Availability, Const, DeviceCount, DeviceType, DeviceValue, Function, HostArray, Instance,
@@ -329,7 +330,7 @@ def _decided_type_of(interp: Walker, test: cst.Comparison, state: State) -> Opti
 def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds: list[cst.BaseExpression],
               state: State) -> Optional[bool]:
     subject = interp.eval(subject_node, state)
-    guessed = len(subject.why) == 1 and type(subject.why[0][0]) is cst.Param
+    guessed = only_a_parameter(subject)
     if isinstance(subject, Tensor) and not subject.maybe_object and not subject.inferred and not guessed:
         side = 0
     elif isinstance(subject, HostArray):

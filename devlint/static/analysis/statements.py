@@ -25,7 +25,7 @@ from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import loader_like
-from devlint.static.semantics.devices import named_as_dtype
+from devlint.static.semantics.devices import named_as_dtype, only_a_parameter
 from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
@@ -213,8 +213,8 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
     # (a name used as a tensor may hold an object of a class here that moves itself: `Batch.to()` returns None)
     # (a parameter of this function only guessed to be a tensor, used as none here, may be a graph batch that
     # moves itself: torch_geometric's `Batch.to` works in place)
-    guessed = isinstance(receiver, Tensor) and len(receiver.why) == 1 and type(receiver.why[0][0]) is cst.Param \
-        and name in interp.file.parameters() and name not in interp.file.tensor_names()
+    guessed = isinstance(receiver, Tensor) and only_a_parameter(receiver) and name in interp.file.parameters() \
+        and name not in interp.file.tensor_names()
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object and not guessed or (
         isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names()
         and not _moves_itself(interp, expr.func.attr.value))

@@ -61,11 +61,16 @@ def named(device: Optional[Device], node: cst.CSTNode) -> Optional[Device]:
     return device
 
 
+def only_a_parameter(value: Value) -> bool:
+    """Is the value a parameter's own, symbolic (its story one `cst.Param`: nothing the walk learnt of it)?"""
+    return len(value.why) == 1 and type(value.why[0][0]) is cst.Param
+
+
 def device_argument(facts: Facts, value: Value, state: State, node: cst.CSTNode) -> Optional[Device]:
     """The device a `device=`/`.to()` argument names, checking hardcoded 'cuda'."""
     device = named(_argument_device(facts, value, state, node), node)
     # a function's own `device` parameter, analysed with no caller, is no choice the file makes
-    parameter = isinstance(value, DeviceValue) and len(value.why) == 1 and type(value.why[0][0]) is cst.Param
+    parameter = isinstance(value, DeviceValue) and only_a_parameter(value)
     if device is not None and device.kind == "selected" and not parameter:
         facts.portable_use()
     return device

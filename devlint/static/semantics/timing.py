@@ -42,7 +42,7 @@ def _only_ends(site: CallSite) -> bool:
 def _ends_measurement(site: CallSite) -> bool:
     consumer = site.file.consumer(site.node)
     if type(consumer) is cst.BinaryOperation:
-        return type(consumer.operator) is cst.Subtract and consumer.left is site.node
+        return _only_ends(site)
     if type(consumer) is cst.Assign:
         names = {dotted(t.target) for t in consumer.targets}
         return bool(names & site.file.clock_ends())
