@@ -475,8 +475,7 @@ class RandomGenerator(Value):
 
 @record
 class TensorType(Value):
-    """A legacy tensor type chosen at run time: `torch.cuda.FloatTensor if cuda else torch.FloatTensor`.
-    Calling it creates a tensor on `where`; `x.type(it)` moves x there."""
+    """A legacy tensor type chosen at run time (`torch.cuda.FloatTensor if cuda else torch.FloatTensor`)."""
 
     where: Optional[Device] = None
 
@@ -533,9 +532,12 @@ class CudaEvent(Value):
 
 @record
 class ArgsNamespace(Value):
-    """What `parser.parse_args()` returns: options and their defaults."""
+    """What `parser.parse_args()` returns: options and their defaults (and what the code sets on it)."""
 
     options: Attributes = ()  # ((dest, default Value), ...)
+
+    def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Value:
+        return replace(self, options=_join_attrs(self.options, other.options, availability_split, branch))
 
 
 @record
@@ -600,8 +602,7 @@ class Clock(Value):
 
 @record
 class HostTransform(Value):
-    """A torchvision transform that turns an image into a tensor (`ToTensor()`, a `Compose` holding one):
-    calling it gives a cpu tensor."""
+    """A torchvision transform that makes an image a cpu tensor (`ToTensor()`, a `Compose` holding one)."""
 
 
 @record
@@ -613,8 +614,7 @@ class Dataset(Value):
 
 @record
 class DeviceCount(Value):
-    """What torch.cuda.device_count() returns: comparing it is a guard. `world`: the number of processes of
-    an NCCL group (`dist.get_world_size()`), each with its GPU: more than one means GPUs."""
+    """`torch.cuda.device_count()`: comparing it is a guard; `world`: `dist.get_world_size()` of NCCL (GPUs)."""
 
     world: bool = False
 

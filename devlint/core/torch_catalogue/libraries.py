@@ -156,6 +156,8 @@ HOST_ARRAY_FUNCTIONS = frozenset(
         "random.normal", "random.randint", "random.permutation", "fromfile", "frombuffer", "cumprod", "cumsum",
         "copy", "tile", "repeat", "flip", "sort", "maximum", "minimum")}
 )
+# numpy's elementwise math: of numbers, a number (`torch.tensor(np.log(init_temperature))` is 0-dim)
+NUMPY_ELEMENTWISE = frozenset({"numpy." + name for name in ("exp", "log", "abs", "sqrt", "clip", "maximum", "minimum")})
 # Methods of a numpy array (or of a Python list made on the host) that give an array with dimensions back:
 # `torch.tensor(np.cumprod(1 - betas).astype(np.float32))` is a cpu table, not a 0-dim tensor.
 HOST_ARRAY_METHODS = frozenset(
@@ -337,6 +339,14 @@ FILE_MOVES = frozenset({"os.rename", "os.replace", "shutil.move"})
 INDEX_NAME_SUFFIXES = ("index", "idx")
 # decorators that make a method an attribute (`@property`, `@x.setter`, `@functools.cached_property`)
 PROPERTY_DECORATORS = ("property", "setter", "cached_property")
+# Optimizers of other libraries (`transformers.AdamW`, apex's `FusedAdam`): built like torch.optim's, launching nothing
+OPTIMIZER_NAMESPACES = ("torch.optim", "torch.optim.sparse_adam")
+OTHER_OPTIMIZERS = frozenset({"Adam", "AdamW", "SGD", "Adafactor", "Lamb", "LAMB", "FusedAdam", "FusedLAMB",
+                              "FusedSGD", "AdamW8bit", "Adam8bit", "Lion", "RAdam", "AdaBelief", "Ranger"})
+# `tokenizer(texts, return_tensors="pt")` (Hugging Face tokenizers, processors, feature extractors): cpu tensors
+TORCH_TENSORS_KEYWORD = ("return_tensors", "pt")
+CUDA_NAMESPACE = "torch.cuda"  # a wrapper of one call in it is an API for GPU mode (definitions.wraps_one_cuda_call)
+PROPERTY_GETTERS = frozenset({"property", "cached_property"})  # read as their getter's result
 # libraries whose prepared loaders put each batch on the device (accelerate's `prepare`, Lightning's Trainer): a batch
 # item the code does not move itself may be there already
 BATCH_PLACING_LIBRARIES = frozenset({"accelerate", "lightning", "pytorch_lightning"})

@@ -42,14 +42,14 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         # in `__init__`, set by another method), which is unknown here
         return _unknown_attribute(UNKNOWN, attr, node)
     if isinstance(base, Module):
-        return _module_attribute(interp, base, attr, node)
+        return _module_attribute(interp, base, attr, node, state)
     if isinstance(base, Instance):
         value = base.attr(attr)
         if value is not None:
             return value
         method = _dispatched(interp, interp.tables.classes.get(base.cls), attr)
         if method is not None:
-            return _method_value(interp, method, base)
+            return _method_value(interp, method, base, node, state)
         return _unknown_attribute(UNKNOWN, attr, node)  # set elsewhere: `trainer.device`
     if isinstance(base, Class):
         method = find_method(base, attr, interp.tables.classes)
@@ -140,18 +140,19 @@ def _is_cuda_known(tensor: Tensor) -> Optional[bool]:
     return False if where.kind == api.CPU_TYPE and not where.implicit else None
 
 
-def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cst.CSTNode] = None) -> Value:
+def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cst.CSTNode] = None,
+                      state: Optional[State] = None) -> Value:
     value = base.attr(attr)
     cls = interp.tables.classes.get(base.cls or "")
     if value is not None:
         if isinstance(value, Module) and value.moved and cls is not None and cls.by_shape:
             return value  # a module by its `forward` only has no `.to()` that moves its members: each is where it went
-        if isinstance(value, Tensor) and value.parameter and _being_built(interp, base):
+        if isinstance(value, Tensor) and value.parameter and _being_built(interp, base, node):
             return value  # `self.gate.data.mul_(mask)` in `__init__`: nothing has moved it yet, it is where it was made
         return as_member(base, value)
     method = _dispatched(interp, cls, attr) if cls else None
     if method is not None:
-        return _method_value(interp, method, base)
+        return _method_value(interp, method, base, node, state)
     if attr == "device":
         if _being_built(interp, base):
             # `self.device` in `__init__`: nothing has moved the module yet, it is where modules start
@@ -164,11 +165,15 @@ def _module_attribute(interp: Walker, base: Module, attr: str, node: Optional[cs
     return BoundMethod(receiver=base, name=attr)
 
 
-def _being_built(interp: Walker, module: Module) -> bool:
-    """`self` in its `__init__`, not moved there yet."""
+def _being_built(interp: Walker, module: Module, node: Optional[cst.CSTNode] = None) -> bool:
+    """`self` in its `__init__`, not moved there yet: walked on its own, or for a caller's `Table(n)` (read as
+    `self.table`)."""
     where = module.where
-    return bool(interp.frames.constructing) and where is not None and where.kind == "param" \
-        and where.param == "self" and not module.moved
+    if not interp.frames.constructing or module.moved or where is None:
+        return False
+    if where.kind == "param" and where.param == "self":
+        return True
+    return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self"
 
 
 def _unknown_attribute(base: Value, attr: str, node: Optional[cst.CSTNode]) -> Value:
@@ -195,10 +200,19 @@ def _dispatched(interp: Walker, cls: Optional[Class], attr: str) -> Optional[cst
     return method
 
 
-def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value]) -> Value:
+def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value],
+                  node: Optional[cst.CSTNode] = None, state: Optional[State] = None) -> Value:
     fn = interp.tables.functions.get(id(method))
-    if fn is None or any(decorator_name(d).endswith(api.PROPERTY_DECORATORS) for d in method.decorators):
-        return UNKNOWN  # `self.step_index` of a `@property`: its value, which no walk reads here (not the method)
+    if fn is None:
+        return UNKNOWN
+    decorators = [decorator_name(d) for d in method.decorators]
+    if any(name.endswith(api.PROPERTY_DECORATORS) for name in decorators):
+        if node is not None and state is not None and bound is not None \
+                and any(name.rsplit(".", 1)[-1] in api.PROPERTY_GETTERS for name in decorators):
+            # `trainer.networks` of `@property def networks(self): return [self.policy, self.qf]`: the getter's
+            # result (rlkit moves each net by looping over it)
+            return interp.read_property(replace(fn, bound=bound), node, state)
+        return UNKNOWN  # a setter's, or a property of a class itself: no walk reads it here
     return replace(fn, bound=bound)
 
 

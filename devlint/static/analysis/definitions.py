@@ -547,3 +547,26 @@ def calls_attribute(cls: cst.ClassDef, attributes: list[str]) -> bool:
             return True
         stack.extend(children(node))
     return False
+
+
+def wraps_one_cuda_call(fdef: cst.FunctionDef) -> bool:
+    """`def set_device(gpu_id): torch.cuda.set_device(gpu_id)`: a body that is one `torch.cuda` call of the
+    function's parameters (after a docstring) is that call under another name, an API for GPU mode: its callers
+    decide whether a GPU is there."""
+    body = fdef.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        small = list(body.body)
+    elif all(type(line) is cst.SimpleStatementLine for line in body.body):
+        small = [s for line in cast("list[cst.SimpleStatementLine]", list(body.body)) for s in line.body]
+    else:
+        return False
+    small = [s for s in small if not (type(s) is cst.Expr and isinstance(s.value, cst.BaseString))]
+    if len(small) != 1 or type(small[0]) not in (cst.Expr, cst.Return):
+        return False
+    call = cast("cst.Expr | cst.Return", small[0]).value
+    if type(call) is not cst.Call or not (dotted(call.func) or "").startswith(api.CUDA_NAMESPACE + "."):
+        return False
+    # it hands the call what its caller gives (`gpu_id`): a method's own `torch.cuda.synchronize()` is no wrapper
+    given = {param.name.value for param in fdef.params.params if param.name.value not in ("self", "cls")}
+    handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name}
+    return bool(given) and given <= handed

@@ -17,7 +17,7 @@ import libcst as cst
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
     decorator_name, find_method, forget_rebound_globals, is_static, local_names,
-    number_params, positional_names)
+    number_params, positional_names, wraps_one_cuda_call)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
 from devlint.static.analysis.prepass import Scope
@@ -50,11 +50,12 @@ if TYPE_CHECKING:
 
 
 def invoke(interp: Walker, fn: Function, args: Args, node: cst.CSTNode, state: State,
-           receiver_node: Optional[cst.CSTNode]) -> Value:
-    """Call a function of this file: its body, analysed with these arguments (memoised)."""
+           receiver_node: Optional[cst.CSTNode], getter: bool = False) -> Value:
+    """Call a function of this file: its body, analysed with these arguments (memoised). `getter`: a
+    property read (`obj.prop`), which runs the decorated getter; a property is called no other way."""
     fdef = fn.node
     stack = interp.frames.stack
-    unseen = fdef is None or id(fdef) in stack or interp.tables.too_deep(len(stack), fdef) or any(
+    unseen = fdef is None or id(fdef) in stack or interp.tables.too_deep(len(stack), fdef) or not getter and any(
         decorator_name(d).endswith(api.PROPERTY_DECORATORS) for d in fdef.decorators)
     bound = fn.bound if fdef is None or not is_static(fdef) else None
     params = None if unseen else bind_arguments(interp, cast(cst.FunctionDef, fdef), bound, state, args=args)
@@ -396,8 +397,8 @@ def _entry_state(interp: Walker, fn: Function, fdef: cst.FunctionDef, params: di
         state.timing.depth, state.timing.lap = 0, False
     elif tables.moved_at_end:  # analysed on its own (a callback): the module level's moves have happened
         state.moved = dict(tables.moved_at_end)
-    if tables.scope_of(fdef).nccl_setup:
-        state.guarded = True  # it sets up an NCCL group: it runs with GPUs
+    if tables.scope_of(fdef).nccl_setup or caller is None and wraps_one_cuda_call(fdef):
+        state.guarded = True  # it sets up an NCCL group: it runs with GPUs; or it is a GPU call's wrapper
     if fn.owner in tables.guarded_classes or isinstance(names.get("pytestmark"), SkipMarker) or any(
             is_skip_marker(interp, d, state) for d in fdef.decorators):
         state.guarded = True  # a test that only runs where CUDA is

@@ -38,8 +38,8 @@ from devlint.static.semantics.opaque import FOLLOWS_INPUTS
 from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, CRASHED, UNKNOWN, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref, Seq, Tensor,
-    Value, join_device, replace,
+    CPU, CRASHED, UNKNOWN, ArgsNamespace, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref,
+    Seq, Tensor, Value, join_device, replace,
 )
 
 if TYPE_CHECKING:
@@ -171,6 +171,10 @@ class Interpreter:
         if isinstance(owner, (Module, Instance)):
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
+            if isinstance(owner, ArgsNamespace):
+                # `args.use_cuda = torch.cuda.is_available() and not args.no_cuda`: the namespace handed on holds it
+                options = ((attr, value),) + tuple(option for option in owner.options if option[0] != attr)
+                self.assign_name(base, replace(owner, options=options), state, line)
             state.env[f"{base}.{attr}"] = value
             self.tables.dotted_bases.add(base.split(".", 1)[0])
             if "." in base and (attr == "data" or isinstance(owner, Tensor) and owner.parameter):
@@ -311,6 +315,9 @@ class Interpreter:
     def invoke(self, fn: Function, args: Args, node: cst.CSTNode, state: State,
                receiver_node: Optional[cst.CSTNode]) -> Value:
         return functions.invoke(self, fn, args, node, state, receiver_node)
+
+    def read_property(self, fn: Function, node: cst.CSTNode, state: State) -> Value:
+        return functions.invoke(self, fn, Args(), node, state, None, getter=True)
 
     def call_method_of(self, receiver: Value, name: str, values: list[Value], node: cst.CSTNode,
                        state: State) -> Value:

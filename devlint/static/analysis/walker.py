@@ -44,3 +44,4 @@ class Walker(Walk, Protocol):
     # wider than `Walk.invoke`: `with` calls `__enter__` and `__exit__` for an item that need be no call
     def invoke(self, fn: Function, args: Args, node: cst.CSTNode, state: State,
                receiver_node: Optional[cst.CSTNode]) -> Value: ...
+    def read_property(self, fn: Function, node: cst.CSTNode, state: State) -> Value: ...  # `obj.prop`: its getter

@@ -379,3 +379,18 @@ FUNCTIONS = {
     **{path: set_default_device for path in api.SET_DEFAULT_DEVICE},
     **{path: set_default_tensor_type for path in api.SET_DEFAULT_TENSOR_TYPE},
 }
+
+
+def mapping_to(site: CallSite) -> Value:
+    """`inputs.to(device)` of a mapping of tensors (a tokenizer's `BatchEncoding`, a dict has no `.to`): its
+    tensors move, in place, and it is returned."""
+    receiver = cast(Seq, site.receiver)  # (a Seq method)
+    where = move_target(site)
+    if where is None or not isinstance(receiver.elem, Tensor):
+        site.update_receiver(UNKNOWN)
+        return UNKNOWN
+    elem = replace(receiver.elem, why=receiver.elem.why + target_why(site.args) + ((site.node, ""),), where=where,
+                   fresh=False)
+    moved = Seq(kind=receiver.kind, elem=elem)
+    site.update_receiver(moved)
+    return moved

@@ -13,6 +13,7 @@ from devlint.core.torch_catalogue.records import CPU_TYPE
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.devices import selected_is_cpu
+from devlint.static.semantics.tensors import is_number
 from devlint.core.values import CPU, UNKNOWN, Const, HostArray, Located, Seq, Tensor, Value, replace
 from devlint.static.syntax import dotted
 
@@ -56,6 +57,8 @@ def _array_members(value: Value) -> list[Tensor]:
     if isinstance(value, Seq):
         items = (list(value.items) if value.items is not None else [value.elem]) + list(value.gpu_members)
         return [t for item in items for t in _array_members(item)]
+    if sent_away(value):  # `target = labels.to(self.device)` of a value of unknown kind: a tensor now
+        return [Tensor(why=value.why, where=value.device)]
     return tensors_in(value)
 
 
@@ -69,6 +72,9 @@ def _host_result(site: CallSite) -> Value:
     """What a host library returns: an array where numpy builds one, else unknown (a number, a plot)."""
     if site.path not in api.HOST_ARRAY_FUNCTIONS:
         return UNKNOWN
+    if site.path in api.NUMPY_ELEMENTWISE and site.args.positional and not site.args.star and all(
+            is_number(node, value) for node, value in site.args.positional):
+        return UNKNOWN  # `np.log(init_temperature)`: numpy's math on numbers is a number (a 0-dim tensor's)
     size = api.NUMPY_RANDOM_SIZE_POSITION.get(site.path)
     if size is not None and api.NUMPY_SIZE_KEYWORD not in site.args.keywords and len(site.args.positional) <= size \
             and not site.args.star:
@@ -84,6 +90,15 @@ def is_host_library(path: str) -> bool:
     return path.startswith(api.HOST_LIBRARY_PREFIXES)
 
 
+def sent_away(value: Value) -> bool:
+    """A value of unknown kind the code sent to a device other than the cpu (`lengths = lengths.to(device)` of a
+    loader's item): what has `.to()` and is handed where a tensor goes is a tensor."""
+    where = value.where if type(value) is Located else None
+    return where is not None and where.concrete and where.kind != CPU_TYPE and any(
+        type(node) is cst.Call and type(node.func) is cst.Attribute
+        and node.func.attr.value in api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU for node, _ in value.why)
+
+
 def cpu_only_argument(site: CallSite) -> Value:
     """`pack_padded_sequence(x, lengths)`: `lengths` must live on the cpu."""
     args, path = site.args, site.path
@@ -93,7 +108,7 @@ def cpu_only_argument(site: CallSite) -> Value:
         arg_node, value = found
         # (what an object of unknown kind returned may be a list: a model's `decode_lengths`, from `.tolist()`)
         if isinstance(value, Tensor) and value.where is not None and value.where.kind != CPU_TYPE \
-                and (value.derived or value.where.concrete) and not value.maybe_object:
+                and (value.derived or value.where.concrete) and not value.maybe_object or sent_away(value):
             site.emit(CpuOnlyArgument(site.node, path.rsplit(".", 1)[-1], f"`{keyword}`", site.operand(arg_node, value),
                                       site.context))
     first = args.first()

@@ -96,6 +96,19 @@ def _project_class(site: CallSite) -> bool:
     return site.path.startswith(".") or site.file.project_module(site.path.rpartition(".")[0])
 
 
+def returns_torch_tensors(node: cst.Call) -> bool:
+    """`tokenizer(texts, padding=True, return_tensors="pt")`: asked for torch tensors, it builds them."""
+    keyword, value = api.TORCH_TENSORS_KEYWORD
+    return any(arg.keyword is not None and arg.keyword.value == keyword and type(arg.value) is cst.SimpleString
+               and arg.value.evaluated_value == value for arg in node.args)
+
+
+def tokenized(node: cst.Call) -> Value:
+    """What a tokenizer asked for torch tensors returns: a mapping of cpu tensors (`input_ids`, `attention_mask`),
+    which its `.to(device)` moves."""
+    return Seq(kind="dict", elem=Tensor(why=((node, "a tokenizer's tensors, made on cpu"),), where=CPU))
+
+
 def follows_inputs(site: CallSite) -> Value:
     """A function nobody can see, given tensors on one device D (and on no other): what it returns,
     used as a tensor, is on D (`helper(x)` follows its inputs). Marked inferred: it may be a number."""

@@ -22,7 +22,8 @@ from devlint.core.torch_catalogue.records import CPU_TYPE
 
 def is_optimizer_class(path: str) -> bool:
     namespace, _, name = path.rpartition(".")
-    return namespace in ("torch.optim", "torch.optim.sparse_adam") and name[:1].isupper()
+    return namespace in api.OPTIMIZER_NAMESPACES and name[:1].isupper() \
+        or bool(namespace) and name in api.OTHER_OPTIMIZERS
 
 
 def optimizer(site: CallSite) -> Value:

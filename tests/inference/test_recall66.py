@@ -1,0 +1,126 @@
+"""Real device bugs the sixty-sixth survey found missed (issue 17: real bug reports from repositories nobody on
+the team had used), each beside a correct twin that must stay silent.
+
+- A value of unknown kind sent to a device (`lengths = lengths.to(device)` of a loader's item, `labels.to(
+  self.device)` of a parameter) is a tensor there when it is handed where a tensor goes: `pack_padded_sequence`'s
+  lengths (sentiment_graphs, DEV106), sklearn's metrics (robustness-gym, DEV401).
+- A call asked for torch tensors (`tokenizer(texts, return_tensors="pt")`) returns a mapping of cpu tensors,
+  which its `.to(device)` moves in place (lmppl: labels taken from the tokenizer's output meet the model's
+  logits on the GPU, DEV101).
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+LENGTHS = """
+import torch
+from torch import nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def run(loader):
+    rnn = nn.LSTM(8, 8, batch_first=True).to(device)
+    for x, lengths in loader:
+        x = x.to(device)
+        lengths = {moved}
+        packed = pack_padded_sequence(x, lengths, batch_first=True){mark}
+        rnn(packed)
+"""
+
+
+@pytest.mark.parametrize("moved, mark", [
+    ("lengths.to(device)", "  # expect: DEV106"),
+    ("lengths.cuda()", "  # expect: DEV106"),
+    ("lengths.to('cpu')", ""),
+    ("lengths", ""),
+])
+def test_lengths_of_unknown_kind_sent_to_the_gpu_are_a_gpu_tensor(moved, mark):
+    source = LENGTHS.format(moved=moved, mark=mark)
+    assert found(source, ["DEV106"]) == expected_findings(source)
+
+
+METRIC = """
+import torch
+from sklearn.metrics import accuracy_score
+
+
+def accuracy(predictions, labels):
+    return accuracy_score(y_true=labels, y_pred=predictions){mark}
+
+
+class Evaluator:
+    def __init__(self):
+        self.device = "cuda:0" if torch.cuda.is_available() else "cpu"
+
+    def evaluate(self, predictions, labels):
+        pred = predictions["pred"]{move}
+        target = labels{move}
+        return accuracy(pred, target)
+"""
+
+
+@pytest.mark.parametrize("move, mark", [
+    (".to(self.device)", "  # expect: DEV401"),
+    (".to(self.device).cpu()", ""),
+    ("", ""),
+])
+def test_values_sent_to_the_gpu_are_tensors_to_a_host_library(move, mark):
+    source = METRIC.format(move=move, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+TOKENIZED = """
+import torch
+import transformers
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+tokenizer = transformers.AutoTokenizer.from_pretrained("gpt2")
+model = transformers.AutoModelForCausalLM.from_pretrained("gpt2").to(device)
+loss_fn = torch.nn.CrossEntropyLoss()
+
+
+def score(texts):
+    inputs = tokenizer(texts, padding=True, return_tensors="pt")
+    {moved}
+    logits = model(**inputs)["logits"]
+    labels = inputs["input_ids"][:, 1:].reshape(-1)
+    return loss_fn(logits[:, :-1].reshape(-1, logits.size(-1)), labels){mark}
+
+
+print(score(["a b c"]))
+"""
+
+
+@pytest.mark.parametrize("moved, mark", [
+    ("inputs = inputs.to(device)", ""),
+    ("inputs.to(device)", ""),
+    ("inputs = {k: v.to(device) for k, v in inputs.items()}", ""),
+    # only the model's copy moved: the labels stay on the cpu
+    ("logits = model(**{k: v.to(device) for k, v in inputs.items()})", "  # expect: DEV101"),
+])
+def test_a_tokenizers_tensors_are_made_on_the_cpu(moved, mark):
+    source = TOKENIZED.format(moved=moved, mark=mark)
+    if "logits = model(**{" in moved:
+        source = source.replace('    logits = model(**inputs)["logits"]\n', "", 1)
+    assert found(source, ["DEV101", "DEV102"]) == expected_findings(source)
+
+
+def test_a_model_given_a_tokenizers_unmoved_output_is_reported():
+    source = """
+import torch
+import transformers
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+tokenizer = transformers.AutoTokenizer.from_pretrained("bert-base-uncased")
+model = transformers.AutoModel.from_pretrained("bert-base-uncased").to(device)
+encoded = tokenizer(["hello"], return_tensors="pt")
+print(model(**encoded))  # expect: DEV102
+"""
+    assert found(source, ["DEV102"]) == expected_findings(source)
