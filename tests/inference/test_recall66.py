@@ -7,6 +7,9 @@ the team had used), each beside a correct twin that must stay silent.
 - A call asked for torch tensors (`tokenizer(texts, return_tensors="pt")`) returns a mapping of cpu tensors,
   which its `.to(device)` moves in place (lmppl: labels taken from the tokenizer's output meet the model's
   logits on the GPU, DEV101).
+- A model zoo's builder (`torchvision.models.resnet18()`, `timm.create_model(name)`) makes a module on the cpu,
+  so a model moved under an availability check is on the selected device, and running it is GPU work to a timer
+  even where its input's device is unknown (pytorch-benchmark, DEV301).
 
 Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
 
@@ -122,5 +125,55 @@ tokenizer = transformers.AutoTokenizer.from_pretrained("bert-base-uncased")
 model = transformers.AutoModel.from_pretrained("bert-base-uncased").to(device)
 encoded = tokenizer(["hello"], return_tensors="pt")
 print(model(**encoded))  # expect: DEV102
+"""
+    assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+ZOO = """
+from time import time
+
+import torch
+{imports}
+
+
+def measure(model, x):
+    t0 = time()
+    y = model(x)
+    t1 = time(){mark}
+    return t1 - t0
+
+
+def main(batch):
+    model = {built}
+    if torch.cuda.is_available():
+        model = model.cuda()
+    measure(model, batch)
+"""
+
+
+@pytest.mark.parametrize("imports, built, mark", [
+    ("from torchvision.models import resnet18", "resnet18()", "  # expect: DEV301"),
+    ("import torchvision", "torchvision.models.resnet18(weights=None)", "  # expect: DEV301"),
+    ("import timm", 'timm.create_model("resnet18")', "  # expect: DEV301"),
+    # a builder nobody can see may put the model anywhere: its run is not known to be GPU work
+    ("from zoo import build", "build()", ""),
+])
+def test_a_model_zoos_builder_makes_a_module_on_the_cpu(imports, built, mark):
+    # (the timer around a GPU model's run: the input's device is unknown, the model's is not)
+    source = ZOO.format(imports=imports, built=built, mark=mark)
+    assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+def test_a_zoo_model_never_moved_meets_gpu_input():
+    source = """
+import torch
+from torchvision import models
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = models.resnet50()
+images = torch.randn(2, 3, 224, 224).to(device)
+print(net(images))  # expect: DEV102
+moved = models.resnet50().to(device)
+print(moved(images))
 """
     assert found(source, ["DEV102"]) == expected_findings(source)

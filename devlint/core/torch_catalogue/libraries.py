@@ -345,6 +345,11 @@ OTHER_OPTIMIZERS = frozenset({"Adam", "AdamW", "SGD", "Adafactor", "Lamb", "LAMB
                               "FusedSGD", "AdamW8bit", "Adam8bit", "Lion", "RAdam", "AdaBelief", "Ranger"})
 # `tokenizer(texts, return_tensors="pt")` (Hugging Face tokenizers, processors, feature extractors): cpu tensors
 TORCH_TENSORS_KEYWORD = ("return_tensors", "pt")
+# Model zoos whose builders return a new module on the cpu (`torchvision.models.resnet18(weights=...)`,
+# `timm.create_model(name)`); their helpers that are no builders (`get_model_weights`, `list_models`) are left out
+MODEL_ZOO_PREFIXES = ("torchvision.models.",)
+MODEL_ZOO_BUILDERS = frozenset({"timm.create_model"})
+MODEL_ZOO_HELPERS = ("get_", "list_", "create_feature_extractor", "get_graph_node_names")
 CUDA_NAMESPACE = "torch.cuda"  # a wrapper of one call in it is an API for GPU mode (definitions.wraps_one_cuda_call)
 PROPERTY_GETTERS = frozenset({"property", "cached_property"})  # read as their getter's result
 # libraries whose prepared loaders put each batch on the device (accelerate's `prepare`, Lightning's Trainer): a batch

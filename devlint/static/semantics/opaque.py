@@ -49,6 +49,22 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     return UNKNOWN if by_name else follows_inputs(site)
 
 
+def is_zoo_builder(path: str) -> bool:
+    name = path.rsplit(".", 1)[-1]
+    return path in api.MODEL_ZOO_BUILDERS or path.startswith(api.MODEL_ZOO_PREFIXES) and name[:1].islower() \
+        and not name.startswith(api.MODEL_ZOO_HELPERS)
+
+
+def zoo_model(site: CallSite) -> Value:
+    """`torchvision.models.resnet18(weights=...)`, `timm.create_model(name)`: a new module, on the cpu (its
+    pretrained weights are loaded there too), or the default device where the code set one."""
+    site.evaluate_arguments()
+    if any(isinstance(v, Module) or type(v) is Located for _, v in site.args.all()):
+        return UNKNOWN  # built around a module it is given (a feature extractor of it): where that one is
+    where = site.state.default_device or CPU
+    return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
+
+
 def _runs(site: CallSite, wrapped: Value) -> ModelWrapper:
     """What a call handed a module gives back, which runs it: where the module is, when known to be on a GPU."""
     on_gpu = wrapped.device is not None and wrapped.device.is_gpu

@@ -42,6 +42,7 @@ NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (modules.is_torch_module_class, modules.torch_module),
     (api.LIBRARY_LOSSES.__contains__, modules.torch_module),  # another library's loss, known as torch's are
     (optim.is_optimizer_class, optim.optimizer),
+    (opaque.is_zoo_builder, opaque.zoo_model),
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
     (devices.is_xla_device, devices.xla_device),
