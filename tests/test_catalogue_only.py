@@ -33,8 +33,8 @@ ALLOWED: Dict[str, Dict[str, int]] = {
     # read records.CPU_TYPE/CUDA_TYPE once the analysis work on values.py and devices.py has landed. `Module`/`Tensor` there
     # are the value classes' own names (a forward reference, a type name in text).
     "devlint/core/mixing.py": {"cpu": 8},
-    "devlint/core/devices.py": {"cpu": 5, "cuda": 9, "mps": 2, "xpu": 2},
-    "devlint/core/values.py": {"Module": 1, "Tensor": 1, "cpu": 3, "cuda": 1},
+    "devlint/core/devices.py": {"Tensor": 1, "cpu": 5, "cuda": 9, "mps": 2, "xpu": 2},
+    "devlint/core/values.py": {"Module": 1, "cpu": 3, "cuda": 1},
     "devlint/static/analysis/interpreter.py": {"cpu": 1},
     # The runtime's own plumbing, keyed by what torch calls things:
     # `__get__`, the handlers of `set_`, `copy_`, `.grad` and the packed-sequence kernel, the functions patches.py

@@ -131,3 +131,10 @@ def parse_device_string(text: str) -> Optional[Device]:
     if kind in ("cpu", "mps", "xpu", "meta", "hpu", "npu", "xla"):
         return Device(kind)
     return None
+
+
+def cuda_and_cpu_types(a: str, b: str) -> bool:
+    """`torch.cuda.FloatTensor` and `torch.FloatTensor` (in either order)."""
+    cuda_type, cpu_type = (a, b) if a.startswith("torch.cuda.") else (b, a)
+    return cuda_type.startswith("torch.cuda.") and cuda_type.endswith("Tensor") \
+        and cpu_type == "torch." + cuda_type[len("torch.cuda."):]

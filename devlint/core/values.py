@@ -21,7 +21,7 @@ from devlint.core.devices import (  # noqa: F401
     RANKED_CUDA as RANKED_CUDA, ranked_cuda as ranked_cuda, SELECTED as SELECTED,
     Device as Device,
     conflict as conflict,
-    cuda as cuda,
+    cuda as cuda, cuda_and_cpu_types,
     join_choice as join_choice,
     join_device as join_device,
     on_cpu as on_cpu,
@@ -191,8 +191,8 @@ class Module(Value):
     # a container (`nn.Sequential(Block(8), Block(8))`) whose members are all of one project class: what they
     # are together (their join), what iterating or indexing it gives
     member: Optional[Module] = None
-    # one of several classes of this file (`Base() if ... else Scaled()`): their methods, not a library's
-    of_classes: bool = False
+    # one of several classes of this file (`Base() if ... else Scaled()`): their names ("" for one not known)
+    of_classes: tuple[str, ...] = ()
     # held only by a plain list/dict attribute of a module: (the assignment, the attribute's name)
     plain_container: Optional[tuple[cst.CSTNode, str]] = field(default=None, compare=False)
     # which object it is (id of the call that built it; 0: unknown): `Module.to()` moves the object, and
@@ -233,8 +233,9 @@ class Module(Value):
             return replace(inner, why=self.why, where=where, moved=self.moved or other.moved)
         same, registered = self.cls == other.cls, self.registered and other.registered  # (a dict of `self.bce`...)
         return Module(why=self.why, where=where, cls=self.cls if same else None,
-                      of_classes=self.of_classes or other.of_classes or not same and None not in (self.cls, other.cls),
-                      attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch) if same else (),
+                      of_classes=_classes_joined(self, other) if self.of_classes or other.of_classes or not same
+                      and None not in (self.cls, other.cls) else (),
+                      attrs=_join_attrs(self.attrs, other.attrs, availability_split, branch),
                       moved=self.moved or other.moved, moves_inputs=_moves_inputs_joined(self, other),
                       member=self.member if self.member == other.member else None, registered=registered,
                       any_device_inputs=tuple(dict.fromkeys(self.any_device_inputs + other.any_device_inputs)),
@@ -428,7 +429,7 @@ class Ref(Value):
     path: str = ""
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
-        if availability_split and _cuda_and_cpu_types(self.path, other.path):
+        if availability_split and cuda_and_cpu_types(self.path, other.path):
             return TensorType(why=self.why or other.why, where=SELECTED)
         return None
 
@@ -662,6 +663,10 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
     return UNKNOWN
 
 
+def _classes_joined(a: Module, b: Module) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(name for m in (a, b) for name in (m.of_classes or (m.cls or "",))))
+
+
 def _unregistered(module: Module) -> bool:
     """Held only by a plain container, with parameters of its own: what DEV107 is about."""
     return module.plain_container is not None and not module.registered and not module.stateless
@@ -677,13 +682,6 @@ def _join_attrs(a: Attributes, b: Attributes, availability_split: bool = False,
     joined = [(name, join(value, theirs.pop(name), availability_split, branch) if name in theirs else value)
               for name, value in a]
     return tuple(joined) + tuple(theirs.items())
-
-
-def _cuda_and_cpu_types(a: str, b: str) -> bool:
-    """`torch.cuda.FloatTensor` and `torch.FloatTensor` (in either order)."""
-    cuda_type, cpu_type = (a, b) if a.startswith("torch.cuda.") else (b, a)
-    return cuda_type.startswith("torch.cuda.") and cuda_type.endswith("Tensor") \
-        and cpu_type == "torch." + cuda_type[len("torch.cuda."):]
 
 
 def _device_strings(a: Const, b: Const) -> bool:

@@ -177,3 +177,23 @@ moved = models.resnet50().to(device)
 print(moved(images))
 """
     assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+@pytest.mark.parametrize("read, mark", [
+    ("y.numpy()", "  # expect: DEV401"),
+    ("y.cpu().numpy()", ""),
+    ("y.tolist()", ""),  # (read on the host by torch itself, from any device)
+])
+def test_a_value_sent_to_the_gpu_then_asked_for_numpy_is_a_gpu_tensor(read, mark):
+    source = f"""
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def evaluate(loader):
+    for x, y in loader:
+        y = y.to(device)
+        print({read}){mark}
+"""
+    assert found(source, ["DEV401"]) == expected_findings(source)

@@ -264,3 +264,46 @@ main()
 def test_building_an_optimizer_of_another_library_queues_no_gpu_work(work, mark):
     source = OPTIMIZER.format(work=work, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+SEVERAL = """
+import numpy as np
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Scorer(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(8, 2)
+
+    def forward(self, x):
+        logits = self.fc(x)
+        return logits, {{"picks": logits.argmax(1){picks}}}
+
+
+class MultiScorer(Scorer):
+    def forward(self, x):
+        logits = self.fc(x) * 2
+        return logits, {{"picks": logits.argmax(1){picks}}}
+
+
+def run(multi):
+    model = MultiScorer() if multi else Scorer()
+    model.to(device)
+    logits, extra = model(torch.randn(4, 8).to(device))
+    return int(np.array(extra["picks"]).sum()){mark}
+"""
+
+
+@pytest.mark.parametrize("picks, mark", [
+    (".cpu().numpy()", ""),
+    # both hand back their picks on the device: numpy is given a GPU tensor
+    ("", "  # expect: DEV401"),
+])
+def test_a_module_of_several_classes_runs_each_forward(picks, mark):
+    # (survey 68: CLAM's `model = CLAM_MB(...)` or `CLAM_SB(...)`, whose forwards return numpy in a dict)
+    source = SEVERAL.format(picks=picks, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)

@@ -11,6 +11,7 @@ from devlint.static.analysis.definitions import (
 )
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
+from devlint.static.semantics.containers import dict_entry
 from devlint.static.syntax import dotted
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import (
@@ -70,6 +71,12 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         return DeviceValue(where=None)  # the device of a tensor we know nothing of: unknown, not a chosen one
     if isinstance(base, (Unknown, Located)):
         return _unknown_attribute(base, attr, node)
+    if isinstance(base, Seq) and base.kind == "dict" and not hasattr(dict, attr) and attr not in api.MOVES_TO_ARGUMENT \
+            and attr not in api.MOVES_TO_GPU and attr not in api.MOVES_TO_CPU:
+        # `tokenizer(texts, return_tensors="pt").input_ids`: a mapping read by attribute (a dict has none) gives its
+        # entries (a `BatchEncoding`, an `EasyDict` of settings)
+        found = dict_entry(base, attr)
+        return found if found is not None else base.elem
     return BoundMethod(receiver=base, name=attr)
 
 

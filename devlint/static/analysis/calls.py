@@ -14,7 +14,7 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis import functions, instances
 from devlint.static.analysis.attributes import attribute
-from devlint.static.semantics import data, modules, opaque, registry, tensors
+from devlint.static.semantics import data, host, modules, opaque, registry, tensors
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
@@ -152,10 +152,11 @@ def _named_attribute(interp: Walker, site: CallSite, state: State) -> Optional[V
 
 def _method(interp: Walker, node: cst.Call, state: State, receiver: Value, name: str,
             receiver_node: Optional[cst.CSTNode]) -> Value:
-    if type(receiver) is Located and receiver.where is not None and receiver.where.kind == api.CUDA_TYPE \
+    if type(receiver) is Located and receiver.where is not None and (receiver.where.kind == api.CUDA_TYPE
+                                                                     or host.sent_away(receiver)) \
             and name in api.TENSOR_ONLY_ATTRS and name not in api.METADATA_METHODS:
-        # `batch.cuda().numpy()`: a value of unknown kind on a GPU, asked what only a tensor answers (elsewhere
-        # the walk keeps its old view: a conversion that may wait for the GPU)
+        # `batch.cuda().numpy()`, `labels.to(device).numpy()`: a value of unknown kind sent to a GPU, asked what
+        # only a tensor answers (elsewhere the walk keeps its old view: a conversion that may wait for the GPU)
         receiver = Tensor(why=receiver.why, where=receiver.where, derived=True)
     site = CallSite(interp, node, state, name=name, receiver=receiver, receiver_node=receiver_node)
     return registry.call_method(site)

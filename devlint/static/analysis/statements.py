@@ -73,6 +73,11 @@ def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallS
 def exec_aug_assign(interp: Walker, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
     left = interp.eval(small.target, state)
     right = interp.eval(small.value, state)
+    if isinstance(left, Tensor) and left.scalar and isinstance(right, Tensor) and right.where is not None \
+            and right.where.is_gpu:
+        # `running = torch.tensor(0.0); running += loss`: the 0-dim tensor is the result here, not an input: torch
+        # lets a cpu scalar into a GPU op only as an input (an in-place op writes where its target lives)
+        left = replace(left, scalar=False)
     result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
     assign(interp, small.target, result, state, line)
 

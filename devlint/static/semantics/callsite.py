@@ -199,6 +199,12 @@ class CallSite:
             self._args = args
         return self._args
 
+    def on_path(self, state: State) -> CallSite:
+        """This call on another path (a copy of this one's state), its arguments as evaluated here."""
+        other = CallSite(self.walk, self.node, state, self.path, self.name, self.receiver, self.receiver_node)
+        other._args = self.args
+        return other
+
     @property
     def facts(self) -> Facts:
         """What the handler records (facts, syncs, GPU work, portable uses)."""

@@ -156,6 +156,10 @@ def call_module(site: CallSite, module: Value) -> Value:
     """`model(x)`: the inputs must be on the module's device; the output is there too."""
     args = site.args
     _unregistered(site, module)
+    if isinstance(module, Module) and module.of_classes and module.cls is None:
+        walked = _each_class(site, module)
+        if walked is not None:
+            return walked
     own_call = _method_of_class(site, module, "__call__")
     if own_call is not None and id(own_call) in site.file.functions:
         # `class Sampler(nn.Module): def __call__(self, x)`: calling it runs that, not forward
@@ -257,6 +261,36 @@ def _method_of_class(site: CallSite, module: Value, name: str) -> Optional[cst.F
     if isinstance(module, Module) and module.cls is not None and module.cls in file.classes:
         return file.find_method(file.classes[module.cls], name)
     return None
+
+
+# classes whose forwards are walked one by one where a module may be of any of them (more: its output is a guess)
+MOST_CLASSES_WALKED = 4
+
+
+def _each_class(site: CallSite, module: Module) -> Optional[Value]:
+    """`model = CLAM_MB(...) if multi else CLAM_SB(...)`, then `model(x)`: each class's forward runs on its own copy
+    of the path, and what follows holds after any of them (their results joined). None where a class, or its
+    forward, is not the file's (a library's model may return anything)."""
+    file = site.file
+    by_forward: dict[int, str] = {}
+    for name in module.of_classes:
+        cls = file.classes.get(name)
+        forward = file.find_method(cls, "forward") if cls is not None else None
+        if forward is None or id(forward) not in file.functions:
+            return None
+        by_forward.setdefault(id(forward), name)  # (subclasses that keep their base's forward: walked once)
+    if len(by_forward) > MOST_CLASSES_WALKED:
+        return None
+    results, ends = [], []
+    for name in by_forward.values():
+        path = site.state.copy()
+        results.append(call_module(site.on_path(path), replace(module, cls=name, of_classes=())))
+        ends.append(path)
+    joined = ends[0]
+    for path in ends[1:]:
+        joined = joined.join(path)
+    site.state.take(joined)
+    return join_all(results)
 
 
 def _forward(site: CallSite, module: Value) -> Optional[cst.FunctionDef]:

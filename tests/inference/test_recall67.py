@@ -1,0 +1,81 @@
+"""Real device bugs the sixty-seventh survey found missed (issue 17: real bug reports from repositories nobody on
+the team had used), each beside a correct twin that must stay silent.
+
+- `running = torch.tensor(0.0); running += loss`: an in-place op writes where its target lives, and torch lets
+  a 0-dim cpu tensor into a GPU op only as an input (NASBench-PyTorch's running loss, DEV101).
+- `tokenizer(texts, return_tensors="pt").input_ids`: a mapping read by attribute gives its entries, as by key
+  (ConceptExpress, DEV102).
+- A module of one of several classes of the file (`model = A() if a else B()`) runs each class's forward, and
+  what follows holds after any of them (survey 68: CLAM's models, whose dict outputs hold numpy).
+
+Each case's `# expect:` markers are exactly what devlint must report (none: it must stay silent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+RUNNING = """
+import torch
+
+
+def train(net, loader, device):
+    running = {start}
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = (net(x) - y).pow(2).sum()
+        running += {added}{mark}
+    return running
+"""
+
+
+@pytest.mark.parametrize("start, added, mark", [
+    ("torch.tensor(0.0)", "loss.detach()", "  # expect: DEV101"),
+    ("torch.tensor(0.0)", "loss.item()", ""),
+    ("torch.tensor(0.0, device=device)", "loss.detach()", ""),
+    ("0.0", "loss.detach()", ""),
+])
+def test_an_in_place_op_into_a_cpu_scalar_takes_no_gpu_operand(start, added, mark):
+    source = RUNNING.format(start=start, added=added, mark=mark)
+    assert found(source, ["DEV101"]) == expected_findings(source)
+
+
+def test_a_cpu_scalar_read_by_a_gpu_op_is_still_fine():
+    source = """
+import torch
+
+
+def scale(x, device):
+    x = x.to(device)
+    temperature = torch.tensor(0.5)
+    return x / temperature
+"""
+    assert found(source, ["DEV101"]) == set()
+
+
+TOKENS = """
+import torch
+from torch import nn
+from transformers import CLIPTokenizer
+
+
+def encode(prompts):
+    device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    tokenizer = CLIPTokenizer.from_pretrained("openai/clip-vit-base-patch32")
+    encoder = nn.Embedding(49408, 64).to(device)
+    ids = tokenizer(prompts, padding=True, return_tensors="pt"){read}
+    return encoder(ids){mark}
+"""
+
+
+@pytest.mark.parametrize("read, mark", [
+    (".input_ids", "  # expect: DEV102"),
+    ('["input_ids"]', "  # expect: DEV102"),
+    (".input_ids.to(device)", ""),
+    ('.to(device)["input_ids"]', ""),
+])
+def test_a_mapping_read_by_attribute_gives_its_entries(read, mark):
+    source = TOKENS.format(read=read, mark=mark)
+    assert found(source, ["DEV102"]) == expected_findings(source)
