@@ -90,6 +90,7 @@ class Located(Value):
     It never conflicts in an operator (it may be a number), but torch functions treat it as a tensor."""
 
     where: Optional[Device] = None
+    sent: bool = False  # the result of `.to(device)`, `.cuda()` (not a module's member, nor its output)
 
     @property
     def device(self) -> Optional[Device]:

@@ -197,3 +197,44 @@ def evaluate(loader):
         print({read}){mark}
 """
     assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+def test_a_mappings_dtype_change_keeps_it_where_it_was():
+    # (found reading the regression run: `.to(dtype=...)` of a dict-like value raised inside devlint)
+    source = """
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = torch.nn.Linear(4, 4).to(device)
+batch = {"x": torch.ones(2, 4)}
+half = batch.to(dtype=torch.float16)
+print(net(half["x"]))  # expect: DEV102
+"""
+    assert found(source) == expected_findings(source)
+
+
+def test_a_member_of_a_moved_module_of_unknown_class_is_no_value_sent_away():
+    # (the shape of tianshou's `np.isclose(actor.max_action, 1.0)`, found reading the regression run: a member of
+    # a moved module is a setting here, not a value the code sent to the device; the real file is checked by hand)
+    source = """
+import numpy as np
+import torch
+from torch import nn
+from nets import wrapped
+
+
+class Actor(nn.Module):
+    def __init__(self, max_action=1.0):
+        super().__init__()
+        self.max_action = max_action
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+actor = wrapped(Actor)(max_action=2.0)
+actor.eval()
+actor = actor.to(device)
+print(np.isclose(actor.max_action, 1.0))
+moved = actor.scale.to(device)
+print(np.isclose(moved, 1.0))  # expect: DEV401
+"""
+    assert found(source, ["DEV401"]) == expected_findings(source)

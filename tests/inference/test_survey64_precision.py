@@ -307,3 +307,32 @@ def test_a_module_of_several_classes_runs_each_forward(picks, mark):
     # (survey 68: CLAM's `model = CLAM_MB(...)` or `CLAM_SB(...)`, whose forwards return numpy in a dict)
     source = SEVERAL.format(picks=picks, mark=mark)
     assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+def test_a_property_that_reads_a_device_from_deep_inside_stays_unknown():
+    # (found reading the regression run: Lightning's `fabric.device`, `self._strategy.root_device`, read after
+    # `fabric.setup(model)` moved the model in ways the walk does not follow)
+    source = """
+import torch
+from torch import nn
+from strategies import pick
+
+
+class Fabric:
+    def __init__(self, name):
+        self._strategy = pick(name)
+
+    @property
+    def device(self):
+        return self._strategy.root_device
+
+    def setup(self, model):
+        return self._strategy.setup_module(model)
+
+
+fabric = Fabric("ddp")
+model = nn.Linear(1, 2)
+fabric.setup(model)
+print(model(torch.randn(1, 1, device=fabric.device)))
+"""
+    assert found(source, ["DEV102"]) == set()

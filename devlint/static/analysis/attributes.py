@@ -217,8 +217,10 @@ def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value
         if node is not None and state is not None and bound is not None \
                 and any(name.rsplit(".", 1)[-1] in api.PROPERTY_GETTERS for name in decorators):
             # `trainer.networks` of `@property def networks(self): return [self.policy, self.qf]`: the getter's
-            # result (rlkit moves each net by looping over it)
-            return interp.read_property(replace(fn, bound=bound), node, state)
+            # result (rlkit moves each net by looping over it), where it is an object; a device or a tensor a
+            # getter reads from deep inside (Fabric's `self._strategy.root_device`) is left unknown, as before
+            value = interp.read_property(replace(fn, bound=bound), node, state)
+            return value if isinstance(value, (Seq, Module, Instance)) else UNKNOWN
         return UNKNOWN  # a setter's, or a property of a class itself: no walk reads it here
     return replace(fn, bound=bound)
 

@@ -336,7 +336,7 @@ def unknown_to(site: CallSite) -> Value:
     site.facts.note_gpu_work(site.node, [Located(where=where)], site.state)
     if where is None:
         return UNKNOWN
-    moved = Located(why=target_why(site.args) + ((site.node, ""),), where=where)
+    moved = Located(why=target_why(site.args) + ((site.node, ""),), where=where, sent=True)
     optim.unplaced_moved(site, moved, where)  # a model of an unseen factory, whose optimizer was loaded before
     return moved
 
@@ -385,6 +385,8 @@ def mapping_to(site: CallSite) -> Value:
     """`inputs.to(device)` of a mapping of tensors (a tokenizer's `BatchEncoding`, a dict has no `.to`): its
     tensors move, in place, and it is returned."""
     receiver = cast(Seq, site.receiver)  # (a Seq method)
+    if keeps_device(site):
+        return receiver  # `.to(dtype=...)`, `.to(x.dtype)`: where it was
     where = move_target(site)
     if where is None or not isinstance(receiver.elem, Tensor):
         site.update_receiver(UNKNOWN)

@@ -93,10 +93,8 @@ def is_host_library(path: str) -> bool:
 def sent_away(value: Value) -> bool:
     """A value of unknown kind the code sent to a device other than the cpu (`lengths = lengths.to(device)` of a
     loader's item): what has `.to()` and is handed where a tensor goes is a tensor."""
-    where = value.where if type(value) is Located else None
-    return where is not None and where.concrete and where.kind != CPU_TYPE and any(
-        type(node) is cst.Call and type(node.func) is cst.Attribute
-        and node.func.attr.value in api.MOVES_TO_ARGUMENT | api.MOVES_TO_GPU for node, _ in value.why)
+    where = value.where if type(value) is Located and value.sent else None
+    return where is not None and where.concrete and where.kind != CPU_TYPE
 
 
 def cpu_only_argument(site: CallSite) -> Value:
