@@ -1,5 +1,5 @@
 """Real device bugs the sixty-seventh survey found missed (issue 17: real bug reports from repositories nobody on
-the team had used), each beside a correct twin that must stay silent.
+the team had used), and of the sixty-eighth precision survey, each beside a twin.
 
 - `running = torch.tensor(0.0); running += loss`: an in-place op writes where its target lives, and torch lets
   a 0-dim cpu tensor into a GPU op only as an input (NASBench-PyTorch's running loss, DEV101).
@@ -79,3 +79,43 @@ def encode(prompts):
 def test_a_mapping_read_by_attribute_gives_its_entries(read, mark):
     source = TOKENS.format(read=read, mark=mark)
     assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+LAUNCHED = """
+import argparse
+import torch
+from mmcv.runner import init_dist
+from models import build_model
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--launcher", choices=["none", "pytorch"], default="none")
+    args = parser.parse_args()
+    dist_params = dict(backend="nccl")
+    if args.launcher == "none":
+        distributed = False
+    else:
+        distributed = True
+        {setup}
+    model = build_model()
+    if distributed:
+        model = model.cuda(){mark}
+    return model
+
+
+main()
+"""
+
+
+@pytest.mark.parametrize("setup, mark", [
+    ("init_dist(args.launcher, **dist_params)", ""),
+    # a flag nothing ties to a GPU: the move assumes one
+    ("print('distributed')", "  # expect: DEV201"),
+])
+def test_a_launchers_set_up_helper_selects_a_gpu(setup, mark):
+    # (survey 68: segmentation test scripts that move the model only after mmcv's `init_dist`)
+    source = LAUNCHED.format(setup=setup, mark=mark)
+    assert found(source, ["DEV201"]) == expected_findings(source)

@@ -350,6 +350,9 @@ TORCH_TENSORS_KEYWORD = ("return_tensors", "pt")
 MODEL_ZOO_PREFIXES = ("torchvision.models.",)
 MODEL_ZOO_BUILDERS = frozenset({"timm.create_model"})
 MODEL_ZOO_HELPERS = ("get_", "list_", "create_feature_extractor", "get_graph_node_names")
+# Launchers' set-up helpers that select the rank's GPU whatever the backend (mmcv's and mmengine's `init_dist`
+# call `torch.cuda.set_device`): what follows them runs with GPUs
+GPU_DIST_SETUP = frozenset({"init_dist"})
 CUDA_NAMESPACE = "torch.cuda"  # a wrapper of one call in it is an API for GPU mode (definitions.wraps_one_cuda_call)
 PROPERTY_GETTERS = frozenset({"property", "cached_property"})  # read as their getter's result
 # libraries whose prepared loaders put each batch on the device (accelerate's `prepare`, Lightning's Trainer): a batch

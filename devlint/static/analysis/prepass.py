@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence, Union, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
+from devlint.static.analysis.launchers import is_nccl as _is_nccl, sets_up_nccl
 from devlint.static.semantics.containers import const_key
 from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dotted, field_getter, target_names
 
@@ -438,27 +439,6 @@ _EMPTY = cst.Module(body=[])
 _CPU_OPTIONS = api.DEVICE_OPTIONS - api.GPU_COUNT_NAMES  # options that choose the device (a count does not)
 
 
-def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
-    """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself; the
-    backend may be a name the body set to "nccl" before (`args.dist_backend = "nccl"`, DeiT's and DETR's set-up)."""
-    nccl_names: set[str] = set()
-    for statement in body:
-        if type(statement) is not cst.SimpleStatementLine:
-            continue
-        for small in statement.body:
-            if type(small) is cst.Assign and _is_nccl(small.value):
-                nccl_names.update(filter(None, (dotted(t.target) for t in small.targets)))
-                continue
-            call = getattr(small, "value", None)
-            # (or a launcher's helper given `backend="nccl"`: mmcv's `init_dist`; not an option's `default="nccl"`)
-            if type(call) is cst.Call and ((dotted(call.func) or "").endswith(api.INIT_PROCESS_GROUP_NAME) and any(
-                    _is_nccl(a.value) or dotted(a.value) in nccl_names for a in call.args) or type(small) is cst.Expr
-                    and any(_is_nccl(a.value) and getattr(a.keyword, "value", "") == api.BACKEND_KEYWORD
-                            for a in call.args)):
-                return True
-    return False
-
-
 def _to_gpu_default(call: cst.Call) -> bool:
     """`torch.set_default_device(device)`, `torch.set_default_tensor_type("torch.cuda.FloatTensor")`: a switch
     that may make the default a GPU (not `set_default_device("cpu")`, `set_default_tensor_type(torch.DoubleTensor)`)."""
@@ -475,10 +455,6 @@ def _save_target(call: cst.Call) -> Optional[cst.BaseExpression]:
     target = [a.value for a in call.args if a.keyword is None][1:2] or \
         [a.value for a in call.args if a.keyword is not None and a.keyword.value == "f"]
     return target[0] if target else None
-
-
-def _is_nccl(node: cst.BaseExpression) -> bool:
-    return type(node) is cst.SimpleString and node.value[1:-1] == api.NCCL_BACKEND
 
 
 def _names_in(node: cst.CSTNode) -> set[str]:

@@ -19,7 +19,8 @@ from devlint.static.analysis.guards import (
     no_tensor_where, not_a_tensor, pin_flag, polarity, same_place, switch_choice, truth_of, type_test,
 )
 from devlint.static.analysis.imports import exec_project_import
-from devlint.static.analysis.prepass import device_move, sets_up_nccl
+from devlint.static.analysis.launchers import sets_up_nccl
+from devlint.static.analysis.prepass import device_move
 from devlint.static.analysis.state import LoopFrame, Returned, State
 from devlint.core.facts import DiscardedMove
 from devlint.core.torch_catalogue import views as api
