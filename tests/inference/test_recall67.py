@@ -119,3 +119,67 @@ def test_a_launchers_set_up_helper_selects_a_gpu(setup, mark):
     # (survey 68: segmentation test scripts that move the model only after mmcv's `init_dist`)
     source = LAUNCHED.format(setup=setup, mark=mark)
     assert found(source, ["DEV201"]) == expected_findings(source)
+
+
+def test_a_helper_that_moves_a_list_or_one_value():
+    # (found reading the regression run: DCGAN-LSGAN-WGAN-GP-DRAGAN's `utils.cuda([D, G, bce])`, a helper that
+    # returns `xs.cuda()` for one value and `[x.cuda() for x in xs]` for a list: a list is no value to move)
+    source = """
+import torch
+from torch import nn
+
+
+def cuda(xs):
+    if torch.cuda.is_available():
+        if not isinstance(xs, (list, tuple)):
+            return xs.cuda()
+        else:
+            return [x.cuda() for x in xs]
+
+
+D = nn.Linear(4, 1)
+G = nn.Linear(2, 4)
+bce = nn.BCEWithLogitsLoss()
+cuda([D, G, bce])
+z, label = cuda([torch.randn(3, 2), torch.ones(3)])
+print(bce(D(G(z)).view(-1), label))
+"""
+    assert found(source, ["DEV101", "DEV102"]) == set()
+
+
+def test_a_comprehension_over_modules_moves_each_of_them():
+    source = """
+import torch
+from torch import nn
+
+
+def cuda(xs):
+    return [x.cuda() for x in xs]
+
+
+D = nn.Linear(4, 1)
+G = nn.Linear(2, 4)
+H = nn.Linear(2, 4)
+cuda([D, G, nn.BCEWithLogitsLoss()])
+z = torch.randn(3, 2).cuda()
+print(D(G(z)))
+print(H(z))  # expect: DEV102
+"""
+    assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+def test_a_function_handed_a_function_may_move_what_it_maps():
+    # (found reading the regression run: se3_diffusion's `tree.map_structure(lambda x: x.to(device), feats)`)
+    source = """
+import torch
+import tree
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(4, 4).to(device)
+feats = {"x": torch.ones(2, 4)}
+moved = tree.map_structure(lambda x: x.to(device), feats)
+print(model(moved["x"]))
+print(model(feats["x"]))  # expect: DEV102
+"""
+    assert found(source, ["DEV102"]) == expected_findings(source)

@@ -136,11 +136,36 @@ def _comprehension_state(interp: Walker, node: cst.BaseComp, state: State) -> St
 
 
 def eval_list_comp(interp: Walker, node: cst.BaseSimpleComp, state: State) -> Value:
+    _move_each(interp, node, state)
     inner = _comprehension_state(interp, node, state)
     kind = "generator" if type(node) is cst.GeneratorExp else "list"
     made = Seq(kind=kind, elem=interp.eval(node.elt, inner))
     _ran_here(inner, state)
     return made
+
+
+# modules a comprehension over a list of them is run on one by one
+_MOST_UNROLLED = 8
+
+
+def _move_each(interp: Walker, node: cst.BaseSimpleComp, state: State) -> None:
+    """`[x.cuda() for x in [D, G, bce]]`: the element runs on each module in turn, and what it moves in place is
+    moved (the comprehension itself is then walked as any other, on their join)."""
+    comp = node.for_in
+    if comp.inner_for_in is not None or comp.ifs:
+        return
+    interp.facts.muted += 1
+    try:
+        items = getattr(interp.eval(comp.iter, state.copy()), "items", None)
+        if not items or len(items) > _MOST_UNROLLED or not all(isinstance(v, Module) for v in items):
+            return
+        for module in (v for v in items if cast(Module, v).ident):  # (a loss has no identity to move)
+            each = state.copy()
+            assign(interp, comp.target, module, each, comp)
+            interp.eval(node.elt, each)
+            state.moved.update(each.moved)
+    finally:
+        interp.facts.muted -= 1
 
 
 def _ran_here(inner: State, state: State) -> None:

@@ -331,6 +331,8 @@ def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds
               state: State) -> Optional[bool]:
     subject = interp.eval(subject_node, state)
     guessed = only_a_parameter(subject)
+    if isinstance(subject, Seq) and subject.kind in _SEQUENCES and path == "isinstance" and len(kinds) == 1:
+        return _sequence_answer(interp, subject, kinds[0], state)
     if isinstance(subject, Tensor) and not subject.maybe_object and not subject.inferred and not guessed:
         side = 0
     elif isinstance(subject, HostArray):
@@ -349,6 +351,19 @@ def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds
     if any(answer is None for answer in answers):
         return None
     return any(cast("tuple[bool, bool, bool, bool]", answer)[side] for answer in answers)
+
+
+_SEQUENCES = {"list": ("list", "tuple"), "tuple": ("list", "tuple"), "dict": ("dict",)}
+
+
+def _sequence_answer(interp: Walker, subject: Seq, kinds: cst.BaseExpression, state: State) -> Optional[bool]:
+    """`isinstance(xs, (list, tuple))` of a list the caller built (`utils.cuda([D, G, bce])`): true (a list and
+    a tuple are told apart no further); false for the classes it knows to be no sequence; None for the others."""
+    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
+    names = {getattr(interp.eval(e, state), "path", "") or (dotted(e) or "") for e in elements}
+    if names & set(_SEQUENCES[subject.kind]):
+        return True
+    return False if all(name in api.TYPE_TEST_ANSWERS for name in names) else None
 
 
 _TYPE_TEST_NAMES = frozenset({"isinstance"} | {path.rsplit(".", 1)[-1] for path in api.SCALAR_TESTS})

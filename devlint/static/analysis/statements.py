@@ -438,8 +438,8 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
         iterable = generated if isinstance(generated, Seq) else iterable
     element = interp.iterate(iterable, node)
     if isinstance(iterable, Seq) and iterable.items and len(iterable.items) <= _MOST_UNROLLED and all(
-            isinstance(v, Module) and v.ident for v in iterable.items):
-        _move_each(interp, node, state, iterable.items)
+            isinstance(v, Module) for v in iterable.items):  # (`[G, D, bce]`: a loss has no identity to move)
+        _move_each(interp, node, state, tuple(v for v in iterable.items if cast(Module, v).ident))
     training = isinstance(iterable, Loader) or loader_like(iterable) or interp.tables.prepass.trains(node.body)
 
     def bind(s: State) -> None:

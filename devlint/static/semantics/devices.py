@@ -385,6 +385,8 @@ def mapping_to(site: CallSite) -> Value:
     """`inputs.to(device)` of a mapping of tensors (a tokenizer's `BatchEncoding`, a dict has no `.to`): its
     tensors move, in place, and it is returned."""
     receiver = cast(Seq, site.receiver)  # (a Seq method)
+    if receiver.kind != "dict":
+        return UNKNOWN  # a list has no `.to()`: a value the walk took for one, on a path it does not take
     if keeps_device(site):
         return receiver  # `.to(dtype=...)`, `.to(x.dtype)`: where it was
     where = move_target(site)

@@ -18,7 +18,8 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.devices import unknown_to
 from devlint.static.syntax import dotted
 from devlint.core.values import (
-    CPU, UNKNOWN, Const, DeviceValue, HostArray, Located, ModelWrapper, Module, Seq, Tensor, Unknown, Value,
+    CPU, UNKNOWN, Const, DeviceValue, Function, HostArray, LambdaFunction, Located, ModelWrapper, Module, Seq, Tensor,
+    Unknown, Value,
 )
 
 
@@ -131,9 +132,11 @@ def follows_inputs(site: CallSite) -> Value:
     if _class_like(site.path):
         return UNKNOWN  # a class: an object, not a tensor
     inputs = [v for _, v in site.args.positional + list(site.args.keywords.values())]
-    if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue)) for v in inputs) \
+    if site.args.star or site.args.starstar or any(isinstance(v, (Module, DeviceValue, LambdaFunction, Function))
+                                                   for v in inputs) \
             or any(name.endswith("device") for name in site.args.keywords):
-        # a module or a device handed over (`convert_tensor(x, device=d)`): the function may well move things
+        # a module, a device or a function handed over (`convert_tensor(x, device=d)`, `tree.map_structure(lambda x:
+        # x.to(device), feats)`): the function may well move things
         return UNKNOWN
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
