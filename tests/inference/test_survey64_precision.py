@@ -336,3 +336,40 @@ fabric.setup(model)
 print(model(torch.randn(1, 1, device=fabric.device)))
 """
     assert found(source, ["DEV102"]) == set()
+
+
+def test_a_list_a_property_builds_afresh_holds_objects_not_places():
+    # (found comparing the surveys' repositories: MAAC's `target_policies` property, `[a.target_policy for a in
+    # self.agents]`, read after `a.target_policy = fn(a.target_policy)` moved each through a lambda)
+    source = """
+import torch
+from torch import nn
+
+
+class Agent:
+    def __init__(self):
+        self.target_policy = nn.Linear(4, 2)
+
+
+class Algorithm:
+    def __init__(self):
+        self.agents = [Agent(), Agent()]
+
+    @property
+    def target_policies(self):
+        return [a.target_policy for a in self.agents]
+
+    def prep_training(self):
+        fn = lambda x: x.cuda()
+        for a in self.agents:
+            a.target_policy = fn(a.target_policy)
+
+    def update(self, next_obs):
+        return [pi(ob) for pi, ob in zip(self.target_policies, next_obs)]
+
+
+algo = Algorithm()
+algo.prep_training()
+print(algo.update([torch.ones(3, 4).cuda()]))
+"""
+    assert found(source, ["DEV102"]) == set()

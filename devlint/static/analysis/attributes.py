@@ -220,9 +220,19 @@ def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value
             # result (rlkit moves each net by looping over it), where it is an object; a device or a tensor a
             # getter reads from deep inside (Fabric's `self._strategy.root_device`) is left unknown, as before
             value = interp.read_property(replace(fn, bound=bound), node, state)
-            return value if isinstance(value, (Seq, Module, Instance)) else UNKNOWN
+            if isinstance(value, Seq):
+                # a list the getter builds afresh (`[a.target_policy for a in self.agents]`) holds objects whose
+                # later moves the walk may not have followed (MAAC's `a.target_policy = fn(a.target_policy)`): each
+                # keeps its identity (a loop over it moves them), not a place
+                return replace(value, elem=_unplaced(value.elem), items=None if value.items is None else tuple(
+                    _unplaced(item) for item in value.items))
+            return value if isinstance(value, (Module, Instance)) else UNKNOWN
         return UNKNOWN  # a setter's, or a property of a class itself: no walk reads it here
     return replace(fn, bound=bound)
+
+
+def _unplaced(value: Value) -> Value:
+    return replace(value, where=None) if isinstance(value, Module) else value
 
 
 def as_member(module: Module, value: Value) -> Value:
