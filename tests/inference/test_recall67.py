@@ -183,3 +183,25 @@ print(model(moved["x"]))
 print(model(feats["x"]))  # expect: DEV102
 """
     assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+def test_a_running_loss_on_the_gpu_keeps_its_0_dim_reading():
+    # (found reading the regression run: practical-pytorch's seq2seq notebook sums its loss on the GPU, then
+    # plots `loss.data[0]`, a number in the torch it was written for)
+    source = """
+import torch
+import matplotlib.pyplot as plt
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+net = torch.nn.Linear(3, 1).to(device)
+criterion = torch.nn.MSELoss()
+losses = []
+for step in range(3):
+    x = torch.randn(2, 3).to(device)
+    loss = 0
+    for k in range(2):
+        loss += criterion(net(x), torch.zeros(2, 1, device=device))
+    losses.append(loss.data[0])
+plt.plot(losses)
+"""
+    assert found(source, ["DEV401"]) == set()

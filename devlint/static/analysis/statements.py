@@ -74,12 +74,16 @@ def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallS
 def exec_aug_assign(interp: Walker, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
     left = interp.eval(small.target, state)
     right = interp.eval(small.value, state)
-    if isinstance(left, Tensor) and left.scalar and isinstance(right, Tensor) and right.where is not None \
-            and right.where.is_gpu:
+    into_cpu_scalar = isinstance(left, Tensor) and left.scalar and left.where is not None \
+        and left.where.kind == api.CPU_TYPE and isinstance(right, Tensor) and right.where is not None \
+        and right.where.is_gpu
+    if into_cpu_scalar:
         # `running = torch.tensor(0.0); running += loss`: the 0-dim tensor is the result here, not an input: torch
         # lets a cpu scalar into a GPU op only as an input (an in-place op writes where its target lives)
-        left = replace(left, scalar=False)
+        left = replace(cast(Tensor, left), scalar=False)
     result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
+    if into_cpu_scalar and isinstance(result, Tensor):
+        result = replace(result, scalar=True)  # (still 0-dim, for what follows)
     assign(interp, small.target, result, state, line)
 
 
