@@ -205,3 +205,33 @@ for step in range(3):
 plt.plot(losses)
 """
     assert found(source, ["DEV401"]) == set()
+
+
+def test_a_mapping_method_of_a_parameter_reads_a_setting():
+    # (found reading the regression run: DiffSinger's `enc_hparams.get(key, hparams.get(key))` of an `__init__`
+    # parameter annotated `dict` had become a tensor on that parameter's device, then 2 false DEV104)
+    source = """
+import math
+import torch
+from torch import nn
+
+
+def embedding(dim):
+    half = dim // 2
+    scale = math.log(10000) / (half - 1)
+    return torch.exp(torch.arange(half, dtype=torch.float) * -scale)
+
+
+class Encoder(nn.Module):
+    def __init__(self, enc_hparams: dict):
+        super().__init__()
+
+        def get_hparam(key):
+            return enc_hparams.get(key, 256)
+
+        self.dim = get_hparam("hidden_size")
+
+    def forward(self, x):
+        return x + embedding(self.dim).to(x.device)
+"""
+    assert found(source, ["DEV104"]) == set()

@@ -263,8 +263,10 @@ def _unknown_method(site: CallSite) -> Value:
                 and receiver.where.concrete:
             # `u.norm()` of a value moved to a device: 0-dim there (as a cpu one, it combines with any device)
             return Tensor(why=receiver.why, where=receiver.where, derived=True, scalar=True)
-        if not api.is_tensor_method(name) and _host_data_only(args):
-            return UNKNOWN  # `agent.get_qvalues(obs)` of an agent moved to the GPU, given numpy: it may return numpy
+        if not api.is_tensor_method(name) and (_host_data_only(args) or hasattr(dict, name)):
+            # `agent.get_qvalues(obs)` of an agent moved to the GPU, given numpy: it may return numpy; a mapping's
+            # method (`enc_hparams.get(key, default)` of a parameter annotated `dict`) reads a setting
+            return UNKNOWN
         if not api.is_tensor_method(name) and _no_tensor_given(args):
             # `sbert.encode(sentence)` of a model moved there (no tensor has the method): its own API, given no
             # tensor, places its inputs and may hand back numpy (`convert_to_numpy=True`): a tensor if used as one
