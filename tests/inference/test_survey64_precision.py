@@ -373,3 +373,33 @@ algo.prep_training()
 print(algo.update([torch.ones(3, 4).cuda()]))
 """
     assert found(source, ["DEV102"]) == set()
+
+
+def test_a_modules_device_property_is_its_own_device():
+    # (found reading the regression run: imitation's `ShapedRewardNet.device`, `self.base.device`, a property
+    # returning `next(self.parameters()).device`: inputs sent there meet the module where it is)
+    source = """
+import torch
+from torch import nn
+
+
+class RewardNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 1)
+
+    @property
+    def device(self):
+        return next(self.parameters()).device
+
+    def forward(self, state):
+        return self.fc(state)
+
+    def predict(self, state):
+        return self(torch.as_tensor(state).to(self.device))
+
+
+net = RewardNet()
+print(net.predict([[0.0, 1.0, 2.0, 3.0]]))
+"""
+    assert found(source, ["DEV102"]) == set()

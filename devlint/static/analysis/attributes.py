@@ -226,6 +226,9 @@ def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value
                 # keeps its identity (a loop over it moves them), not a place
                 return replace(value, elem=_unplaced(value.elem), items=None if value.items is None else tuple(
                     _unplaced(item) for item in value.items))
+            if isinstance(value, DeviceValue) and isinstance(bound, Module) and value.where is not None \
+                    and value.where == bound.where:
+                return value  # `@property def device(self): return next(self.parameters()).device`: its own
             return value if isinstance(value, (Module, Instance)) else UNKNOWN
         return UNKNOWN  # a setter's, or a property of a class itself: no walk reads it here
     return replace(fn, bound=bound)
