@@ -39,7 +39,7 @@ from devlint.static.semantics.registry import BUILTIN_NAMES
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, CRASHED, UNKNOWN, ArgsNamespace, Builtin, Class, Function, HostArray, Instance, Loader, Located, Module, Ref,
-    Seq, Tensor, Value, join_device, replace,
+    Seq, Tensor, Unknown, Value, join_device, replace,
 )
 
 if TYPE_CHECKING:
@@ -171,8 +171,10 @@ class Interpreter:
         if isinstance(owner, (Module, Instance)):
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:
-            if isinstance(owner, ArgsNamespace):
+            if isinstance(owner, ArgsNamespace) and not isinstance(value, (Unknown, Located)):
                 # `args.use_cuda = torch.cuda.is_available() and not args.no_cuda`: the namespace handed on holds it
+                # (not a value of unknown kind: `args.gpu = gpu` of a spawned worker's rank says nothing of a GPU,
+                # and the ImageNet example's `if args.gpu is not None:` moves would pair with the model's paths)
                 options = ((attr, value),) + tuple(option for option in owner.options if option[0] != attr)
                 self.assign_name(base, replace(owner, options=options), state, line)
             state.env[f"{base}.{attr}"] = value
