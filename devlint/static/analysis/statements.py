@@ -31,7 +31,7 @@ from devlint.static.semantics.modules import is_module_base
 from devlint.static.syntax import attr_path, dotted, op_text
 from devlint.core.values import (
     UNKNOWN, Availability, Class, Const, Function, Instance, Loader, Located, Module, Ref, Seq,
-    Tensor, Unknown, Value, replace,
+    Tensor, Unknown, Value, on_cpu, replace,
 )
 
 if TYPE_CHECKING:
@@ -74,12 +74,11 @@ def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallS
 def exec_aug_assign(interp: Walker, small: cst.AugAssign, line: cst.CSTNode, state: State) -> None:
     left = interp.eval(small.target, state)
     right = interp.eval(small.value, state)
-    into_cpu_scalar = isinstance(left, Tensor) and left.scalar and left.where is not None \
-        and left.where.kind == api.CPU_TYPE and isinstance(right, Tensor) and right.where is not None \
-        and right.where.is_gpu
+    # `running = torch.tensor(0.0); running += loss`: the 0-dim tensor is the result here, not an input: torch
+    # lets a cpu scalar into a GPU op only as an input (an in-place op writes where its target lives)
+    into_cpu_scalar = isinstance(left, Tensor) and left.scalar and on_cpu(left.where) \
+        and isinstance(right, Tensor) and right.where is not None and right.where.is_gpu
     if into_cpu_scalar:
-        # `running = torch.tensor(0.0); running += loss`: the 0-dim tensor is the result here, not an input: torch
-        # lets a cpu scalar into a GPU op only as an input (an in-place op writes where its target lives)
         left = replace(cast(Tensor, left), scalar=False)
     result = binary(interp, small, op_text(small.operator), left, right, small.target, small.value, state)
     if into_cpu_scalar and isinstance(result, Tensor):
