@@ -172,13 +172,16 @@ PLACE_METHODS = frozenset({"type", "get_device"})
 # `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.
 IS_TENSOR_FUNCTION = "torch.is_tensor"
 TENSOR_CLASS = "torch.Tensor"
-# Classes a type test may name, and what it answers for a tensor and for a numpy array: (tensor, array)
-# What `isinstance(x, T)` answers for x a (tensor, host array, module, plain function)
+# What `isinstance(x, T)` answers for x a (tensor, host array, module, plain function, list or tuple, dict); a list
+# and a tuple are told apart no further (`isinstance(xs, (list, tuple))` of a list the caller built)
 TYPE_TEST_ANSWERS = {
-    TENSOR_CLASS: (True, False, False, False), "numpy.ndarray": (False, True, False, False),
-    "torch.nn.Module": (False, False, True, False), "torch.nn.modules.module.Module": (False, False, True, False),
-    **{name: (False, False, False, False)
-       for name in ("list", "tuple", "dict", "set", "str", "bytes", "int", "float", "bool", "PIL.Image.Image",
+    TENSOR_CLASS: (True, False, False, False, False, False), "numpy.ndarray": (False, True, False, False, False, False),
+    "torch.nn.Module": (False, False, True, False, False, False),
+    "torch.nn.modules.module.Module": (False, False, True, False, False, False),
+    "list": (False, False, False, False, True, False), "tuple": (False, False, False, False, True, False),
+    "dict": (False, False, False, False, False, True),
+    **{name: (False, False, False, False, False, False)
+       for name in ("set", "str", "bytes", "int", "float", "bool", "PIL.Image.Image",
                     "PIL.Image")},  # (`type(x) is Image`, the module: never true)
 }
 # What a checkpoint callback of the run's trainer wrote (Lightning's ModelCheckpoint): a load of it reads back

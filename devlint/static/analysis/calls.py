@@ -125,16 +125,10 @@ _GETATTR = "getattr"
 def _call_either(interp: Walker, callee: Alternatives, site: CallSite) -> Value:
     """`evaluate(net, loader)` where `evaluate` is one of a few functions, by path: each runs on its own copy of
     the caller's path, and the caller goes on from where either leaves it (their syncs, moves and results)."""
-    state = site.state
-    ends = []
-    for option in callee.options:
-        path = state.copy()
-        ends.append((interp.invoke(option, site.args, site.node, path, None), path))
-    joined = ends[0][1]
-    for _, path in ends[1:]:
-        joined = joined.join(path)
-    state.take(joined)
-    return join_all([result for result, _ in ends])
+    paths = [site.state.copy() for _ in callee.options]
+    results = [interp.invoke(option, site.args, site.node, path, None) for option, path in zip(callee.options, paths)]
+    site.state.take_either(paths)
+    return join_all(results)
 
 
 def _named_attribute(interp: Walker, site: CallSite, state: State) -> Optional[Value]:

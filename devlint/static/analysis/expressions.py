@@ -144,8 +144,17 @@ def eval_list_comp(interp: Walker, node: cst.BaseSimpleComp, state: State) -> Va
     return made
 
 
-# modules a comprehension over a list of them is run on one by one
+# modules a loop or a comprehension over a list of them is run on one by one
 _MOST_UNROLLED = 8
+
+
+def unrolled_modules(iterable: Value) -> tuple[Module, ...]:
+    """The modules `for m in [D, G, bce]:` (or a comprehension) runs on one by one, so that what it moves in place
+    is moved: those with an identity (a loss has none to move); none where the list holds other things."""
+    items = iterable.items if isinstance(iterable, Seq) else None
+    if not items or len(items) > _MOST_UNROLLED or not all(isinstance(v, Module) for v in items):
+        return ()
+    return tuple(v for v in cast("tuple[Module, ...]", items) if v.ident)
 
 
 def _move_each(interp: Walker, node: cst.BaseSimpleComp, state: State) -> None:
@@ -156,10 +165,7 @@ def _move_each(interp: Walker, node: cst.BaseSimpleComp, state: State) -> None:
         return
     interp.facts.muted += 1
     try:
-        items = getattr(interp.eval(comp.iter, state.copy()), "items", None)
-        if not items or len(items) > _MOST_UNROLLED or not all(isinstance(v, Module) for v in items):
-            return
-        for module in (v for v in items if cast(Module, v).ident):  # (a loss has no identity to move)
+        for module in unrolled_modules(interp.eval(comp.iter, state.copy())):
             each = state.copy()
             assign(interp, comp.target, module, each, comp)
             interp.eval(node.elt, each)

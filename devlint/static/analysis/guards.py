@@ -331,8 +331,6 @@ def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds
               state: State) -> Optional[bool]:
     subject = interp.eval(subject_node, state)
     guessed = only_a_parameter(subject)
-    if isinstance(subject, Seq) and subject.kind in _SEQUENCES and path == "isinstance" and len(kinds) == 1:
-        return _sequence_answer(interp, subject, kinds[0], state)
     if isinstance(subject, Tensor) and not subject.maybe_object and not subject.inferred and not guessed:
         side = 0
     elif isinstance(subject, HostArray):
@@ -341,6 +339,8 @@ def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds
         side = 2  # `if isinstance(net, nn.Module):` given a module (d2lzh's evaluate_accuracy)
     elif type(subject) is Function and subject.node is not None and subject.bound is None:
         side = 3  # ... given a plain function of the file's
+    elif isinstance(subject, Seq) and subject.kind in ("list", "tuple", "dict"):
+        side = 5 if subject.kind == "dict" else 4  # a list the caller built (`utils.cuda([D, G, bce])`)
     else:
         return None
     if path in api.SCALAR_TESTS and not kinds:
@@ -350,20 +350,7 @@ def _answered(interp: Walker, path: str, subject_node: cst.BaseExpression, kinds
     answers = _type_answers(interp, kinds[0], state)
     if any(answer is None for answer in answers):
         return None
-    return any(cast("tuple[bool, bool, bool, bool]", answer)[side] for answer in answers)
-
-
-_SEQUENCES = {"list": ("list", "tuple"), "tuple": ("list", "tuple"), "dict": ("dict",)}
-
-
-def _sequence_answer(interp: Walker, subject: Seq, kinds: cst.BaseExpression, state: State) -> Optional[bool]:
-    """`isinstance(xs, (list, tuple))` of a list the caller built (`utils.cuda([D, G, bce])`): true (a list and
-    a tuple are told apart no further); false for the classes it knows to be no sequence; None for the others."""
-    elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
-    names = {getattr(interp.eval(e, state), "path", "") or (dotted(e) or "") for e in elements}
-    if names & set(_SEQUENCES[subject.kind]):
-        return True
-    return False if all(name in api.TYPE_TEST_ANSWERS for name in names) else None
+    return any(cast("tuple[bool, ...]", answer)[side] for answer in answers)
 
 
 _TYPE_TEST_NAMES = frozenset({"isinstance"} | {path.rsplit(".", 1)[-1] for path in api.SCALAR_TESTS})
@@ -375,14 +362,14 @@ def no_tensor_where(interp: Walker, test: cst.BaseExpression, state: State, then
     if type(test) is not cst.Call or len(test.args) != 2 or dotted(test.func) != "isinstance":
         return
     subject, answers = dotted(test.args[0].value), _type_answers(interp, test.args[1].value, state)
-    if subject is not None and answers and all(answer is not None and not any(answer) for answer in answers) \
+    if subject is not None and answers and all(answer is not None and not any(answer[:4]) for answer in answers) \
             and isinstance(then_state.env.get(subject), Tensor):
         then_state.env[subject] = UNKNOWN
 
 
 def _type_answers(interp: Walker, kinds: cst.BaseExpression, state: State) -> list[Optional[tuple[bool, ...]]]:
-    """What `isinstance(x, kinds)` answers, per class named (`(list, tuple)` is two), for a tensor, a host array,
-    a module and a plain function (`TYPE_TEST_ANSWERS`); None for a class it does not know."""
+    """What `isinstance(x, kinds)` answers, per class named (`(list, tuple)` is two), for each kind of value
+    (`TYPE_TEST_ANSWERS`); None for a class it does not know."""
     elements = [e.value for e in kinds.elements] if type(kinds) is cst.Tuple else [kinds]
     return [api.TYPE_TEST_ANSWERS.get(getattr(interp.eval(e, state), "path", "") or (dotted(e) or ""))
             for e in elements]

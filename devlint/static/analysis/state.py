@@ -113,6 +113,14 @@ class State:
         for slot in State.__slots__:
             setattr(self, slot, getattr(other, slot))
 
+    def take_either(self, paths: "list[State]") -> None:
+        """Become the join of `paths` (copies of this path, each run one way), in place: what follows holds after
+        any of them."""
+        joined = paths[0]
+        for path in paths[1:]:
+            joined = joined.join(path)
+        self.take(joined)
+
     def join(self, other: "State", availability_split: bool = False,
              branch: Optional[cst.CSTNode] = None) -> "State":
         """Where two paths meet; `branch`: the condition whose true path is self, false path other."""

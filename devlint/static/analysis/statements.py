@@ -13,7 +13,7 @@ import libcst as cst
 from devlint.static.analysis.assignment import assign, exec_ann_assign, exec_assign
 from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes, find_method, tests_none
-from devlint.static.analysis.expressions import binary
+from devlint.static.analysis.expressions import binary, unrolled_modules
 from devlint.static.analysis.guards import (
     as_condition, decided_type, extension_flags, flag_paths, idle_cpu_paths, is_skip_marker, learns, module_test,
     no_tensor_where, not_a_tensor, pin_flag, polarity, same_place, switch_choice, truth_of, type_test,
@@ -440,9 +440,9 @@ def exec_for(interp: Walker, node: cst.For, state: State) -> State:
         generated = interp.call_method_of(iterable, "__iter__", [], node, state)
         iterable = generated if isinstance(generated, Seq) else iterable
     element = interp.iterate(iterable, node)
-    if isinstance(iterable, Seq) and iterable.items and len(iterable.items) <= _MOST_UNROLLED and all(
-            isinstance(v, Module) for v in iterable.items):  # (`[G, D, bce]`: a loss has no identity to move)
-        _move_each(interp, node, state, tuple(v for v in iterable.items if cast(Module, v).ident))
+    modules = unrolled_modules(iterable)
+    if modules:
+        _move_each(interp, node, state, modules)
     training = isinstance(iterable, Loader) or loader_like(iterable) or interp.tables.prepass.trains(node.body)
 
     def bind(s: State) -> None:
@@ -487,10 +487,7 @@ def _runs_once(iterable: cst.BaseExpression) -> bool:
     return type(start) is cst.Integer and int(start.value, 0) <= 1  # `range(n)`, `range(1, n + 1)`
 
 
-_MOST_UNROLLED = 8
-
-
-def _move_each(interp: Walker, node: cst.For, state: State, modules: tuple[Value, ...]) -> None:
+def _move_each(interp: Walker, node: cst.For, state: State, modules: tuple[Module, ...]) -> None:
     """`for m in [generator, discriminator]: m.to(device)`: the body runs on each module in turn, and what it
     moves in place is moved (the loop itself is then walked as any other, on their join)."""
     interp.facts.muted += 1

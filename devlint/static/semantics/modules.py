@@ -281,15 +281,10 @@ def _each_class(site: CallSite, module: Module) -> Optional[Value]:
         by_forward.setdefault(id(forward), name)  # (subclasses that keep their base's forward: walked once)
     if len(by_forward) > MOST_CLASSES_WALKED:
         return None
-    results, ends = [], []
-    for name in by_forward.values():
-        path = site.state.copy()
-        results.append(call_module(site.on_path(path), replace(module, cls=name, of_classes=())))
-        ends.append(path)
-    joined = ends[0]
-    for path in ends[1:]:
-        joined = joined.join(path)
-    site.state.take(joined)
+    paths = [site.state.copy() for _ in by_forward]
+    results = [call_module(site.on_path(path), replace(module, cls=name, of_classes=()))
+               for name, path in zip(by_forward.values(), paths)]
+    site.state.take_either(paths)
     return join_all(results)
 
 
