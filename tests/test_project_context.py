@@ -27,15 +27,15 @@ ENTRY = """\
     from {module} import make_dirs
 
 
-    def train():
+    def train(device):
         poses = np.random.rand(3, 3, 4)
         for i in range(3):
-            print(make_dirs(5, torch.Tensor(poses[i])).sum())
+            print(make_dirs(5, torch.Tensor(poses[i]).to(device)).sum())
 
 
     if __name__ == '__main__':
         {switch}
-        train()
+        train(torch.device("cuda" if torch.cuda.is_available() else "cpu"))
 """
 
 

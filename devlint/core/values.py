@@ -51,8 +51,7 @@ class Value:
         return None
 
     def _join_same(self, other: Self, availability_split: bool, branch: Optional[cst.CSTNode]) -> Optional[Value]:
-        """Where two paths meet with a value of this kind on each (see `join`); None: the kind has no rule
-        for the two, the rules across kinds decide."""
+        """Where two paths meet with a value of this kind on each (see `join`); None: the rules across kinds decide."""
         return None
 
 
@@ -210,8 +209,7 @@ class Module(Value):
         return self if wraps and self.ident and other.ident == self.ident else None
 
     def element(self) -> Module:
-        """A member of this container, where it moved (its members share one class; else the container itself:
-        wherever its members are)."""
+        """A member, where it moved (its members share one class; else the container itself: wherever they are)."""
         if self.member is None:
             return self
         return replace(self.member, why=self.why, where=self.where, moved=self.moved, registered=True, ident=0,
@@ -636,6 +634,9 @@ def join(a: Value, b: Value, availability_split: bool = False, branch: Optional[
         joined = a._join_same(b, availability_split, branch)
         if joined is not None:
             return joined
+    for made, given in ((a, b), (b, a)):  # `if mask is None: mask = torch.ones(n)` of a parameter: a tensor either way
+        if type(made) is Tensor and type(given) is Located and given.where is not None and given.where.kind == "param":
+            return made._join_same(Tensor(why=given.why, where=given.where), availability_split, None)
     if isinstance(a, (Tensor, Located)) and isinstance(b, (Tensor, Located)) or {type(a), type(b)} == {Module, Located}:
         # (a module of unknown class moved to a device, `Model().to(device)`, and a module there: there either way)
         return Located(why=a.why, where=join_device(a.device, b.device, availability_split))

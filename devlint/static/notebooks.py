@@ -20,6 +20,10 @@ from devlint.static.rules.dev103_discarded_move import ThrownAwayMove
 
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun"})
 _ESCAPE = re.compile(r"^\s*(?:[%!?]|[\w.\[\], ]+=\s*[%!]|[\w.*]+\?\??\s*$)")  # (`torch.*Tensor?`: a wildcard search)
+# IPython's automagic: a line that starts with a line magic's or a shell alias' name, then no operator, runs as
+# that magic (`pip install -r requirements.txt`, `cd data`); only read in a cell Python cannot parse
+_AUTOMAGIC = re.compile(r"^\s*(?:pip|conda|mamba|cd|ls|ll|pwd|mkdir|rmdir|rm|mv|cp|cat|env|matplotlib|load_ext|"
+                        r"reload_ext|autoreload|run|time|timeit|who|whos|history|config)(?:\s+(?:[^\s=(\[.,:+*/%<>&|^-]|[.-]\S)|\s*$)")
 # What a line opens or closes, its strings and comment dropped: a `%` that starts a line inside an open bracket
 # is Python's formatting operator, not a magic (IPython takes escapes at the start of a logical line only)
 _STRINGS_AND_COMMENT = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|#.*")
@@ -208,7 +212,7 @@ def python_lines(text: str) -> list[str]:
         lines = lines[:first] + [""] + lines[first + 1:]
     out, continued, indent, depth = [], False, "", 0
     for line in lines:
-        if continued or depth <= 0 and _ESCAPE.search(line):
+        if continued or depth <= 0 and (_ESCAPE.search(line) or _AUTOMAGIC.search(line)):
             if not continued:  # the shell or magic line's own indent: its continuation lines are part of it
                 indent = line[: len(line) - len(line.lstrip())]
             out.append(indent + "pass" if indent else "")

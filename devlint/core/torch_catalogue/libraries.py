@@ -101,6 +101,7 @@ HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
                               "numpy.random.normal": 2, "numpy.random.randint": 2}
 NUMPY_SIZE_KEYWORD = "size"
+SIZE_KEYWORD = "size"  # a torch factory's shape, given by keyword (`torch.rand(size=())`)
 # numpy functions that do not convert their arguments (`np.shape(t)`, `np.ndim(t)` read `t.shape`, `t.ndim` first:
 # checked on a meta tensor, which `np.asarray` refuses).
 HOST_LIBRARY_SAFE = frozenset(
@@ -163,6 +164,12 @@ NUMPY_ELEMENTWISE = frozenset({"numpy." + name for name in ("exp", "log", "abs",
 HOST_ARRAY_METHODS = frozenset(
     {"astype", "reshape", "copy", "flatten", "ravel", "transpose", "squeeze", "clip", "cumsum", "cumprod",
      "round", "swapaxes"})
+
+# The methods a numpy array shares with a tensor: any other tensor method called on a value says it is a tensor
+ARRAY_SHARED_METHODS = frozenset(
+    {"all", "any", "argmax", "argmin", "argsort", "clip", "conj", "cumprod", "cumsum", "diagonal", "dot", "flatten",
+     "item", "max", "mean", "min", "nonzero", "prod", "put", "ravel", "repeat", "reshape", "resize", "round", "sort",
+     "squeeze", "std", "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var", "view", "copy", "astype"})
 
 # `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
 # holds where the two share a device: the type string names it)
@@ -248,6 +255,10 @@ SETS_DEFAULT_DEVICE = frozenset({"set_default_device", TENSOR_TYPE_SWITCH})
 # The standard library's copies: a new object where the original is (a module's copy is another module, moved
 # apart from it: `Worker(copy.deepcopy(self.net))`)
 COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# Progress bars: iterating one yields what iterating the iterable it wraps yields (`for x, y in tqdm(loader):`)
+PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
+                           "tqdm.autonotebook.tqdm", "tqdm.rich.tqdm", "rich.progress.track"})
+PROGRESS_BAR_ITERABLE = "iterable"  # its keyword (`sequence` for rich's track)
 # Functions that never return.
 NO_RETURN = frozenset(
     {"sys.exit", "exit", "quit", "os._exit", "pytest.skip", "pytest.fail", "pytest.exit", "os.abort"}

@@ -188,6 +188,10 @@ TORCH_WORD = "torch"  # (a script that never names it runs no device code: an en
 CUDA_REQUIRED_TEXT = re.compile(
     rb"^[ \t]*assert[ \t(]+torch\.cuda\.is_available\(\)"
     rb"|^[ \t]*if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n?[ \t]*raise\b", re.M)
+# A setup.py that builds CUDA kernels (`CUDAExtension`) with no cpu build beside them (`CppExtension`): installing
+# the project needs nvcc, and its ops run on GPUs only (OpenPCDet's, Pointnet2's)
+CUDA_EXTENSION_WORD, CPU_EXTENSION_WORD = b"CUDAExtension", b"CppExtension"
+SETUP_SCRIPT = "setup.py"
 # a conftest.py that skips its whole folder without CUDA: the test modules there run with a GPU
 FOLDER_SKIPPED_WITHOUT_CUDA = re.compile(
     rb"^if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n[ \t]+pytest\.skip\("

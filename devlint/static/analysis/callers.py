@@ -17,7 +17,7 @@ import libcst as cst
 
 from devlint.core.devices import CPU, Device, cuda, parse_device_string
 from devlint.core.torch_catalogue import views as api
-from devlint.core.values import Const, DeviceValue, HostArray, Tensor, Value, replace
+from devlint.core.values import Const, DeviceValue, HostArray, Located, Tensor, Unknown, Value, replace
 from devlint.static.analysis.project_imports import script_bytes
 from devlint.static.project.call_sites import CallText, run_call_sites, subclassed
 from devlint.static.syntax import dotted
@@ -59,8 +59,10 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
     def sites() -> Optional[list[CallText]]:
         if not found:
             read: dict[str, str] = {}
-            calls = run_call_sites(project.checked, script_bytes, name, method and constructor is None,
-                                   str(project.importer), read)
+            own = str(project.importer)
+            calls = run_call_sites(project.checked, script_bytes, name, method and constructor is None, own, read)
+            if calls and not method:  # (its own file calls it by its name: `ext.nms_gpu(...)` there is another's)
+                calls = [site for site in calls if not (site.qualified and site.path == own)]
             if constructor and calls and subclassed(project.checked, script_bytes, constructor, read):
                 calls = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
             project.used.update(read)  # the cache entry depends on the callers' text
@@ -68,8 +70,9 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
         return found[0]
 
     def bind(param: cst.Param, symbolic: Value) -> Value:
-        if not isinstance(symbolic, (DeviceValue, Tensor)):
-            return symbolic  # what no caller can make evident (a setting, a callable, a value of unknown kind)
+        typed = isinstance(symbolic, (DeviceValue, Tensor))
+        if not typed and type(symbolic) not in (Unknown, Located):
+            return symbolic  # what no caller can make evident (a setting, a callable)
         calls = sites()
         if calls and isinstance(symbolic, DeviceValue) and _defaults_to_none(param) \
                 and all(_left_out(site.call, param.name.value, positions.get(param.name.value)) for site in calls):
@@ -85,11 +88,13 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
                 return replace(symbolic, literal=None, literal_guarded=True)
             return symbolic
         (kind, where), note = agreed
+        if not typed and kind is Passed.DEVICE:
+            return symbolic  # (a parameter of unknown kind given devices: what it does with them, its walk tells)
         why = ((param, note),)
         if kind is Passed.HOST:
             return HostArray(why=why)
         if kind is Passed.TENSOR:
-            return Tensor(why=why, where=where, from_param=param.name.value)
+            return Tensor(why=why, where=where, from_param=param.name.value if typed else None)
         if isinstance(symbolic, DeviceValue):
             return DeviceValue(why=why, where=where, literal=symbolic.literal, literal_guarded=symbolic.literal_guarded)
         return DeviceValue(why=why, where=where)
@@ -103,9 +108,10 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
     for site in sites:
         call = site.call
         argument = _argument(call, name, position) if call is not None else None
-        found = evident(argument) if argument is not None else None
+        factories = not site.switches_default  # (under `torch.set_default_device("cuda")` a factory makes cuda)
+        found = evident(argument, factories) if argument is not None else None
         if found is None and type(argument) is cst.Name:
-            found = evident(site.binding(argument.value))  # `preds = preds.cpu()` ... `decode(preds)`
+            found = evident(site.binding(argument.value), factories)  # `preds = preds.cpu()` ... `decode(preds)`
         if found is None or (seen is not None and found != seen):
             return None
         seen = found
@@ -147,9 +153,10 @@ def _argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cs
     return None  # not passed: its default, which the function's own walk reads
 
 
-def evident(node: Union[cst.BaseExpression, None]) -> Optional[Evident]:
+def evident(node: Union[cst.BaseExpression, None], factories: bool = True) -> Optional[Evident]:
     """What an argument is on its face, without its file: a device literal, a tensor moved to a literal
-    device, a host conversion. None for anything a variable decides."""
+    device, a host conversion, a factory given no device (`factories`: its file keeps the cpu the default).
+    None for anything a variable decides."""
     if isinstance(node, cst.SimpleString):
         text = node.evaluated_value
         where = parse_device_string(text) if isinstance(text, str) else None
@@ -159,7 +166,7 @@ def evident(node: Union[cst.BaseExpression, None]) -> Optional[Evident]:
     if dotted(node.func) in api.DEVICE_CONSTRUCTORS and node.args and not node.args[0].keyword:
         found = evident(node.args[0].value)
         return found if found is not None and found[0] is Passed.DEVICE else None
-    if dotted(node.func) in api.CPU_RESULTS:
+    if dotted(node.func) in api.CPU_RESULTS or factories and _made_on_cpu(node):
         return Passed.TENSOR, CPU
     if not isinstance(node.func, cst.Attribute):
         return None
@@ -176,6 +183,17 @@ def evident(node: Union[cst.BaseExpression, None]) -> Optional[Evident]:
         found = evident(target)
         return (Passed.TENSOR, found[1]) if found is not None and found[0] is Passed.DEVICE else None
     if method in api.SAME_TENSOR_METHODS:
-        found = evident(receiver)
+        found = evident(receiver, factories)
         return found if found is not None and found[0] is Passed.TENSOR else None
     return None
+
+
+def _made_on_cpu(call: cst.Call) -> bool:
+    """`torch.zeros(n)`, `torch.tensor([[y, 3.0]])`: a factory given no device (nor `**options` that may hold one),
+    and for `torch.tensor` data written out (given a tensor, it copies it where it is)."""
+    path = dotted(call.func)
+    if path not in api.FACTORIES or path in api.SAMPLING_FACTORIES or path in api.INDEX_BUILT_FACTORIES \
+            or any(arg.star or arg.keyword is not None and arg.keyword.value in ("device", "out") for arg in call.args):
+        return False
+    return path not in api.DATA_FOLLOWING_FACTORIES or bool(call.args) and type(call.args[0].value) in (
+        cst.List, cst.Tuple, cst.Integer, cst.Float)

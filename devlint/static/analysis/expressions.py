@@ -425,6 +425,11 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
         # as `append` does: remember a GPU member that a loop's join would forget
         gpu = [m for m in list(left.gpu_members) + list(tensors_in(right)) if m.device is not None and m.device.is_gpu]
         return replace(joined, gpu_members=tuple(gpu[-1:])) if gpu else joined
+    for seq, count in ((left, right), (right, left)):
+        if op == "*" and isinstance(seq, Seq) and seq.kind in ("list", "tuple") \
+                and type(count) in (Const, Integer, Unknown):
+            # `[0] * n`: the same members, n times (a count is a number: a list times a tensor is the tensor's op)
+            return make_seq(seq.kind, None, [seq.elem, *(seq.items or ())])
     if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
             and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)

@@ -67,11 +67,11 @@ class Interpreter:
     def run(self) -> None:
         tables, frames = self.tables, self.frames
         state = State()
-        # a script that sets up an NCCL group has GPUs; so has a project whose every script demands CUDA
-        # (and a test module whose folder's conftest.py skips it without CUDA)
+        # a script that sets up an NCCL group has GPUs; so has a project whose every script demands CUDA (a test
+        # module whose folder's conftest.py skips it without CUDA, a project that builds CUDA kernels only)
         project = tables.project
         state.guarded = tables.prepass.scopes[0].nccl_setup or (project is not None and (
-            project.gpu_required() or project.skipped_without_gpu()))
+            project.gpu_required() or project.skipped_without_gpu() or project.builds_cuda_kernels()))
         frames.globals = state.env
         end = exec_block(self, tables.module.body, state)
         frames.globals = end.env

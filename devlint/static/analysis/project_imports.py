@@ -217,6 +217,16 @@ class ProjectImports:
         self.used.update(self._gpu_required)  # (each answer's cache entry depends on those scripts)
         return bool(self._gpu_required)
 
+    def builds_cuda_kernels(self) -> bool:
+        """Does the project's setup.py build CUDA extensions and no cpu one? Then it is GPU-only by construction:
+        it installs where nvcc is, and its results go through kernels that have no cpu implementation."""
+        setup = self.layout.root / api.SETUP_SCRIPT
+        data = script_bytes(setup)  # (its text alone: nothing of it is parsed)
+        if not data:
+            return False
+        self.used[str(setup)] = digest_of(data)
+        return api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data
+
     def skipped_without_gpu(self) -> bool:
         """Is this a test module under a conftest.py that skips its folder without CUDA (`if not
         torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)`, xlstm's tests)? It runs with a GPU."""

@@ -44,6 +44,8 @@ def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallS
                state: State) -> State:
     # At module level, functions called (and analysed later) see the module's names as they are now.
     module_level = not interp.frames.stack
+    if module_level:  # (a branch's own names: `PHASE = "test"` under `if __name__ == "__main__":`, then a call)
+        interp.frames.globals = state.env
     for stmt in body:
         if state.dead:
             break

@@ -22,6 +22,7 @@ from typing import Callable, Iterator, Optional, cast
 import libcst as cst
 
 from devlint.core.digests import digest_of
+from devlint.core.torch_catalogue.views import SETS_DEFAULT_DEVICE
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _MOST_SITES = 40  # more calls than this: a utility everybody calls, not one whose callers agree
@@ -37,9 +38,15 @@ class CallText:
     line: int
     arguments: str  # the text between its parentheses
     in_test: bool  # the file is a test (its callers exercise the function on whatever a test machine has)
+    qualified: bool = False  # `x.name(...)`: in the function's own file, another object's (a kernel's `ext.nms(...)`)
     _parsed: Optional[tuple[Optional[cst.Call]]] = None
     _text: bytes = field(default=b"", repr=False)  # the file's text, and where the call's line starts in it
     _line_start: int = 0
+
+    @property
+    def switches_default(self) -> bool:
+        """Does its file name a call that makes another device the factories' default (`set_default_device`)?"""
+        return any(name.encode() in self._text for name in SETS_DEFAULT_DEVICE)
 
     @property
     def call(self) -> Optional[cst.Call]:
@@ -233,7 +240,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         line += data.count(b"\n", counted, start)
         counted = start
         found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
-                              in_test=is_test_path(path), _text=data, _line_start=line_start))
+                              in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."), _text=data,
+                              _line_start=line_start))
     return found
 
 

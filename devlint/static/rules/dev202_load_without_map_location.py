@@ -121,7 +121,8 @@ class Graphs:
 
 def _autofix(fact: Load) -> Optional[Fix]:
     call = fact.node
-    if type(call) is not cst.Call or not call.args:
-        return None
+    if type(call) is not cst.Call or not call.args or len(call.args) > 1 and call.args[1].keyword is None \
+            or any(arg.keyword is not None and arg.keyword.value == "map_location" for arg in call.args):
+        return None  # (one given as None: the caller's default is where to fix it)
     location = fact.device_name or '"cpu"'
     return Fix.safe(NodeEdit(call.args[-1].value, ", map_location=" + location, AFTER))

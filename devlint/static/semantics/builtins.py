@@ -237,6 +237,14 @@ def copied(site: CallSite) -> Value:
     return original
 
 
+def progress_bar(site: CallSite) -> Value:
+    """`tqdm(loader)`: iterated, what the loader (or list) yields; a bar over anything else is unknown."""
+    wrapped = site.args.first(api.PROGRESS_BAR_ITERABLE)
+    if isinstance(wrapped, Loader) or (isinstance(wrapped, Seq) and wrapped.kind in ("list", "tuple")):
+        return wrapped
+    return UNKNOWN
+
+
 def path_join(site: CallSite) -> Value:
     """`os.path.join(ROOT, 'vgg16-397923af.pth')` of strings: the path (a checkpoint's name tells what it holds)."""
     parts = [value for _, value in site.args.positional]
@@ -254,6 +262,7 @@ def keyword_record(site: CallSite) -> Value:
 
 
 FUNCTIONS = {**{path: no_return for path in api.NO_RETURN}, **{path: copied for path in api.COPIES},
+             **{path: progress_bar for path in api.PROGRESS_BARS},
              **{path: keyword_record for path in api.KEYWORD_RECORDS}, "os.path.join": path_join,
              api.IS_TENSOR_FUNCTION: torch_is_tensor}
 

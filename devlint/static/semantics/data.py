@@ -113,8 +113,10 @@ def tensor_dataset(site: CallSite) -> Value:
 
 def load(site: CallSite) -> Value:
     args = site.args
-    has_map = "map_location" in args.keywords or len(args.positional) > 1 or bool(args.starstar)
     given = args.find(1, "map_location")
+    # (`map_location=map_location` of a helper's parameter that defaults to None, given none: no map at all)
+    has_map = given is not None and not (isinstance(given[1], Const) and given[1].value is None) \
+        or bool(args.starstar)
     if given is not None and isinstance(given[1], (DeviceValue, Const)):
         # `map_location="cuda"` is a device too: every tensor restored there, a GPU needed even for a cpu checkpoint
         device_argument(site.facts, given[1], site.state, given[0])

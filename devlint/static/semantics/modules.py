@@ -538,14 +538,15 @@ def module_other(site: CallSite) -> Value:
         # cannot see (`self.matcher = Matcher(...)`), or a method of one of several classes (CloserLookFewShot's
         # `model.set_forward(x)`, each moving its input itself)
         return opaque.follows_inputs(site)
-    data = site.args.positional[0] if site.args.positional else None
-    if data is not None and isinstance(data[1], Tensor) and data[1].where is not None \
-            and data[1].where.kind == CPU_TYPE and module.moved and module.where is not None \
-            and module.where.concrete and module.where.kind != CPU_TYPE:
+    # its data: the first argument, or the tensors given by keyword (`model.generate(input_ids=ids, attention_mask=m)`)
+    given = site.args.positional[:1] or list(site.args.keywords.values())
+    data: list[tuple[cst.CSTNode, Value]] = [
+        (node, v) for node, v in given if isinstance(v, Tensor) and v.where is not None and v.where.kind == CPU_TYPE]
+    if data and module.moved and module.where is not None and module.where.concrete and module.where.kind != CPU_TYPE:
         # `vae.to(device); vae.encode(x)`: a method of a module sent to a device, given data left on the cpu,
         # computes with the module's parameters as `vae(x)` does (a module's attribute may be any callable:
         # the other way round is not judged)
-        if site.facts.module_call_fact(site.node, cast(cst.CSTNode, site.receiver_node), module, [data]):
+        if site.facts.module_call_fact(site.node, cast(cst.CSTNode, site.receiver_node), module, data):
             return CRASHED
     where = module.where if module.where is not None and module.where.concrete else next(
         (t.where for t in tensors if t.where is not None), None)

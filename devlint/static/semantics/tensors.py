@@ -16,7 +16,7 @@ from devlint.core.facts import CpuOnlyArgument, Operand
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.containers import element
-from devlint.static.semantics.devices import device_argument, spread_device
+from devlint.static.semantics.devices import device_argument, only_a_parameter, spread_device
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, CRASHED, IMPLICIT_CPU, UNKNOWN, Const, DeviceValue, Located, RandomGenerator, Ref, Seq, Tensor, Unknown,
@@ -58,7 +58,8 @@ def factory(site: CallSite) -> Value:
             isinstance(v, (Tensor, Located)) for k, (_, v) in [*enumerate(args.positional), *args.keywords.items()]
             if type(k) is int or k in api.SAMPLED_FROM_KEYWORDS):
         return torch_function(site)  # `torch.normal(mean, std)`, `torch.normal(mean=m, std=s)`: on their device
-    scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0])
+    scalar = site.path in api.SCALAR_FACTORIES and len(args.positional) == 1 and is_number(*args.positional[0]) \
+        or _no_dimensions(site)
     if "device" in args.keywords:
         arg_node, value = args.keywords["device"]
         where = device_argument(site.facts, value, state, arg_node)
@@ -115,6 +116,13 @@ def _empty_shape(site: CallSite) -> bool:
     if len(sizes) == 1 and isinstance(sizes[0], Seq) and sizes[0].items is not None:
         sizes = list(sizes[0].items)
     return any(isinstance(v, Const) and type(v.value) is int and v.value == 0 for v in sizes)
+
+
+def _no_dimensions(site: CallSite) -> bool:
+    """`torch.rand(())`, `torch.zeros([])`: a shaped factory given an empty shape makes a 0-dim tensor."""
+    sizes = [v for _, v in site.args.positional] or [site.args.get(api.SIZE_KEYWORD)]
+    return site.path in api.SHAPED_FACTORIES and len(sizes) == 1 and isinstance(sizes[0], Seq) \
+        and sizes[0].kind in ("tuple", "list") and sizes[0].items == ()
 
 
 def _with_generator(site: CallSite, made: Tensor) -> Value:
@@ -287,6 +295,8 @@ def tensor_op(site: CallSite) -> Value:
     result = site.walk.operation(site.node, f".{name}", operands, site.state, reduce=reduce)
     if isinstance(result, Tensor):
         result = replace(result, fresh=False, scalar=reduce or (result.scalar and name in api.SCALAR_KEEPING))
+        if only_a_parameter(result) and name not in api.ARRAY_SHARED_METHODS:  # `x.unsqueeze(0)`: x is a tensor
+            result = replace(result, why=result.why + ((site.node, ""),))
         if name in api.TUPLE_METHODS and (args.positional or args.keywords):
             return Seq(kind="tuple", elem=result)
     return result
