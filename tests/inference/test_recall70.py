@@ -390,5 +390,6 @@ def nms_gpu(boxes, scores, thresh):
 def test_a_qualified_call_in_the_functions_own_file_is_another_functions(tmp_path: Path):
     """OpenPCDet's `nms_gpu` calls its kernel, `iou3d_nms_cuda.nms_gpu(boxes, keep, thresh)`: that call does not
     pass `keep` (a cpu tensor) as the function's own `scores`."""
-    files = {"ops/__init__.py": "", "ops/nms.py": NMS, "ops/nms_ext.py": "def nms_gpu(boxes, keep, thresh):\n    pass\n"}
+    files = {"ops/__init__.py": "", "ops/nms.py": NMS,
+             "ops/nms_ext.py": "def nms_gpu(boxes, keep, thresh):\n    pass\n"}
     assert [f.code for f in lint_in_run(tmp_path, files, "ops/nms.py") if f.code.startswith("DEV1")] == []

@@ -101,6 +101,7 @@ HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
                               "numpy.random.normal": 2, "numpy.random.randint": 2}
 NUMPY_SIZE_KEYWORD = "size"
+NUMBER_ANNOTATIONS = frozenset({"float", "int", "bool"})  # a parameter so annotated is a Python number
 SIZE_KEYWORD = "size"  # a torch factory's shape, given by keyword (`torch.rand(size=())`)
 # numpy functions that do not convert their arguments (`np.shape(t)`, `np.ndim(t)` read `t.shape`, `t.ndim` first:
 # checked on a meta tensor, which `np.asarray` refuses).
@@ -255,6 +256,16 @@ SETS_DEFAULT_DEVICE = frozenset({"set_default_device", TENSOR_TYPE_SWITCH})
 # The standard library's copies: a new object where the original is (a module's copy is another module, moved
 # apart from it: `Worker(copy.deepcopy(self.net))`)
 COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+# Hugging Face Accelerate: `accelerator = Accelerator()` places what `prepare` is given on `accelerator.device`, the
+# GPU where there is one (modules moved in place; a loader's batches sent there as they come); the object is a path
+# its attributes extend. `Accelerator(cpu=True)` or `device_placement=False` places nothing: not modelled.
+ACCELERATOR_CLASSES = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+ACCELERATOR = "accelerate.Accelerator()"
+ACCELERATOR_DEVICE = ACCELERATOR + ".device"
+ACCELERATOR_PREPARE = frozenset(ACCELERATOR + name for name in (".prepare", ".prepare_model", ".prepare_data_loader"))
+ACCELERATOR_SAME = frozenset(ACCELERATOR + name for name in (
+    ".unwrap_model", ".gather", ".gather_for_metrics", ".reduce", ".pad_across_processes"))  # (where it was)
+ACCELERATOR_UNPLACED = {"cpu": True, "device_placement": False}  # keyword: the value that places nothing
 # Progress bars: iterating one yields what iterating the iterable it wraps yields (`for x, y in tqdm(loader):`)
 PROGRESS_BARS = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm",
                            "tqdm.autonotebook.tqdm", "tqdm.rich.tqdm", "rich.progress.track"})

@@ -82,7 +82,8 @@ FUNCTION_RECORDS: List[Api] = [
     *(fn(f"{space}.{name}", roles=Role.NOT_OP) for space in ("torch.overrides", "torch.nn.functional")
       for name in "handle_torch_function has_torch_function has_torch_function_unary "
                   "has_torch_function_variadic".split()),
-    fn("torch.load", roles=Role.NOT_OP | Role.LOAD),
+    # (a TorchScript archive, too, restores its tensors where they were saved)
+    fn("torch.load", "torch.jit.load", roles=Role.NOT_OP | Role.LOAD),
     fn("torch.save", roles=Role.NOT_OP | Role.SAVE),
     fn("torch.device", roles=Role.NOT_OP | Role.DEVICE_CONSTRUCTOR),
     fn("torch.compile", "torch.jit.script", roles=Role.NOT_OP | Role.MODULE_WRAPPER),

@@ -11,6 +11,7 @@ from devlint.static.analysis.definitions import (
 )
 from devlint.static.analysis.guards import guess_flag
 from devlint.static.analysis.imports import project_attribute
+from devlint.static.semantics import accelerate
 from devlint.static.semantics.containers import dict_entry
 from devlint.static.syntax import dotted
 from devlint.core.torch_catalogue import views as api
@@ -33,7 +34,8 @@ def attribute(interp: Walker, base: Value, attr: str, state: State, name: Option
         found = project_attribute(interp, base.path, attr) if interp.tables.project is not None else None
         if found is not None:
             return found
-        return Ref(path=api.ALIASES.get(f"{base.path}.{attr}", f"{base.path}.{attr}"))
+        path = api.ALIASES.get(f"{base.path}.{attr}", f"{base.path}.{attr}")
+        return accelerate.device_of(node) if path == api.ACCELERATOR_DEVICE else Ref(path=path)
     if isinstance(base, Tensor):
         return _tensor_attribute(base, attr)
     if isinstance(base, DeviceValue):

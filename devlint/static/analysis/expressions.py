@@ -428,8 +428,10 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
     for seq, count in ((left, right), (right, left)):
         if op == "*" and isinstance(seq, Seq) and seq.kind in ("list", "tuple") \
                 and type(count) in (Const, Integer, Unknown):
-            # `[0] * n`: the same members, n times (a count is a number: a list times a tensor is the tensor's op)
-            return make_seq(seq.kind, None, [seq.elem, *(seq.items or ())])
+            # `[0] * n`: the same members, n times (a count is a number: a list times a tensor is the tensor's op);
+            # `[torch.zeros(1)] * nl` holds placeholders, each replaced before use (yolov5's grids): unknown
+            members = [seq.elem, *(seq.items or ())]
+            return Seq(kind=seq.kind, elem=UNKNOWN) if tensors_in(seq) else make_seq(seq.kind, None, members)
     if isinstance(left, Const) and isinstance(right, Const) and op == "+" \
             and isinstance(left.value, str) and isinstance(right.value, str):
         return Const(value=left.value + right.value, node=node, guarded=state.guarded)

@@ -327,6 +327,9 @@ class PrePass:
                 scope.clock_ends.add(name)
             if type(node.left) is cst.Call:
                 self.consumers[id(node.left)] = node
+            left = node.left
+            if type(left) is cst.BinaryOperation and type(left.operator) is cst.Add and type(left.right) is cst.Call:
+                self.consumers[id(left.right)], self.consumers[id(left)] = left, node  # `total + time() - t0`
         if type(node.operator) in _ARRAY_ONLY_OPERATORS:
             for operand in (node.left, node.right):  # `bounds[3:] - bounds[:3]`: no list subtracts
                 sliced = dotted(operand.value) if type(operand) is cst.Subscript and any(

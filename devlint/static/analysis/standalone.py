@@ -37,6 +37,8 @@ MAX_PARAMETRIZE_ROWS = 32
 def analyse_standalone(interp: Walker, fn: Function) -> None:
     """A function nobody in the file calls (or any `forward`): symbolic parameters."""
     fdef = cast(cst.FunctionDef, fn.node)  # (as in analyse_body)
+    if str(id(fdef)) in interp.tables.syntax(_inside_tests, interp.tables.module):
+        return  # a test's own double (`class FakeModel` in `def test_...`): it sees the test's data, nothing else
     cls = interp.tables.classes.get(fn.owner) if fn.owner else None
     bound = class_summary(interp, cls) if cls is not None and not (is_static(fdef) or is_classmethod(fdef)) \
         else cls if cls is not None and is_classmethod(fdef) else None  # `cls(...)` builds one
@@ -66,6 +68,22 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
             return listed
         return passed(param, symbolic_param(interp, param, scope, is_forward))
     analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+
+
+def _inside_tests(module: cst.Module) -> frozenset[str]:
+    """id() (as text) of the functions and methods defined inside a test function (`def test_...`, or a test
+    method of a class)."""
+    tests = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value.startswith("test_")]
+    for cls in (s for s in module.body if type(s) is cst.ClassDef):
+        tests += [s for s in cls.body.body if type(s) is cst.FunctionDef and s.name.value.startswith("test_")]
+    found: set[str] = set()
+    stack: list[cst.CSTNode] = [node for test in tests for node in test.body.children]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.FunctionDef:
+            found.add(str(id(node)))
+        stack.extend(node.children)
+    return frozenset(found)
 
 
 def _fixture(interp: Walker, test: cst.FunctionDef, name: str) -> Optional[Function]:

@@ -42,7 +42,9 @@ class GpuAssumed(Rule):
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/
     `--device` option, a `if use_cuda:` switch, or compute on a device variable.
     A file that is GPU-only throughout gets one DEV204 instead; a GPU-only
-    project sets `assume-gpu = true`. Constructing `torch.device("cuda")`
+    project sets `assume-gpu = true`, and one whose `setup.py` builds CUDA
+    kernels only (`CUDAExtension`, no `CppExtension`) is GPU-only by
+    construction: nothing of it is reported. Constructing `torch.device("cuda")`
     touches no GPU: it is reported where the device is used.
 
     ## Why is this bad?

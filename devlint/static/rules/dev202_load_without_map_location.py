@@ -7,13 +7,15 @@ import libcst as cst
 from devlint.core.facts import FileIntent, GpuAssumption, Load
 from devlint.static.fixes import AFTER, Fix, NodeEdit
 from devlint.static.rules.base import Verdict, Rule
+from devlint.static.syntax import dotted
 
 
 class LoadWithoutMapLocation(Rule):
     """`torch.load` without `map_location` in code that may run without a GPU.
 
     ## What it does
-    Flags `torch.load(path)` calls that give no `map_location`, outside code
+    Flags `torch.load(path)` calls that give no `map_location` (or give one that
+    is None: a helper's `map_location=None` parameter no caller sets), outside code
     guarded by a CUDA availability check. Not flagged: loading what the file
     itself writes with `torch.save` (the same path expression or buffer, or a
     path with the same string parts) or what a script beside it saves there
@@ -107,10 +109,11 @@ class Graphs:
             yield self._verdict(fact, multi_gpu)
 
     def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
+        called = dotted(fact.node.func) if type(fact.node) is cst.Call else None
         return Verdict(
             fact.node,
-            "`torch.load` without `map_location` fails on a machine without a GPU when the checkpoint "
-            "holds cuda tensors" + ("; with several GPUs, every rank loads it onto the GPU it was saved from"
+            (f"`{called}`" if called else "a load") + " without `map_location` fails on a machine without a GPU when "
+            "the checkpoint holds cuda tensors" + ("; with several GPUs, every rank loads it onto the GPU it was saved from"
                                     if multi_gpu else ""),
             why=self.called_from(fact),
             fix=f"pass `map_location={fact.device_name}`" if fact.device_name

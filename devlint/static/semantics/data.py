@@ -80,6 +80,8 @@ def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], t
         if isinstance(item, Seq) and item.kind == "tuple" and item.items is not None else ()
     if len(set(parts)) > 1 and any(part is not None and part.kind != CPU_TYPE for part in parts):
         return None, parts  # `return graph.to(self.device), label`: each part where the item has it
+    if None in parts and len(set(parts)) > 1:
+        return None, parts  # `return img, labels, path, shapes`: a path and a tuple of sizes are no tensors
     if len(devices) != 1 or None in devices:
         return None, ()
     where = cast(Device, devices.pop())  # (not None: checked above)

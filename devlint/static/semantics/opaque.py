@@ -138,6 +138,9 @@ def follows_inputs(site: CallSite) -> Value:
         # a module, a device or a function handed over (`convert_tensor(x, device=d)`, `tree.map_structure(lambda x:
         # x.to(device), feats)`): the function may well move things
         return UNKNOWN
+    if site.args.positional and type(site.args.positional[0][1]) is Unknown \
+            and (dotted(site.node.func) or "").startswith("self."):
+        return UNKNOWN  # `self.conv(graph, feats, etypes)`: its data is of unknown kind, an index says nothing
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
     if not devices or len(devices) < len(tensors):

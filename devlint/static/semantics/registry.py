@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Optional, cast
 
 from devlint.static.semantics import (
-    argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
+    accelerate, argparse_options, builtins, cuda, data, devices, host, modules, opaque, optim, tensors, timing,
 )
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler, MethodHandler
@@ -34,7 +34,7 @@ def _merge(*tables: Mapping[str, Handler]) -> dict[str, Handler]:
 
 FUNCTIONS: dict[str, Handler] = _merge(
     builtins.FUNCTIONS, timing.FUNCTIONS, devices.FUNCTIONS, cuda.FUNCTIONS, tensors.FUNCTIONS, data.FUNCTIONS,
-    host.FUNCTIONS, modules.FUNCTIONS, argparse_options.FUNCTIONS,
+    host.FUNCTIONS, modules.FUNCTIONS, argparse_options.FUNCTIONS, accelerate.FUNCTIONS,
 )
 # Namespaces, tried in order when no exact path matches.
 NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [

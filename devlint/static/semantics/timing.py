@@ -35,6 +35,9 @@ def _only_ends(site: CallSite) -> bool:
     """`batch_time.update(time.time() - end)`: the read is subtracted from and kept nowhere, so the measurement that
     `end` started goes on (the classic loop then sets `end = time.time()`: a lap, each iteration)."""
     consumer = site.file.consumer(site.node)
+    if type(consumer) is cst.BinaryOperation and type(consumer.operator) is cst.Add and consumer.right is site.node:
+        outer = site.file.consumer(consumer)  # `total + time.time() - t0`: `(total + now) - t0` ends it too
+        return type(outer) is cst.BinaryOperation and type(outer.operator) is cst.Subtract and outer.left is consumer
     return type(consumer) is cst.BinaryOperation and type(consumer.operator) is cst.Subtract \
         and consumer.left is site.node
 

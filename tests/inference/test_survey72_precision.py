@@ -1,0 +1,68 @@
+"""False findings of the seventy-second precision survey (issue 17: LLM fine-tuning, diffusion, video, optical flow;
+code nobody on the team had used), each beside a twin that must still be reported.
+
+- `torch.tensor(sigma_min)` of a parameter annotated `float` is a 0-dim cpu tensor, which meets tensors on any device
+  (k-diffusion's `sample_dpm_adaptive`, a false DEV101 error).
+- A test's own double (`class FakeModel` inside `def test_...`) sees only the test's data: it is not walked on
+  symbolic parameters (trl's tests, three false DEV104).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+SIGMAS = """
+import torch
+
+
+def log_sigma(sigma):
+    return -sigma.log()
+
+
+def sample(x, sigma_min{annotation}, steps: int = 4):
+    t_end = log_sigma(torch.tensor(sigma_min))
+    ts = torch.linspace(1.0, 0.0, steps + 1, device=x.device)
+    for i in range(steps):
+        t_next = torch.minimum(t_end, ts[i + 1]){mark}
+        x = x * (-t_next).exp()
+    return x
+"""
+
+
+@pytest.mark.parametrize("annotation, mark", [
+    (": float", ""),
+    (": int", ""),
+    ("=0.01", ""),
+    (": list", "  # expect: DEV101"),
+])
+def test_a_tensor_of_a_number_parameter_is_0_dim(annotation, mark):
+    source = SIGMAS.format(annotation=annotation, mark=mark)
+    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
+
+
+DOUBLE = """
+import torch
+from mylib.generation import generate_within_budget
+
+
+def {test}():
+    class FakeModel:
+        def generate(self, input_ids, attention_mask):
+            completion = torch.tensor([[42]], dtype=torch.long)
+            return torch.cat([input_ids, completion], dim=1){mark}
+
+    prompts = torch.tensor([[0, 5, 13, 6]], dtype=torch.long)
+    return generate_within_budget(FakeModel(), prompts, budget=2)
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    ("test_prompt_is_trimmed", ""),
+    ("build_scorer", "  # expect: DEV104"),  # (a factory of the library's own: its model may be anywhere)
+])
+def test_a_tests_own_double_is_not_walked_alone(test, mark):
+    source = DOUBLE.format(test=test, mark=mark)
+    assert found(source, ["DEV104"]) == expected_findings(source)
