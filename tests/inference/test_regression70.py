@@ -75,3 +75,41 @@ def test_a_repeated_list_of_placeholders_is_unknown(grid, mark):
     source = GRID.format(grid=grid, mark=mark)
     assert found(source, ["DEV104"]) == expected_findings(source)
 
+
+
+CONVERTED = """
+import numpy as np
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Linear(8, 8)
+
+    def forward(self, latents):
+        return self.encoder(latents){mark}
+
+
+def decode(latent, device="cuda"):
+    model = Decoder().to(device)
+    latent = latent * 2.0
+    if isinstance(latent, np.ndarray):
+        latent = torch.from_numpy(latent)
+    {placement}
+    return model(latent)
+"""
+
+
+@pytest.mark.parametrize("placement, mark", [
+    ("if latent.device.type == 'cpu':\n        latent = latent.to(device)", ""),
+    ("if not latent.is_cuda:\n        latent = latent.to(device)", ""),
+    ("if latent.device.type != 'cuda':\n        latent = latent.to(device)", ""),
+    ("pass", "  # expect: DEV104"),
+])
+def test_a_placement_test_says_where_its_subject_is_not(placement, mark):
+    """music2latent's decode: `torch.from_numpy` of an array, then `if latent.device.type == 'cpu': latent =
+    latent.to(device)`: past the `if`, no path leaves it on the cpu (a false DEV104 error in the regression run)."""
+    source = CONVERTED.format(placement=placement, mark=mark)
+    assert found(source, ["DEV102", "DEV104"]) == expected_findings(source)

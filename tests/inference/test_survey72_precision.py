@@ -23,6 +23,7 @@ def log_sigma(sigma):
 
 
 def sample(x, sigma_min{annotation}, steps: int = 4):
+    {check}
     t_end = log_sigma(torch.tensor(sigma_min))
     ts = torch.linspace(1.0, 0.0, steps + 1, device=x.device)
     for i in range(steps):
@@ -32,14 +33,19 @@ def sample(x, sigma_min{annotation}, steps: int = 4):
 """
 
 
-@pytest.mark.parametrize("annotation, mark", [
-    (": float", ""),
-    (": int", ""),
-    ("=0.01", ""),
-    (": list", "  # expect: DEV101"),
+@pytest.mark.parametrize("annotation, check, mark", [
+    (": float", "pass", ""),
+    (": int", "pass", ""),
+    ("=0.01", "pass", ""),
+    ("", "if sigma_min <= 0:\n        raise ValueError('sigma_min must be positive')", ""),
+    ("", "if not 0 < sigma_min < 1:\n        raise ValueError('out of range')", ""),
+    (": list", "pass", "  # expect: DEV101"),
+    ("", "pass", "  # expect: DEV101"),  # (a parameter of unknown kind: maybe a list of sigmas)
 ])
-def test_a_tensor_of_a_number_parameter_is_0_dim(annotation, mark):
-    source = SIGMAS.format(annotation=annotation, mark=mark)
+def test_a_tensor_of_a_number_parameter_is_0_dim(annotation, check, mark):
+    """k-diffusion's `sample_dpm_fast(model, x, sigma_min, sigma_max, ...)`: `if sigma_min <= 0 or sigma_max <= 0:
+    raise ...` takes the truth of a comparison with a number, which only one value has."""
+    source = SIGMAS.format(annotation=annotation, check=check, mark=mark)
     assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
 
 

@@ -175,6 +175,8 @@ ARRAY_SHARED_METHODS = frozenset(
 # `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
 # holds where the two share a device: the type string names it)
 PLACE_ATTRIBUTES = frozenset({"device", "is_cuda"})
+DEVICE_ATTRIBUTE = "device"
+DEVICE_FLAGS, CPU_FLAG = frozenset({"is_cuda", "is_cpu"}), "is_cpu"  # `if x.is_cuda:`: where it holds, x is on a GPU
 PLACE_METHODS = frozenset({"type", "get_device"})
 
 # `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.

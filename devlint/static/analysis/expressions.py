@@ -11,9 +11,9 @@ from devlint.static.analysis.assignment import assign, eval_slices, unmoved_item
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.calls import eval_call
 from devlint.static.analysis.guards import (
-    boolean, comparison_guard, count_guard_branch, decided_type, learns, maybe_array_where_not, negate, not_a_tensor,
-    polarity, truth_of, type_test, world_size_guard,
+    boolean, comparison_guard, count_guard_branch, learns, negate, polarity, truth_of, world_size_guard,
 )
+from devlint.static.analysis.narrowing import decided_type, maybe_array_where_not, not_a_tensor, type_test
 from devlint.static.analysis.state import Returned, where_missing
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE

@@ -522,6 +522,8 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         is_forward and param.default is None and not name.endswith(api.SIZE_NAME_SUFFIXES))
     if tensor:
         return Tensor(why=((param, ""),), where=symbolic, from_param=name)
+    if name in scope.compared_names:
+        return UNKNOWN  # `if sigma_max <= 0: raise ...`: a number (`torch.tensor(sigma_max)` is 0-dim)
     return Located(why=((param, ""),), where=symbolic)
 
 

@@ -26,7 +26,8 @@ class Scope:
     __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys",
+                 "compared_names")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -63,6 +64,8 @@ class Scope:
         # the keys of a name's items sent to a device: `batch["image"].to(device)` (None: a computed key)
         self.moved_keys: dict[str, set[object]] = {}
         self.global_names: set[str] = set()  # declared `global`
+        # compared with a number where a branch is taken (`if sigma_min <= 0:`): one value, a number as a rule
+        self.compared_names: set[str] = set()
 
 
 class PrePass:
@@ -292,6 +295,10 @@ class PrePass:
                 self.saved_templates.add(template)
 
     def _note_test(self, node: cst.If | cst.IfExp | cst.While, scope: Scope) -> None:
+        for comparison in _comparisons(node.test):
+            sides = [comparison.left] + [c.comparator for c in comparison.comparisons]
+            if any(type(side) in (cst.Integer, cst.Float) for side in sides):
+                scope.compared_names.update(side.value for side in sides if type(side) is cst.Name)
         test = dotted(node.test.expression if type(node.test) is cst.UnaryOperation else node.test)
         last = (test or "").rsplit(".", 1)[-1]
         if last == api.TENSOR_PLACEMENT_TEST and "." in (test or ""):
@@ -677,3 +684,12 @@ def save_templates(tree: cst.Module, state_dicts: bool = False) -> set[str]:
             if template:
                 found.add(template)
     return found
+
+
+def _comparisons(test: cst.BaseExpression) -> list[cst.Comparison]:
+    """The comparisons a branch's test is made of (`a <= 0 or b <= 0`, `not x > 1`)."""
+    if type(test) is cst.BooleanOperation:
+        return _comparisons(test.left) + _comparisons(test.right)
+    if type(test) is cst.UnaryOperation:
+        return _comparisons(test.expression)
+    return [test] if type(test) is cst.Comparison else []

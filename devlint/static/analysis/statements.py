@@ -15,9 +15,10 @@ from devlint.static.analysis.contexts import exec_with
 from devlint.static.analysis.definitions import body_nodes, find_method, tests_none
 from devlint.static.analysis.expressions import binary, unrolled_modules
 from devlint.static.analysis.guards import (
-    as_condition, decided_type, extension_flags, flag_paths, idle_cpu_paths, is_skip_marker, learns, module_test,
-    no_tensor_where, not_a_tensor, pin_flag, polarity, same_place, switch_choice, truth_of, type_test,
-)
+    as_condition, extension_flags, flag_paths, idle_cpu_paths, is_skip_marker, learns, pin_flag, polarity, same_place,
+    switch_choice, truth_of)
+from devlint.static.analysis.narrowing import (
+    decided_type, module_test, no_tensor_where, not_a_tensor, off_cpu_where, type_test)
 from devlint.static.analysis.imports import exec_project_import
 from devlint.static.analysis.launchers import sets_up_nccl
 from devlint.static.analysis.prepass import device_move
@@ -347,6 +348,7 @@ def narrow(interp: Walker, test: cst.BaseExpression, state: State, then_state: S
         narrow(interp, test.expression, state, else_state, then_state)  # `if not isinstance(x, torch.Tensor):`
         return
     flag_paths(test, then_state, else_state)
+    off_cpu_where(test, then_state, else_state)
     tested = type_test(interp, test, state)
     not_a_tensor(tested, else_state)
     no_tensor_where(interp, test, state, then_state)
@@ -375,8 +377,7 @@ def none_test(test: cst.BaseExpression, then_state: State, else_state: State) ->
     value two paths gave it, a tensor on one, is the other path's)."""
     if type(test) is not cst.Comparison or len(test.comparisons) != 1 or not tests_none(test):
         return
-    target = test.comparisons[0]
-    name = dotted(test.left)
+    target, name = test.comparisons[0], dotted(test.left)
     if name is None:
         return
     none_path = {cst.IsNot: else_state, cst.Is: then_state}.get(type(target.operator))
