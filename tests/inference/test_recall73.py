@@ -63,3 +63,25 @@ def bench(batches):
 def test_a_running_total_that_adds_the_clock_ends_a_measurement(sync, interval, mark):
     source = STOPWATCH.format(sync=sync, interval=interval, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+def test_a_torchscript_archive_this_file_wrote_loads_where_it_was_saved():
+    """detectron2's `reload_script_model`: `torch.jit.save(module, buffer)` then `torch.jit.load(buffer)` reads back
+    what this process wrote (read in the regression run, two warnings)."""
+    source = """
+import io
+import torch
+
+
+def reload_script_model(module):
+    buffer = io.BytesIO()
+    torch.jit.save(module, buffer)
+    buffer.seek(0)
+    return torch.jit.load(buffer)
+
+
+def reload_from(path, module):
+    torch.jit.save(module, path)
+    return torch.jit.load(path)
+"""
+    assert found(source, ["DEV202"]) == set()

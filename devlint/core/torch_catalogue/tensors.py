@@ -84,7 +84,7 @@ FUNCTION_RECORDS: List[Api] = [
                   "has_torch_function_variadic".split()),
     # (a TorchScript archive, too, restores its tensors where they were saved)
     fn("torch.load", "torch.jit.load", roles=Role.NOT_OP | Role.LOAD),
-    fn("torch.save", roles=Role.NOT_OP | Role.SAVE),
+    fn("torch.save", "torch.jit.save", roles=Role.NOT_OP | Role.SAVE),
     fn("torch.device", roles=Role.NOT_OP | Role.DEVICE_CONSTRUCTOR),
     fn("torch.compile", "torch.jit.script", roles=Role.NOT_OP | Role.MODULE_WRAPPER),
     fn("torch.jit.trace", "torch.onnx.export", roles=Role.NOT_OP, trace=(0, 1)),
