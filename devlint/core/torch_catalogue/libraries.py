@@ -134,6 +134,7 @@ WHOLE_SECONDS_CALLS = frozenset({"int", "round"})
 TIMEDELTA = "timedelta"
 # Python's conversion of an option's text to a GPU id or count (`int(opt.gpus[0]) >= 0`)
 INTEGER_CASTS = frozenset({"int"})
+FLOAT_CAST = "float"  # `float("inf")` of a constant: a number
 # Class methods that build a torch module around a tensor they are given: the module is where that tensor is
 PRETRAINED_MODULE_CONSTRUCTORS = frozenset({"torch.nn.Embedding.from_pretrained",
                                             "torch.nn.EmbeddingBag.from_pretrained"})

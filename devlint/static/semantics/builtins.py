@@ -64,6 +64,13 @@ def builtin_print(site: CallSite) -> Value:
 def builtin_number(site: CallSite) -> Value:
     """`float(loss)` of a tensor off the cpu (or of unknown device) waits for the GPU, as `.item()` does."""
     _read_as_number(site, f"{site.name}()")
+    given = site.args.first()
+    text = given.value if isinstance(given, Const) and type(given.value) in (str, int, float) else None
+    if site.name == api.FLOAT_CAST and text is not None:
+        try:  # `best = float("inf")`: a number, that a tensor replaces in the loop (the join keeps the tensor)
+            return Const(value=float(cast("str | int | float", text)), node=site.node)
+        except ValueError:
+            return UNKNOWN
     return INTEGER if site.name in api.INTEGER_CASTS else UNKNOWN  # (`y[int(total * p)]`: one element)
 
 
