@@ -115,31 +115,3 @@ def test_a_running_best_that_starts_as_a_float_becomes_the_tensor(item, mark):
     source = BEST.format(item=item, mark=mark)
     assert found(source, ["DEV401"]) == expected_findings(source)
 
-
-CORNERS = """
-import torch
-
-device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def box_corners(center):
-    corners = torch.tensor([[-1.0, 1.0], [-2.0, 2.0], [-3.0, 3.0]]){made}
-    corners[0, :] = {row} + center[0]{mark}
-    return corners.T
-
-
-print(box_corners(torch.randn(3, device=device)))
-"""
-
-
-@pytest.mark.parametrize("made, row, mark", [
-    ("", "corners[0, :]", "  # expect: DEV104"),
-    ("", "corners[0, 0:2]", "  # expect: DEV104"),
-    (".to(center.device)", "corners[0, :]", ""),
-    ("", "corners[0, 1]", ""),  # (one element of a cpu table: 0-dim, it goes anywhere)
-])
-def test_a_slice_of_a_cpu_tensor_keeps_a_dimension(made, row, mark):
-    """torch-points3d's `box_corners_from_param`: a row of corners built on the cpu, shifted by the caller's cuda
-    center."""
-    source = CORNERS.format(made=made, row=row, mark=mark)
-    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
