@@ -33,7 +33,7 @@ from devlint.core.devices import CPU
 from devlint.static.analysis.callers import Passed, evident
 from devlint.static.notebooks import python_lines
 from tests.conftest import expected_findings
-from devlint.static.project.call_sites import CallText
+from devlint.static.project.call_sites import _calls_in as calls_in
 from tests.lint_helpers import check_file, found, lint_in_run
 
 LOOP = """
@@ -312,8 +312,10 @@ def test_a_factory_given_no_device_is_an_evident_cpu_tensor(argument, factories,
 
 
 def test_a_callers_file_that_switches_the_default_device_says_so():
-    assert CallText("a.py", 3, "x", False, _text=b'import torch\ntorch.set_default_device("cuda")\n').switches_default
-    assert not CallText("a.py", 3, "x", False, _text=b"import torch\nx = torch.zeros(2)\n").switches_default
+    switched = calls_in(b'import torch\ntorch.set_default_device("cuda")\nwarp(x)\n', b"warp", False, "a.py")
+    kept = calls_in(b"import torch\nx = torch.zeros(2)\nwarp(x)\n", b"warp", False, "a.py")
+    assert switched and all(site.switches_default for site in switched)
+    assert kept and not any(site.switches_default for site in kept)
 
 
 PHASE = """

@@ -101,7 +101,6 @@ HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,
                               "numpy.random.normal": 2, "numpy.random.randint": 2}
 NUMPY_SIZE_KEYWORD = "size"
-NUMBER_ANNOTATIONS = frozenset({"float", "int", "bool"})  # a parameter so annotated is a Python number
 SIZE_KEYWORD = "size"  # a torch factory's shape, given by keyword (`torch.rand(size=())`)
 # numpy functions that do not convert their arguments (`np.shape(t)`, `np.ndim(t)` read `t.shape`, `t.ndim` first:
 # checked on a meta tensor, which `np.asarray` refuses).
@@ -176,8 +175,6 @@ ARRAY_SHARED_METHODS = frozenset(
 # `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
 # holds where the two share a device: the type string names it)
 PLACE_ATTRIBUTES = frozenset({"device", "is_cuda"})
-DEVICE_ATTRIBUTE = "device"
-DEVICE_FLAGS, CPU_FLAG = frozenset({"is_cuda", "is_cpu"}), "is_cpu"  # `if x.is_cuda:`: where it holds, x is on a GPU
 PLACE_METHODS = frozenset({"type", "get_device"})
 
 # `torch.is_tensor(x)` / `isinstance(x, torch.Tensor)`: the tests that say whether x is a tensor.

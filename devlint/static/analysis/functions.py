@@ -507,6 +507,8 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
+    if getattr(annotation, "name", None) in api.NUMBER_ANNOTATIONS:
+        return UNKNOWN  # `sigma_min: float`: a number (`torch.tensor(sigma_min)` is 0-dim)
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):

@@ -266,7 +266,7 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
         state = then_state if type(op) in (cst.Equal, cst.Is) else else_state if type(op) in (
             cst.NotEqual, cst.IsNot) and len(conjuncts) == 1 else None
         comparator = comparison.comparisons[0].comparator
-        first, second = _placed(comparison.left), _placed(comparator)
+        first, second = place_subject(comparison.left), place_subject(comparator)
         if state is None or first is None:
             continue
         # `x.device == y.device`, or `x.device != torch.device(self._device)` (ignite: where it fails, x is there)
@@ -429,7 +429,7 @@ def _conjuncts(test: cst.BaseExpression) -> list[cst.Comparison]:
     return [test] if type(test) is cst.Comparison else []
 
 
-def _placed(node: cst.BaseExpression) -> Optional[str]:
+def place_subject(node: cst.BaseExpression) -> Optional[str]:
     """`x` in `x.device`, `x.type()`, `x.data.type()`: the tensor whose place the expression says."""
     if type(node) is cst.Call and not node.args and type(node.func) is cst.Attribute \
             and node.func.attr.value in api.PLACE_METHODS:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Optional, cast
 import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
+from devlint.static.analysis.guards import place_subject
 from devlint.static.syntax import dotted
 from devlint.static.semantics.devices import only_a_parameter
 from devlint.core.values import (
@@ -160,20 +161,19 @@ def off_cpu_where(test: cst.BaseExpression, then_state: State, else_state: State
 
 
 def _placement_subject(test: cst.BaseExpression) -> Optional[tuple[str, bool]]:
-    """(x, whether x is on the cpu where the test holds) for `x.device.type == "cpu"` (`!=`, or "cuda"), `x.is_cuda`,
-    `x.is_cpu`; None for any other test."""
-    if type(test) is cst.Attribute and test.attr.value in api.DEVICE_FLAGS:
+    """(x, whether x is on the cpu where the test holds) for `x.is_cuda` and `x.device.type == "cpu"` (`!=`, or
+    "cuda"); None for any other test."""
+    if type(test) is cst.Attribute and test.attr.value == api.TENSOR_PLACEMENT_TEST:
         subject = dotted(test.value)
-        return (subject, test.attr.value == api.CPU_FLAG) if subject else None
+        return (subject, False) if subject else None
     if type(test) is not cst.Comparison or len(test.comparisons) != 1:
         return None
     left, target = test.left, test.comparisons[0]
     equal = type(target.operator) in (cst.Equal, cst.Is)
-    if type(left) is not cst.Attribute or left.attr.value != "type" or type(left.value) is not cst.Attribute \
-            or left.value.attr.value != api.DEVICE_ATTRIBUTE or type(target.comparator) is not cst.SimpleString \
+    if type(left) is not cst.Attribute or left.attr.value != "type" or type(target.comparator) is not cst.SimpleString \
             or (not equal and type(target.operator) not in (cst.NotEqual, cst.IsNot)):
         return None
-    subject, kind = dotted(left.value.value), target.comparator.evaluated_value
+    subject, kind = place_subject(left.value), target.comparator.evaluated_value  # `x` of `x.device`
     if subject is None or kind not in (api.CPU_TYPE, api.CUDA_TYPE):
         return None
     return subject, equal == (kind == api.CPU_TYPE)

@@ -39,14 +39,11 @@ class CallText:
     arguments: str  # the text between its parentheses
     in_test: bool  # the file is a test (its callers exercise the function on whatever a test machine has)
     qualified: bool = False  # `x.name(...)`: in the function's own file, another object's (a kernel's `ext.nms(...)`)
+    # its file names a call that makes another device the factories' default (`torch.set_default_device("cuda")`)
+    switches_default: bool = False
     _parsed: Optional[tuple[Optional[cst.Call]]] = None
     _text: bytes = field(default=b"", repr=False)  # the file's text, and where the call's line starts in it
     _line_start: int = 0
-
-    @property
-    def switches_default(self) -> bool:
-        """Does its file name a call that makes another device the factories' default (`set_default_device`)?"""
-        return any(name.encode() in self._text for name in SETS_DEFAULT_DEVICE)
 
     @property
     def call(self) -> Optional[cst.Call]:
@@ -217,6 +214,7 @@ _LINE_HEAD = re.compile(rb"[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+$|[ \t]*(?:f
 def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
     """The calls of `key` in one file; None where a mention may be a use other than a call (the name passed
     on, stored) or a line the text does not make sure of."""
+    switches = any(name.encode() in data for name in SETS_DEFAULT_DEVICE)  # (the file's text, read once)
     found: list[CallText] = []
     counted, line = 0, 1  # lines counted up to `counted`: the matches come in order, the text is read once
     for start in _word_at(data, key):
@@ -240,8 +238,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         line += data.count(b"\n", counted, start)
         counted = start
         found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
-                              in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."), _text=data,
-                              _line_start=line_start))
+                              in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."),
+                              switches_default=switches, _text=data, _line_start=line_start))
     return found
 
 

@@ -12,6 +12,7 @@ from devlint.core.devices import Device
 from devlint.core.torch_catalogue import views as api
 from devlint.core.values import SELECTED, UNKNOWN, Const, DeviceValue, Loader, Module, Ref, Seq, Value, replace
 from devlint.static.semantics.callsite import CallSite
+from devlint.static.semantics.modules import moved_in_place
 from devlint.static.syntax import dotted
 
 
@@ -46,13 +47,7 @@ def prepare(site: CallSite) -> Value:
 def _placed(site: CallSite, node: cst.CSTNode, value: Value, where: Device) -> Value:
     step = ((site.node, "placed by `prepare`"),)
     if isinstance(value, Module) and not value.stateless:
-        moved = replace(value, where=where, moved=True, why=value.why + step)
-        if value.ident:
-            site.state.moved[value.ident] = moved  # the object moved: every alias of it sees it
-        name = dotted(node)
-        if name is not None:
-            site.walk.assign_name(name, moved, site.state, site.node)
-        return moved
+        return moved_in_place(site, value, where, dotted(node), step)  # in place, as `model.to(device)` moves it
     if isinstance(value, Loader):
         return replace(value, where=where, why=value.why + step)
     return value

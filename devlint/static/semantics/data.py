@@ -78,10 +78,10 @@ def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], t
     devices = {t.where for t in tensors_in(item)}
     parts = tuple(part.where if isinstance(part, (Tensor, Located)) else None for part in item.items) \
         if isinstance(item, Seq) and item.kind == "tuple" and item.items is not None else ()
-    if len(set(parts)) > 1 and any(part is not None and part.kind != CPU_TYPE for part in parts):
-        return None, parts  # `return graph.to(self.device), label`: each part where the item has it
-    if None in parts and len(set(parts)) > 1:
-        return None, parts  # `return img, labels, path, shapes`: a path and a tuple of sizes are no tensors
+    if len(set(parts)) > 1 and any(part is None or part.kind != CPU_TYPE for part in parts):
+        # `return graph.to(self.device), label`: each part where the item has it; `return img, labels, path,
+        # shapes`: a path and a tuple of sizes are no tensors
+        return None, parts
     if len(devices) != 1 or None in devices:
         return None, ()
     where = cast(Device, devices.pop())  # (not None: checked above)

@@ -18,7 +18,7 @@ from devlint.static.semantics.tensors import reduces_to_one
 from devlint.static.syntax import dotted, names_in, positional_names
 from devlint.core.values import (
     CPU, CRASHED, SELECTED, UNKNOWN, Attributes, Class, Const, Device, DeviceValue, HostArray, Instance, Located,
-    Module, Ref, Seq, Tensor, Unknown, Value, join_device, replace,
+    Module, Ref, Seq, Tensor, Unknown, Value, Why, join_device, replace,
 )
 
 
@@ -361,16 +361,25 @@ def module_move(site: CallSite) -> Value:
         where = move_target(site)
     if module.stateless:
         return module
+    why = target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),)
+    moved = moved_in_place(site, module, where, site.receiver_name, why)
+    optim.module_moved(site, moved, where)
+    return moved
+
+
+def moved_in_place(site: CallSite, module: Module, where: Optional[Device], name: Optional[str],
+                   why: Why) -> Module:
+    """`model.to(device)`, `accelerator.prepare(model)`: the object moves, and every alias of it sees it (the name
+    `name`, the objects it holds, a submodule the code also holds by a name)."""
     moved = replace(module, where=where, moved=True, attrs=helpers_placed(module, where, site.node),
-                    why=module.why + target_why(site.args) + ((site.node, f"moved to {where}" if where else ""),))
-    if site.receiver_name:
-        site.walk.assign_name(site.receiver_name, moved, site.state, site.node)
+                    why=module.why + why)
+    if name:
+        site.walk.assign_name(name, moved, site.state, site.node)
     if module.ident:
-        site.state.moved[module.ident] = moved  # the object moved: every alias of it sees it
+        site.state.moved[module.ident] = moved
     named = {v.ident for scope in (site.state.env, site.file.globals()) for v in scope.values()
              if isinstance(v, Module) and v.ident}
     _move_submodules(site, module, where, named, 0)
-    optim.module_moved(site, moved, where)
     return moved
 
 

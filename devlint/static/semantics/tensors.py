@@ -31,10 +31,6 @@ def is_number(node: cst.CSTNode, value: Value) -> bool:
     """A Python number (or what may be one): `2.0`, `-1`, `float("inf")`, `math.pi`, `n`."""
     if isinstance(value, Unknown) and type(node) not in (cst.List, cst.Tuple, cst.ListComp):
         return True  # `torch.tensor(y)`: 0-dim unless y is a sequence, which we do not know
-    if only_a_parameter(value) and type(value.why[0][0]) is cst.Param:
-        annotation = value.why[0][0].annotation  # `sigma_min: float`: the caller's number
-        if annotation is not None and dotted(annotation.annotation) in api.NUMBER_ANNOTATIONS:
-            return True
     if type(value) is Located and value.where is not None and value.where.kind == "param" and value.why \
             and type(value.why[0][0]) is cst.Param:
         # a parameter with a number for its default, never used as a tensor (`eps=1e-10`, a schedule's `self.k`)
