@@ -52,3 +52,38 @@ def test_a_node_of_another_tree_has_no_position() -> None:
     other = cst.parse_module("x = 1\n")
     positions = Positions(module)
     assert positions.get(module.body[0]) is not None and positions.get(other.body[0]) is None
+
+def _expressions(module: cst.Module) -> list[cst.CSTNode]:
+    found: list[cst.CSTNode] = []
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.Call, cst.BinaryOperation, cst.Subscript, cst.Attribute)):
+            found.append(node)
+        stack.extend(node.children)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(SNIPPETS))
+def test_a_node_found_by_its_text_is_where_positions_put_it(name: str, tmp_path: Path) -> None:
+    """FileContext.line_column_in (another module's node, by its code in that file's text) agrees with the
+    positions pass wherever it answers; it answers for every node whose code is written once."""
+    from devlint.static.file_context import FileContext
+
+    files = [tmp_path / "snippet.py"] + sorted((ROOT / "fixtures" / "mixed").glob("*.py"))[:20]
+    files[0].write_bytes(SNIPPETS[name].encode() + b"\nw = (x - (y + z)) * f(a)[0].b\n")
+    for path in files:
+        tree = cst.parse_module(path.read_bytes())
+        text = path.read_bytes().decode("utf-8")
+        here = FileContext(cst.parse_module("pass\n"), lambda: {str(path): tree})
+        positions = Positions(tree)
+        answered = 0
+        for node in _expressions(tree):
+            found = here.line_column_in(str(path), node)
+            if text.count(tree.code_for_node(node)) == 1:
+                assert found is not None
+            if found is not None:
+                start = positions.get(node).start
+                assert found == (start.line, start.column), (path, tree.code_for_node(node))
+                answered += 1
+        assert answered or not _expressions(tree)

@@ -204,3 +204,40 @@ def test_what_an_argument_is_on_its_face(text, expected):
 def test_test_paths():
     assert is_test_path("/a/tests/helpers.py") and is_test_path("/a/test_x.py") and is_test_path("/a/x_test.py")
     assert not is_test_path("/a/testing_utils.py") and not is_test_path("/a/contest.py")
+
+
+ERASER = """\
+    import random
+
+    import torch
+
+
+    class RandomErasing:
+        \"\"\"Erase a box.
+
+        This variant of RandomErasing runs on one sample, in a DataLoader worker.
+        \"\"\"
+
+        def __init__(self, p=0.5, device="cuda"):
+            self.p = p
+            self.device = device
+
+        def __call__(self, img):
+            if random.random() < self.p:
+                img[:, :2, :2] = torch.zeros((img.shape[0], 2, 2), dtype=img.dtype, device=self.device)
+            return img
+"""
+
+
+@pytest.mark.parametrize("second, expected", [
+    ('RandomErasing(0.25,\n                     device="cpu")', set()),
+    ("RandomErasing(0.25)", {("random_erasing.py", 12, "DEV201")}),  # a construction that reads the default
+])
+def test_a_cuda_default_every_construction_overrides_is_never_read(tmp_path, second, expected):
+    """VideoMAE's random_erasing.py (from timm): `device="cuda"` is only the default of `RandomErasing.__init__`;
+    all three constructions (kinetics.py, ssv2.py, video_transforms.py) pass `device="cpu"`, and the class's own
+    docstring names it in prose (survey 72: a false DEV201)."""
+    users = f"import torch\nfrom random_erasing import RandomErasing\n\nfirst = RandomErasing(0.5, device='cpu')\n" \
+            f"second = {second}\n"
+    files = {"random_erasing.py": ERASER, "kinetics.py": users}
+    assert {c for c in codes(run(tmp_path, files, "random_erasing.py")) if c[2] == "DEV201"} == expected

@@ -16,7 +16,9 @@ from devlint.cli.cache import Cache, cache_key, file_stat
 from devlint.cli.discovery import real_paths
 from devlint.core.digests import digest_of
 from devlint.core.deep_stack import DEEP_STACK
-from devlint.core.findings import DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big
+from devlint.core.findings import (
+    DECODE_ERROR, INTERNAL_ERROR, TOO_COMPLEX, Finding, answer_guesses, file_error, file_too_big, placement,
+)
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_FILE_SECONDS, NOTEBOOK_SIZE_FACTOR
 from devlint.static.relevance import may_hold_device_bug
 from devlint.static.rule_index import merge_findings
@@ -84,7 +86,7 @@ def check_files(files: Sequence[str], codes: Sequence[str], jobs: int = 0, use_c
             store(path, *check(path))
     if cache is not None:
         cache.save(live_keys)
-    return merge_findings([f for path in files if path in results for f in results[path]])
+    return merge_findings(answer_guesses([f for path in files if path in results for f in results[path]]))
 
 
 _SKIPPED, _TO_CHECK, _CACHED, _UNREADABLE = "skipped", "to check", "cached", "unreadable"
@@ -185,10 +187,11 @@ def _file_checker(codes: list[str], salt: Optional[str], max_file_size: int, iso
         was_enabled = gc.isenabled()
         gc.disable()
         used: dict = {}
+        placed: list[tuple[str, int, int, bool]] = []
         try:
             findings = check_source(source, path, rules, max_file_size=max_file_size, isolated=isolated, used=used,
-                                    checked=checked)
-            return key, findings, used
+                                    checked=checked, placements=placed)
+            return key, findings + [placement(*where) for where in dict.fromkeys(placed)], used
         finally:
             if was_enabled:
                 _collect_young()

@@ -211,3 +211,16 @@ class HostSync:
     in_training_loop: bool
     every_step: bool  # not under a condition inside the loop
     context: Context
+
+
+@record
+class CallerPlacement:
+    """An operation of another module's function, run on this file's values, that meets a tensor the function
+    made without `device=`: `cpu` when every operand is on the cpu. That module's own walk could only guess what
+    its callers pass (a DEV104 warning); a run whose callers all pass cpu tensors answers it (cli/batch.py)."""
+
+    node: cst.CSTNode
+    cpu: bool
+    context: Context
+    function: Optional[cst.CSTNode]  # the function it is in (another module's: the module is looked up by it)
+

@@ -107,12 +107,33 @@ class Finding:
 SYNTAX_ERROR = "DEV001"
 DECODE_ERROR = "DEV002"
 INTERNAL_ERROR = "DEV003"
+CREATED_WITHOUT_DEVICE = "DEV104"  # (its guesses are answered by the run's callers: answer_guesses)
 TOO_COMPLEX = "DEV005"  # too big, too deep or too long to analyse (devlint.core.limits), or only partly analysed
 FILE_ERRORS = {SYNTAX_ERROR: "syntax-error", DECODE_ERROR: "undecodable-file", INTERNAL_ERROR: "internal-error",
                TOO_COMPLEX: "too-complex"}
 # Not a finding: a warning about the run (an unknown code in a `# noqa`), printed on stderr, never
 # counted. It travels with the findings so that the cache keeps it.
 NOTICE = "DEV000"
+# Not a finding either: what a file's calls gave a function's operation (`message` ALL_HOST: host tensors only),
+# for the run to answer the guesses there (answer_guesses, cli/batch.py). Kept by the cache too.
+PLACEMENT = "DEV000-placement"
+ALL_HOST, ELSEWHERE = "all on the host", "one elsewhere"
+
+
+def placement(path: str, line: int, column: int, host: bool) -> Finding:
+    return Finding(code=PLACEMENT, severity="info", path=path, line=line, column=column, end_line=line,
+                   end_column=column, message=ALL_HOST if host else ELSEWHERE)
+
+
+def answer_guesses(findings: list[Finding]) -> list[Finding]:
+    """The findings without the placements, and without the DEV104 guesses (a tensor made without `device=` that
+    meets a parameter's) that the run's callers answered: every call that reached the operation gave it host
+    tensors only (the guess was that a caller may pass GPU ones)."""
+    host = {(f.path, f.line, f.column) for f in findings if f.code == PLACEMENT and f.message == ALL_HOST}
+    other = {(f.path, f.line, f.column) for f in findings if f.code == PLACEMENT and f.message != ALL_HOST}
+    answered = host - other
+    return [f for f in findings if f.code != PLACEMENT and not (
+        f.code == CREATED_WITHOUT_DEVICE and f.severity != "error" and (f.path, f.line, f.column) in answered)]
 
 
 def file_error(code: str, path: str, line: int, column: int, message: str) -> Finding:

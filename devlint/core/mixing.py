@@ -43,7 +43,7 @@ def _plain_cpu_attribute(value: Value) -> bool:
     )
 
 
-def _created_here_on_cpu(value: Value) -> TypeGuard[Tensor]:
+def created_here_on_cpu(value: Value) -> TypeGuard[Tensor]:
     """Created on cpu by a factory with no device= (on every path, or on some)."""
     if not isinstance(value, Tensor) or value.attr_node is not None:
         return False
@@ -53,7 +53,7 @@ def _created_here_on_cpu(value: Value) -> TypeGuard[Tensor]:
 
 def _follows_arguments(value: Value) -> TypeGuard[PlacedTensor]:
     """Its device comes from the function's arguments or its module, and is not known to be cpu."""
-    if not isinstance(value, Tensor) or value.where is None or _created_here_on_cpu(value):
+    if not isinstance(value, Tensor) or value.where is None or created_here_on_cpu(value):
         return False
     return value.where.kind == "param" or (value.from_param is not None and value.where.kind != "cpu")
 
@@ -76,7 +76,7 @@ def classify(a: Value, b: Value, indexing: bool = False,
             return PLAIN_ATTRIBUTE, cpu_side, other
     for cpu_side, other in pairs:
         # With concrete devices, a cpu tensor the caller passed in is the caller's mix-up (DEV101).
-        if _created_here_on_cpu(cpu_side) and _follows_arguments(other) and (
+        if created_here_on_cpu(cpu_side) and _follows_arguments(other) and (
                 (other.where.kind == "param" and in_module)
                 or (other.where.kind != "param" and cpu_side.from_param is None)):
             return CREATED_WITHOUT_DEVICE, cpu_side, other
@@ -103,7 +103,7 @@ def classify_module_input(module: Value, value: Value, in_module: bool) -> Optio
     if _exempt(value) or not isinstance(value, Tensor) or value.host_batch:
         return None
     where = module.device
-    if in_module and _created_here_on_cpu(value) and where is not None and (
+    if in_module and created_here_on_cpu(value) and where is not None and (
             where.param == "self" or (where.concrete and where.kind != "cpu")):
         return CREATED_WITHOUT_DEVICE
     if conflict(where, value.where) or on_gpu_but_cpu_on_a_path(module, value):

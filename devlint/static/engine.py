@@ -10,20 +10,23 @@ import ast
 import re
 import sys
 from collections import defaultdict
-from typing import Optional, Sequence
+from typing import Optional, Sequence, cast
 
 import libcst as cst
 
 from devlint.static.analysis import ProjectImports, analyse
+from devlint.core.facts import CallerPlacement
 from devlint.core.deep_stack import DEEP_STACK
 from devlint.static.file_context import FileContext
 from devlint.core.findings import (
-    DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, file_error, file_too_big,
+    CREATED_WITHOUT_DEVICE, DECODE_ERROR, INTERNAL_ERROR, SYNTAX_ERROR, TOO_COMPLEX, Finding, answer_guesses,
+    file_error, file_too_big, placement,
 )
 from devlint.static.fixes import to_edits
 from devlint.static.encoding import declared_encoding
 from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
 from devlint.static.prescan import check_parsable
+from devlint.static.project.call_sites import is_test_path
 from devlint.static.project.sources import keep_parsed, parsed_before
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
@@ -50,13 +53,21 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
         for fact_type in rule.facts:
             by_fact[fact_type].append(rule)
     reports: list[tuple[Rule, Verdict]] = []
+    placements: list[CallerPlacement] = []
 
     def emit(fact: object) -> None:
+        if type(fact) is CallerPlacement:
+            placements.append(cast(CallerPlacement, fact))
+            return
         for rule in by_fact.get(type(fact), ()):
             for report in rule.check(fact):
                 reports.append((rule, report))
 
     stopped = _analyse_within_budget(module, emit, project)
+    if is_test_path(path):  # (a test runs a helper on whatever its machine has: it answers nothing)
+        placements.clear()
+    if project is not None and placements:
+        project.placements = _foreign_placements(file, placements, project)
     for rule in rules:
         reports.extend((rule, report) for report in rule.finish())
     if not reports and stopped is None and not mentions_suppression(source_text):
@@ -69,7 +80,44 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
     if stopped is not None:
         findings.append(file_error(TOO_COMPLEX, path, 1, 1, f"too complex to analyse, partially checked: {stopped}"))
     findings.sort(key=Finding.sort_key)
-    return findings
+    guesses = {(f.line, f.column) for f in findings if f.code == CREATED_WITHOUT_DEVICE and f.severity != "error"}
+    if not guesses or not placements:
+        return findings
+    # its own guesses that its own calls answer (and what they gave there, for the run's other callers to weigh)
+    own = [(path, line, column, cpu) for line, column, cpu in _own_placements(file, placements) if (line, column)
+           in guesses]
+    if project is not None:
+        project.placements += own
+    return answer_guesses(findings + [placement(*where) for where in own])
+
+
+def _called(fact: CallerPlacement) -> bool:
+    """Told in a function run for a caller that is no test."""
+    return not any(part.startswith("test") for part in (fact.context.function or "").split("."))
+
+
+def _foreign_placements(file: FileContext, placements: list[CallerPlacement],
+                        project: ProjectImports) -> list[tuple[str, int, int, bool]]:
+    """(path as reported, line, column, cpu) of each operation of another checked module this file's calls ran."""
+    found = []
+    for fact in placements:
+        module = project.module_file.get(id(fact.function)) if fact.function is not None else None
+        if module is None or str(module) not in project.checked or not _called(fact):
+            continue
+        where = file.line_column_in(str(module), fact.node)
+        if where is not None:
+            found.append((project.checked[str(module)], where[0], where[1] + 1, fact.cpu))
+    return list(dict.fromkeys(found))
+
+
+def _own_placements(file: FileContext, placements: list[CallerPlacement]) -> list[tuple[int, int, bool]]:
+    """(line, column, cpu) of each operation of this file that its calls ran."""
+    found = []
+    for fact in placements:
+        where = file.position(fact.node) if _called(fact) else None
+        if where is not None:
+            found.append((where.start.line, where.start.column + 1, fact.cpu))
+    return found
 
 
 def _analyse_within_budget(module: cst.Module, emit, project: Optional[ProjectImports]) -> Optional[str]:
@@ -170,7 +218,8 @@ def _lines_of(path: str) -> list[str]:
 
 def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: Optional[bool] = None,
                  max_file_size: int = DEFAULT_MAX_FILE_SIZE, isolated: bool = False,
-                 used: Optional[dict] = None, checked: Optional[dict] = None) -> list[Finding]:
+                 used: Optional[dict] = None, checked: Optional[dict] = None,
+                 placements: Optional[list] = None) -> list[Finding]:
     """Check one file's bytes. Never raises: a file that cannot be analysed is a finding.
 
     A `.ipynb` path is read as a notebook (its code cells, as one program) unless `notebook=False`;
@@ -178,7 +227,8 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
     times larger). The project's modules the file imports are read (from the folders around `path`)
     unless `isolated`; `used`, when given, receives path -> digest of each one read. `checked` maps the
     absolute paths of the run's other files to their paths as reported: what this file's values do in their
-    functions is reported there (a file that is only imported is never reported on).
+    functions is reported there (a file that is only imported is never reported on); `placements`, when given,
+    receives what its calls gave those functions' tensors made without `device=` (engine._caller_placements).
     """
     if notebook or (notebook is None and path.endswith(".ipynb")):
         from devlint.static.notebooks import check_notebook
@@ -187,7 +237,7 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
             return [file_too_big(path, len(source), NOTEBOOK_SIZE_FACTOR * max_file_size)]
         return check_notebook(source, path, rules, lambda program: check_source(
             program, path, rules, notebook=False, max_file_size=max_file_size, isolated=isolated, used=used,
-            checked=checked))
+            checked=checked, placements=placements))
     if len(source) > max_file_size:
         return [file_too_big(path, len(source), max_file_size)]
     try:
@@ -207,6 +257,8 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
     finally:
         if used is not None and project is not None:
             used.update(project.used)
+        if placements is not None and project is not None:
+            placements.extend(project.placements)
 
 
 def _check_text(source: bytes, text: str, path: str, rules: Sequence[Rule],

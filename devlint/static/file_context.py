@@ -25,6 +25,7 @@ class FileContext:
         # path -> the tree of another module whose nodes a why-chain may hold (asked when one is met)
         self._others = others or dict
         self._other_positions: dict[str, Positions] = {}
+        self._texts: dict[str, str] = {}  # path -> the text of another module (line_column_in)
         # each step and chain rendered, with the (path, line) pairs it names ("": this file): a finding's
         # why-chain carries them as data (SARIF's related locations, a notebook's cells), not as text
         self._named: list[tuple[str, tuple]] = []
@@ -48,6 +49,24 @@ class FileContext:
             if pos is not None:
                 return path, pos
         return None
+
+    def line_column_in(self, path: str, node: cst.CSTNode) -> Optional[tuple[int, int]]:
+        """(line, column from 0) of a node of the project module at `path`, found by its code in the file's text
+        (a positions pass over that module costs more than the walk that asked); None where the code is not
+        there once (absent, or written twice: which one is meant, the text cannot tell)."""
+        tree = self._others().get(path)
+        text = self._texts.get(path)
+        if text is None:
+            text = self._texts[path] = _text_of(path)
+        if tree is None or not text:
+            return None
+        code = tree.code_for_node(node)
+        at = text.find(code) if code else -1
+        if at < 0 or text.find(code, at + 1) >= 0:
+            return None
+        at += sum(len(tree.code_for_node(paren)) for paren in getattr(node, "lpar", ()))  # (as the provider does)
+        line = text.count("\n", 0, at) + text.count("\r", 0, at) - text.count("\r\n", 0, at)  # (as _NEWLINE)
+        return line + 1, at - (max(text.rfind("\n", 0, at), text.rfind("\r", 0, at)) + 1)
 
     def place(self, node: cst.CSTNode) -> tuple[str, int]:
         """("", line) in this file, (path, line) in another module of the project, ("", 0) if nowhere."""
@@ -123,3 +142,11 @@ def _shown(path: str) -> str:
     """A path as the user reads it: relative to the current folder when below it."""
     relative = os.path.relpath(path)
     return path if relative.startswith("..") else relative
+
+
+def _text_of(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8-sig", newline="") as stream:
+            return stream.read()
+    except (OSError, UnicodeDecodeError):
+        return ""

@@ -95,8 +95,7 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
             return HostArray(why=why)
         if kind is Passed.TENSOR:
             return Tensor(why=why, where=where, from_param=param.name.value if typed else None)
-        if isinstance(symbolic, DeviceValue):
-            return DeviceValue(why=why, where=where, literal=symbolic.literal, literal_guarded=symbolic.literal_guarded)
+        # (every call passes its device: a hardcoded default, `device="cuda"`, is never read)
         return DeviceValue(why=why, where=where)
     return bind
 

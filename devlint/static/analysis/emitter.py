@@ -9,9 +9,11 @@ from typing import TYPE_CHECKING, Callable, Iterable, Optional, cast
 import libcst as cst
 
 from devlint.core.facts import (
-    ClockRead, CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand, Operation, SharedGpu,
+    CallerPlacement, ClockRead, CpuOnlyArgument, GpuAssumption, HostConversion, HostSync, ModuleCall, Operand,
+    Operation, SharedGpu,
 )
-from devlint.core.mixing import classify_module_input
+from devlint.core.mixing import classify_module_input, created_here_on_cpu
+from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Located, Module, Seq, Tensor, Value, replace
 from devlint.static.semantics.containers import tensors_in
 from devlint.static.semantics.cuda import complete_events
@@ -42,10 +44,12 @@ class Emitter:
     """
 
     __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "told",
-                 "_own_nodes")
+                 "_own_nodes", "_demo_only")
 
-    def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames) -> None:
+    def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames,
+                 demo_only: Optional[dict[int, bool]] = None) -> None:
         self._send = send
+        self._demo_only = demo_only if demo_only is not None else {}  # (FileTables.demo_only)
         self._module, self._frames = module, frames
         self.muted = 0
         self.first_pass: Optional[int] = None
@@ -56,10 +60,21 @@ class Emitter:
 
     def emit(self, fact: object) -> None:
         self.told += 1
+        if type(fact) is Operation and not self.muted and (self.foreign or self._frames.context.calls):
+            self._caller_placement(fact)  # a function run on what a caller gives it
         if self.foreign and type(fact) not in _CROSSING and not self._times_this_file(fact):
             return  # another module's own habits (its GPU assumptions, its timers) are judged in its own file
         if not self.muted or (self.muted == self.first_pass and isinstance(fact, (Operation, ModuleCall))):
             self._send(fact)
+
+    def _caller_placement(self, fact: Operation) -> None:
+        stack = self._frames.stack
+        if stack and self._demo_only.get(stack[0]):
+            return  # the file's self-test, on toy cpu tensors: its users call it with theirs
+        values = [operand.value for operand in fact.operands]
+        if len(values) >= 2 and any(created_here_on_cpu(value) for value in values):
+            cpu = all(isinstance(v, Tensor) and v.where is not None and v.where.kind == api.CPU_TYPE for v in values)
+            self._send(CallerPlacement(fact.node, cpu, fact.context, self._frames.current_function))
 
     def _times_this_file(self, fact: object) -> bool:
         """A timer of another module (`timer.toc()` of utils/timer.py) whose measurement holds this file's GPU

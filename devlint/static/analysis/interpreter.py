@@ -59,7 +59,7 @@ class Interpreter:
                  project: Optional[ProjectImports] = None) -> None:
         self.tables = FileTables(module, project)
         self.frames = Frames()
-        self.facts = Emitter(emit, module, self.frames)
+        self.facts = Emitter(emit, module, self.frames, self.tables.demo_only)
         self.file = FileQuestions(self.tables, self.frames, lambda path, name: project_attribute(self, path, name))
 
     # ------------------------------------------------------------ driving

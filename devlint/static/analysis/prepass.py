@@ -599,9 +599,14 @@ def _given_as_is(call: cst.Call) -> list[str]:
 
 
 def _is_cuda_constant(node: cst.BaseExpression) -> bool:
-    """`"cuda"`, `f"cuda:{rank}"`, `torch.device("cuda", rank)`: a GPU named in the code, whatever its index."""
+    """`"cuda"`, `f"cuda:{rank}"`, `"cuda:{}".format(rank)`, `"cuda:%d" % rank`, `torch.device("cuda", rank)`: a
+    GPU named in the code, whatever its index."""
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "format":
+        return _is_cuda_constant(node.func.value)
     if type(node) is cst.Call and node.args:
         return (dotted(node.func) or "").rsplit(".", 1)[-1] == "device" and _is_cuda_constant(node.args[0].value)
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Modulo, cst.Add):
+        return _is_cuda_constant(node.left)
     if type(node) is cst.SimpleString:
         return node.value.strip("'\"rbRBuU").startswith(api.CUDA_TYPE)
     if type(node) is cst.FormattedString:

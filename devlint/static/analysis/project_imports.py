@@ -168,6 +168,8 @@ class ProjectImports:
         self.loading: list[str] = []
         self.used: dict[str, str] = {}  # path of a module read -> digest of what was read
         self.foreign_functions: set[int] = set()  # id(FunctionDef) of functions of other modules
+        # (path as reported, line, column, all cpu) of the operations of other checked modules its calls ran
+        self.placements: list[tuple[str, int, int, bool]] = []
         # absolute path -> path as reported, of the other files of the run: findings may be reported there
         self.checked: dict[str, str] = checked or {}
         self._gpu_required: Optional[list[tuple[str, str]]] = None  # (gpu_required's scripts, read once)

@@ -15,7 +15,9 @@ the real ones.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterator, Optional, cast
 
@@ -233,6 +235,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         opened = re.match(rb"[ \t]*\(", data[end:end + 40])
         begin = end + opened.end() if opened is not None else -1
         close = _closing(data, begin) if begin >= 0 else None
+        if close is None and begin < 0 and _in_long_string(data, start):
+            continue  # prose: a docstring that names the class ("This variant of RandomErasing ...")
         if close is None:
             return None  # passed on, stored (or a call whose arguments hold what is not sure)
         line += data.count(b"\n", counted, start)
@@ -241,6 +245,34 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
                               in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."),
                               switches_default=switches, _text=data, _line_start=line_start))
     return found
+
+
+def _in_long_string(data: bytes, at: int) -> bool:
+    """Is `at` inside a triple-quoted string?"""
+    spans = _long_strings(data)
+    index = bisect_right(spans, (at, _AFTER_ALL)) - 1
+    return index >= 0 and spans[index][0] < at < spans[index][1]
+
+
+_AFTER_ALL = 1 << 62
+
+
+@lru_cache(maxsize=32)
+def _long_strings(data: bytes) -> list[tuple[int, int]]:
+    """(start, end) of each triple-quoted string of the text, read from the top once per text (the same text is
+    asked of every name its mentions hold; `bytes` keep their hash)."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    while True:
+        opened = min((found for found in (data.find(b'"""', position), data.find(b"'''", position)) if found >= 0),
+                     default=-1)
+        if opened < 0:
+            return spans
+        closed = data.find(data[opened:opened + 3], opened + 3)
+        spans.append((opened, closed + 3 if closed >= 0 else len(data)))
+        if closed < 0:
+            return spans
+        position = closed + 3
 
 
 def _word_at(data: bytes, word: bytes) -> Iterator[int]:

@@ -35,7 +35,13 @@ class CreatedWithoutDevice(Rule):
     parameter's device (no caller shows it, or the module's own device): on
     unseen code, most of those are helpers only ever given cpu data. In a run
     that never writes a GPU word (`cuda`, `device`, `gpu`, ...) in any of its
-    files, such a guess is an info: nothing there is placed on a GPU.
+    files, such a guess is an info: nothing there is placed on a GPU. And
+    where its own file or the run's other files hold callers, and every
+    call that reaches the operation gives it cpu tensors only (a dataset's
+    `__getitem__` on decoded frames, an export script's sample), the
+    callers have answered the guess: nothing is reported. A caller that
+    passes anything else keeps it, and so do tests and callers outside
+    the run.
 
     ## Why is this bad?
     The function works in every cpu test and crashes the first time it is
