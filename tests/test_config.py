@@ -168,3 +168,25 @@ def test_gitignore_quick_refusal_decides_as_the_spec_does():
             quick = _Patterns(spec)
             for name, slash in itertools.product(names, ("", "/")):
                 assert quick.decides(name + slash) == spec.check_file(name + slash).include, (chosen, name + slash)
+
+
+def test_a_folder_outside_the_working_folder_keeps_its_gitignore(tmp_path: Path, monkeypatch):
+    """`devlint /path/to/repo` run from elsewhere reads what it reads from inside: the repository's .gitignore
+    (PyTorch's Korean tutorials ignore their generated `/unstable` copies: they were linted from /tmp only)."""
+    repo = tmp_path / "repo"
+    write(repo, ".gitignore", "/unstable\n")
+    write(repo, "unstable/copy.py", CLEAN)
+    write(repo, "src/keep.py", CLEAN)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for cwd in (repo, elsewhere, tmp_path):
+        monkeypatch.chdir(cwd)
+        found = sorted(Path(p).relative_to(repo).as_posix() for p in discover([str(repo)])[0])
+        assert found == ["src/keep.py"], cwd
+    (repo / ".git").mkdir()
+    monkeypatch.chdir(elsewhere)
+    assert [Path(p).name for p in discover([str(repo / "src")])[0]] == ["keep.py"]
+    # an ignored folder named on the command line is walked, wherever devlint runs
+    for cwd in (repo, elsewhere):
+        monkeypatch.chdir(cwd)
+        assert [Path(p).name for p in discover([str(repo / "unstable")])[0]] == ["copy.py"], cwd

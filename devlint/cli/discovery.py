@@ -112,11 +112,18 @@ class FileFilter:
         """The filter for walking a folder named on the command line. Inside excluded ground
         (`devlint .venv/lib/site-packages/torch`) only the name patterns and the .gitignore files
         from that folder down apply: what excludes its ancestors does not exclude what it holds."""
-        if not self._matches(folder, True):
+        absolute = os.path.abspath(folder)
+        outside = not os.path.normcase(absolute + os.sep).startswith(os.path.normcase(str(self.root).rstrip(os.sep)
+                                                                                      + os.sep))
+        if not outside and not self._matches(folder, True):
             return self
         names = [p for p in list(self.exclude) + list(self.extend_exclude) if _unanchored(p)]
         inner = FileFilter(Path(folder), names, (), self.respect_gitignore, self.force_exclude)
-        inner._git_root = inner.root
+        # a folder outside the root (`devlint ~/src/proj` run elsewhere): its repository's .gitignore files
+        # apply, as they do when it is run there (anchored patterns of the root's config cannot name it)
+        inner._git_root = (_git_root(inner.root) or inner.root) if outside else inner.root
+        if outside and inner._git_root != inner.root and inner._gitignored(str(inner.root), True):
+            inner._git_root = inner.root  # (named though ignored: what it holds is walked, as inside the root)
         return inner
 
     def _matches(self, path: Union[str, Path], is_dir: bool) -> bool:

@@ -5,6 +5,11 @@ the team had used), each beside a twin.
   (MONAILabel's epistemic scoring, DEV202).
 - `total = total + time.time() - t0` ends a measurement as `total += time.time() - t0` does (modyn's stopwatch,
   DEV301).
+- a Hugging Face model built from the hub (`AutoModelForCausalLM.from_pretrained(name)`) is a module on the cpu,
+  moved in place by `.to(...)`; placed where it is built (`device_map=`, a quantization), it is left unknown
+  (lmppl's perplexity scorer: the labels taken from the tokenizer's cpu tensors meet the model's logits, DEV101).
+- a class kept on the parsed options (`opt.model_class = AEN`) is called from there (ABSA-PyTorch's train.py, the
+  lengths its model hands to `np.argsort`, DEV401).
 """
 
 from __future__ import annotations
@@ -115,3 +120,96 @@ def test_a_running_best_that_starts_as_a_float_becomes_the_tensor(item, mark):
     source = BEST.format(item=item, mark=mark)
     assert found(source, ["DEV401"]) == expected_findings(source)
 
+
+
+SCORER = """
+import torch
+import transformers
+
+
+class Scorer:
+    def __init__(self, name="gpt2"):
+        self.tokenizer = transformers.AutoTokenizer.from_pretrained(name)
+        self.model = transformers.AutoModelForCausalLM.from_pretrained(name{placing})
+        if torch.cuda.is_available():
+            self.model.to("cuda")
+        self.device = self.model.device
+        self.loss_fct = torch.nn.CrossEntropyLoss(reduction="none")
+
+    @torch.no_grad()
+    def nll(self, texts):
+        encoded = self.tokenizer(texts, return_tensors="pt", padding=True)
+        logits = self.model(**{{k: v.to(self.device) for k, v in encoded.items()}})["logits"]
+        label = encoded["input_ids"]{move}
+        return self.loss_fct(logits[:, :-1].flatten(0, 1), label[:, 1:].flatten()){mark}
+"""
+
+
+@pytest.mark.parametrize("placing, move, mark", [
+    ("", "", "  # expect: DEV101"),
+    ("", ".to(self.device)", ""),
+    (", device_map='auto'", "", ""),  # accelerate's hooks place it, and move what it is given
+    (", load_in_8bit=True", "", ""),
+])
+def test_a_hub_model_is_a_module_on_the_cpu_until_moved(placing, move, mark):
+    """lmppl's ppl_recurrent_lm.py: `output = self.model(**{k: v.to(self.device) ...})`, then
+    `label = model_inputs['input_ids']` stays on the cpu for the loss."""
+    source = SCORER.format(placing=placing, move=move, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("path, model", [
+    ("transformers.AutoModelForCausalLM.from_pretrained", True),
+    ("transformers.BertModel.from_pretrained", True),
+    ("transformers.AutoModel.from_config", True),
+    ("transformers.AutoTokenizer.from_pretrained", False),
+    ("transformers.GPT2TokenizerFast.from_pretrained", False),
+    ("transformers.AutoConfig.from_pretrained", False),
+    ("transformers.AutoImageProcessor.from_pretrained", False),
+    ("transformers.models.bert.BertModel.from_pretrained", False),  # (a submodule's path: not read as a class)
+    ("diffusers.StableDiffusionPipeline.from_pretrained", False),
+    ("transformers.pipeline", False),
+])
+def test_which_hub_constructors_build_a_model(path, model):
+    from devlint.static.semantics.opaque import is_hub_model
+
+    assert is_hub_model(path) is model
+
+
+OPTIONS_CLASS = """
+import argparse
+import numpy as np
+import torch
+from torch import nn
+
+
+class SqueezeEmbedding(nn.Module):
+    def forward(self, x, x_len):
+        order = {sort}(-x_len){mark}
+        return x[torch.as_tensor(order, device=x.device)]
+
+
+class AEN(nn.Module):
+    def __init__(self, opt):
+        super().__init__()
+        self.embed, self.squeeze = nn.Embedding(50, 8), SqueezeEmbedding()
+
+    def forward(self, inputs):
+        lengths = torch.sum(inputs[0] != 0, dim=-1)
+        return self.squeeze(self.embed(inputs[0]), lengths)
+
+
+opt = argparse.ArgumentParser().parse_args()
+opt.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+opt.model_class = AEN
+model = opt.model_class(opt).to(opt.device)
+print(model([torch.randint(0, 50, (4, 6)).to(opt.device)]).shape)
+"""
+
+
+@pytest.mark.parametrize("sort, mark", [("np.argsort", "  # expect: DEV401"), ("torch.argsort", "")])
+def test_a_class_kept_on_the_options_is_called_from_there(sort, mark):
+    """ABSA-PyTorch's train.py: `opt.model_class = model_classes[opt.model_name]`, then
+    `opt.model_class(bert, opt).to(opt.device)`: the class is called where the options hold it."""
+    source = OPTIONS_CLASS.format(sort=sort, mark=mark)
+    assert found(source) == expected_findings(source)

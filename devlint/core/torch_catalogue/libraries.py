@@ -375,6 +375,15 @@ TORCH_TENSORS_KEYWORD = ("return_tensors", "pt")
 MODEL_ZOO_PREFIXES = ("torchvision.models.",)
 MODEL_ZOO_BUILDERS = frozenset({"timm.create_model"})
 MODEL_ZOO_HELPERS = ("get_", "list_", "create_feature_extractor", "get_graph_node_names")
+# Hugging Face's model classes, built from the hub (`AutoModelForCausalLM.from_pretrained(name)`,
+# `BertModel.from_pretrained(name)`, `AutoModel.from_config(config)`): a new module on the cpu, unless a keyword
+# places it (`device_map=`, `device=`) or quantizes it for a GPU (GPU_QUANTIZATION_KEYWORDS, `quantization_config=`).
+# Their tokenizers, configs and processors share the constructors and are no modules.
+HUB_MODEL_LIBRARIES = ("transformers.",)
+HUB_MODEL_CONSTRUCTORS = frozenset({"from_pretrained", "from_config"})
+HUB_NON_MODEL_SUFFIXES = ("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor", "ImageProcessor",
+                          "Pipeline")
+HUB_PLACING_KEYWORDS = frozenset({"device_map", "device", "quantization_config", "load_in_4bit", "load_in_8bit"})
 # Launchers' set-up helpers that select the rank's GPU whatever the backend (mmcv's and mmengine's `init_dist`
 # call `torch.cuda.set_device`): what follows them runs with GPUs
 GPU_DIST_SETUP = frozenset({"init_dist"})

@@ -18,7 +18,7 @@ from devlint.static.semantics import data, host, modules, opaque, registry, tens
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
-    Alternatives, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction,
+    Alternatives, ArgsNamespace, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction,
     Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
@@ -62,6 +62,9 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
                 return receiver
         elif isinstance(receiver, Ref):
             callee = attribute(interp, receiver, name, state)
+        elif isinstance(receiver, ArgsNamespace) and isinstance(held := dict(receiver.options).get(name), (
+                Class, Function, Alternatives)):
+            callee = held  # `opt.model_class(opt)` of `opt.model_class = model_classes[opt.model_name]`
         else:
             return _method(interp, node, state, receiver, name, func.value)
     elif type(func) is cst.Subscript and (namespace := _namespace_entry(interp, func, state)) is not None:

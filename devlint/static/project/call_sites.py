@@ -216,7 +216,6 @@ _LINE_HEAD = re.compile(rb"[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+$|[ \t]*(?:f
 def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list[CallText]]:
     """The calls of `key` in one file; None where a mention may be a use other than a call (the name passed
     on, stored) or a line the text does not make sure of."""
-    switches = any(name.encode() in data for name in SETS_DEFAULT_DEVICE)  # (the file's text, read once)
     found: list[CallText] = []
     counted, line = 0, 1  # lines counted up to `counted`: the matches come in order, the text is read once
     for start in _word_at(data, key):
@@ -243,7 +242,7 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         counted = start
         found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
                               in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."),
-                              switches_default=switches, _text=data, _line_start=line_start))
+                              switches_default=_switches_default(data), _text=data, _line_start=line_start))
     return found
 
 
@@ -255,6 +254,12 @@ def _in_long_string(data: bytes, at: int) -> bool:
 
 
 _AFTER_ALL = 1 << 62
+
+
+@lru_cache(maxsize=32)
+def _switches_default(data: bytes) -> bool:
+    """Does the file's text name a call that switches the factories' default device? (Once per text.)"""
+    return any(name.encode() in data for name in SETS_DEFAULT_DEVICE)
 
 
 @lru_cache(maxsize=32)

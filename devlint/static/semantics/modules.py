@@ -539,6 +539,8 @@ def module_other(site: CallSite) -> Value:
     module = cast(Module, site.receiver)
     values = [v for _, v in site.args.all()]
     site.facts.note_gpu_work(site.node, values, site.state)
+    if site.name in api.WAITING_LIBRARY_METHODS and module.cls is None:
+        site.facts.note_sync(site.state)  # a library model's `generate(ids)`: it returns when its last step is done
     tensors = [t for v in values for t in tensors_in(v)]
     if not tensors or module.stateless:
         return UNKNOWN

@@ -66,6 +66,24 @@ def zoo_model(site: CallSite) -> Value:
     return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
 
 
+def is_hub_model(path: str) -> bool:
+    """`transformers.AutoModelForCausalLM.from_pretrained`: a model class's constructor (not a tokenizer's)."""
+    library, _, rest = path.partition(".")
+    cls, _, constructor = rest.rpartition(".")
+    return f"{library}." in api.HUB_MODEL_LIBRARIES and constructor in api.HUB_MODEL_CONSTRUCTORS \
+        and cls[:1].isupper() and "." not in cls and not cls.endswith(api.HUB_NON_MODEL_SUFFIXES)
+
+
+def hub_model(site: CallSite) -> Value:
+    """A Hugging Face model from the hub: a new module on the cpu (loaded there too), unless it is placed or
+    quantized where it is built (accelerate's hooks then move its inputs: where they come from is theirs)."""
+    site.evaluate_arguments()
+    if site.args.starstar or any(name in api.HUB_PLACING_KEYWORDS for name in site.args.keywords):
+        return UNKNOWN
+    where = site.state.default_device or CPU
+    return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
+
+
 def _runs(site: CallSite, wrapped: Value) -> ModelWrapper:
     """What a call handed a module gives back, which runs it: where the module is, when known to be on a GPU."""
     on_gpu = wrapped.device is not None and wrapped.device.is_gpu

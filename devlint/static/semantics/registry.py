@@ -43,6 +43,7 @@ NAMESPACES: list[tuple[Callable[[str], bool], Handler]] = [
     (api.LIBRARY_LOSSES.__contains__, modules.torch_module),  # another library's loss, known as torch's are
     (optim.is_optimizer_class, optim.optimizer),
     (opaque.is_zoo_builder, opaque.zoo_model),
+    (opaque.is_hub_model, opaque.hub_model),
     (host.is_host_library, host.host_library),
     (tensors.is_torch_op, tensors.torch_function),
     (devices.is_xla_device, devices.xla_device),
