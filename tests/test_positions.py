@@ -67,7 +67,7 @@ def _expressions(module: cst.Module) -> list[cst.CSTNode]:
 @pytest.mark.parametrize("name", sorted(SNIPPETS))
 def test_a_node_found_by_its_text_is_where_positions_put_it(name: str, tmp_path: Path) -> None:
     """FileContext.line_column_in (another module's node, by its code in that file's text) agrees with the
-    positions pass wherever it answers; it answers for every node whose code is written once."""
+    positions pass wherever it answers; it answers for every node whose first line is written once."""
     from devlint.static.file_context import FileContext
 
     files = [tmp_path / "snippet.py"] + sorted((ROOT / "fixtures" / "mixed").glob("*.py"))[:20]
@@ -80,7 +80,7 @@ def test_a_node_found_by_its_text_is_where_positions_put_it(name: str, tmp_path:
         answered = 0
         for node in _expressions(tree):
             found = here.line_column_in(str(path), node)
-            if text.count(tree.code_for_node(node)) == 1:
+            if text.count(tree.code_for_node(node).split("\n", 1)[0]) == 1:
                 assert found is not None
             if found is not None:
                 start = positions.get(node).start

@@ -52,16 +52,18 @@ class FileContext:
 
     def line_column_in(self, path: str, node: cst.CSTNode) -> Optional[tuple[int, int]]:
         """(line, column from 0) of a node of the project module at `path`, found by its code in the file's text
-        (a positions pass over that module costs more than the walk that asked); None where the code is not
-        there once (absent, or written twice: which one is meant, the text cannot tell)."""
+        (a positions pass over that module costs more than the walk that asked); None where its first line is
+        not there once (absent, or written twice: which one is meant, the text cannot tell)."""
         tree = self._others().get(path)
         text = self._texts.get(path)
         if text is None:
             text = self._texts[path] = _text_of(path)
         if tree is None or not text:
             return None
-        code = tree.code_for_node(node)
-        at = text.find(code) if code else -1
+        # its first line: the later lines of a node written over several are indented where it stands, which
+        # the node's own code does not show
+        code = tree.code_for_node(node).split("\n", 1)[0]
+        at = text.find(code) if code.strip() else -1
         if at < 0 or text.find(code, at + 1) >= 0:
             return None
         at += sum(len(tree.code_for_node(paren)) for paren in getattr(node, "lpar", ()))  # (as the provider does)

@@ -213,3 +213,43 @@ def test_a_class_kept_on_the_options_is_called_from_there(sort, mark):
     `opt.model_class(bert, opt).to(opt.device)`: the class is called where the options hold it."""
     source = OPTIONS_CLASS.format(sort=sort, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+FALLBACK = """
+import torch
+from transformers import AutoModel, AutoTokenizer
+
+
+class SentenceTransformer(torch.nn.Module):
+    def __init__(self, name):
+        super().__init__()
+        self.tokenizer = AutoTokenizer.from_pretrained(name)
+        self.model = AutoModel.from_pretrained(name)
+
+    def forward(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask)[0]{mark}
+
+    @property
+    def device(self):
+        return next(iter(self.model.parameters())).device
+
+    @torch.no_grad()
+    def encode(self, text):
+        token = self.tokenizer(text, padding=True, return_tensors="pt")
+        try:
+            return self(input_ids=token.input_ids.to(self.device), attention_mask=token.attention_mask.to(self.device))
+        except RuntimeError:
+            previous = self.device
+            self.model = self.model.to("cpu")
+            emb = self(input_ids=token.input_ids.to({target}), attention_mask=token.attention_mask.to({target}))
+            self.model = self.model.to(previous)
+            return emb
+"""
+
+
+@pytest.mark.parametrize("target, mark", [("self.device", "")])
+def test_a_device_property_reads_where_the_member_went(target, mark):
+    """pyg's llm/models/sentence_transformer.py: on an out-of-memory error the hub model goes to the cpu, and the
+    `device` property (`next(iter(self.model.parameters())).device`) follows it there."""
+    source = FALLBACK.format(target=target, mark=mark)
+    assert found(source) == expected_findings(source)

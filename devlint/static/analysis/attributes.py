@@ -229,8 +229,10 @@ def _method_value(interp: Walker, method: cst.FunctionDef, bound: Optional[Value
                 return replace(value, elem=_unplaced(value.elem), items=None if value.items is None else tuple(
                     _unplaced(item) for item in value.items))
             if isinstance(value, DeviceValue) and isinstance(bound, Module) and value.where is not None \
-                    and value.where == bound.where:
-                return value  # `@property def device(self): return next(self.parameters()).device`: its own
+                    and (value.where == bound.where or value.where.concrete):
+                # `@property def device(self): return next(self.parameters()).device`: its own, or where the member
+                # it reads went (`self.model = self.model.to("cpu")`, pyg's SentenceTransformer's fallback)
+                return value
             return value if isinstance(value, (Module, Instance)) else UNKNOWN
         return UNKNOWN  # a setter's, or a property of a class itself: no walk reads it here
     return replace(fn, bound=bound)
