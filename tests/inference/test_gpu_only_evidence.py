@@ -6,6 +6,9 @@ NVIDIA/apex, huggingface/trl's notebooks, fairseq's examples), and what a privat
   (apex/contrib/optimizers/distributed_fused_adam.py had 8 DEV201/DEV203 warnings of this kind).
 - `try: import <that> / except ImportError: SKIP_TEST = e` sets a flag that says whether it imported:
   `@unittest.skipIf(SKIP_TEST)` runs the class with CUDA only (apex/contrib/test/transducer/...).
+- An extension built when the code runs from CUDA sources (`cpp_extension.load(sources=["f.cu", ...])`), imported
+  from the module that builds it, or one its package's own setup.py builds with `CUDAExtension` alone, is a CUDA
+  build too (torch-ngp's encoders, survey 69).
 - A model quantized by bitsandbytes (`load_in_4bit=True`) runs on a CUDA GPU (trl's QLoRA notebooks).
 - `getattr(args, "gpu", False)` is `args.gpu`, the user's `--gpu` option: a switch the user sets, which the
   GPU rules take as a guard (fairseq's simultaneous translation agent).
@@ -184,3 +187,60 @@ def test_what_names_a_compiled_cuda_extension(module, compiled):
     from devlint.core.torch_catalogue import views as api
 
     assert api.is_cuda_extension(module) is compiled
+
+
+JIT_KERNEL = """
+import os
+import torch
+from torch.autograd import Function
+from torch.utils.cpp_extension import load
+
+_src = os.path.dirname(os.path.abspath(__file__))
+_backend = load(name="_freq", sources=[os.path.join(_src, "src", f) for f in [{sources}]])
+
+
+class _FreqEncode(Function):
+    @staticmethod
+    def forward(ctx, inputs, degree):
+        if not inputs.is_cuda:
+            inputs = inputs.cuda(){mark}
+        out = torch.empty(inputs.shape[0], degree * 2, dtype=inputs.dtype, device=inputs.device)
+        _backend.freq_encode_forward(inputs.contiguous(), degree, out)
+        return out
+"""
+
+
+@pytest.mark.parametrize("sources, mark", [
+    ('"freq.cu", "bindings.cpp"', ""),  # built from CUDA sources: what follows has a GPU
+    ('"freq.cpp"', "  # expect: DEV201"),  # a cpu build
+])
+def test_an_extension_built_from_cuda_sources_at_run_time_is_a_cuda_build(sources, mark):
+    """torch-ngp's freqencoder: `_backend = load(name=..., sources=[... 'freqencoder.cu', 'bindings.cpp'])`, then
+    an autograd Function that sends its input to the GPU for the kernel (survey 69, a false DEV201)."""
+    source = JIT_KERNEL.format(sources=sources, mark=mark)
+    assert found(source) == expected_findings(source)
+
+
+@pytest.mark.parametrize("backend, setup, reported", [
+    # the wrapper imports the kernel built by its neighbour module
+    ("from torch.utils.cpp_extension import load\n_backend = load(name='_f', sources=['f.cu', 'b.cpp'])\n", "", False),
+    ("from torch.utils.cpp_extension import load\n_backend = load(name='_f', sources=['f.cpp'])\n", "", True),
+    # or its package's own setup.py builds it with CUDAExtension alone (the project's root has none)
+    ("", "from torch.utils.cpp_extension import CUDAExtension\nsetup(ext_modules=[CUDAExtension('_f', ['f.cu'])])\n",
+     False),
+    ("", "from torch.utils.cpp_extension import CppExtension\nsetup(ext_modules=[CppExtension('_f', ['f.cpp'])])\n",
+     True),
+])
+def test_a_package_whose_kernel_is_a_cuda_build_is_gpu_only(tmp_path, backend, setup, reported):
+    """torch-ngp: `freqencoder/freq.py` imports `_backend` from `freqencoder/backend.py` (a run-time build of
+    `freqencoder.cu`), and `freqencoder/setup.py` builds the same kernel with `CUDAExtension`."""
+    from tests.lint_helpers import lint_in_run
+
+    wrapper = JIT_KERNEL.split("_src = ")[0] + "from .backend import _backend\n" + JIT_KERNEL.split(
+        "for f in [{sources}]])\n")[1].format(mark="")
+    files = {"freqencoder/__init__.py": "", "freqencoder/freq.py": wrapper,
+             "freqencoder/backend.py": backend or "_backend = None\n", "train.py": "import torch\n"}
+    if setup:
+        files["freqencoder/setup.py"] = setup
+    findings = lint_in_run(tmp_path, files, "freqencoder/freq.py")
+    assert any(f.code in ("DEV201", "DEV204") for f in findings) is reported

@@ -32,6 +32,13 @@ BACKEND_MODULES = frozenset({CUDA_TYPE, MPS_TYPE, XPU_TYPE, CPU_TYPE, "npu", "hp
 # kernels are CUDA only; torch2trt's modules wrap TensorRT engines).
 CUDA_ONLY_LIBRARIES = frozenset({"tensorrt", "torch2trt", "pycuda", "cupy", "cupyx", "torch_tensorrt", "triton",
                                  "cutlass", "transformer_engine", "flash_attn"})
+# Builders of an extension compiled when the code runs (torch.utils.cpp_extension): given CUDA sources (a `.cu`
+# file, `cuda_sources=`), the module they return is a CUDA build, as an imported `*_cuda` one is (torch-ngp's
+# `_backend = load(name="_freq", sources=["freq.cu", ...])`): what follows has a GPU.
+JIT_EXTENSION_BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+CUDA_SOURCE_SUFFIXES = (".cu", ".cuh")
+CUDA_SOURCES_KEYWORD = "cuda_sources"
+JIT_CUDA_EXTENSION = "jit_extension_cuda"  # the path such a module is known by (is_cuda_extension reads it so)
 # A compiled extension the project builds with CUDA (`import fused_adam_cuda`, apex's `amp_C`): its
 # module name says so. Only an import that is no Python module of the project counts (a `.so` is not
 # read); `torch._C` or a package's own `_C` (detectron2's has cpu kernels) and helpers such as

@@ -180,6 +180,8 @@ def exec_project_import(interp: Walker, node: cst.Import | cst.ImportFrom, state
         if member is not None:
             state.env[as_name] = member
             bound.add(as_name)
+            if isinstance(member, Ref) and api.is_cuda_extension(member.path):
+                state.guarded = True  # `from .backend import _backend`, built there from CUDA sources
         elif names is not None and api.is_cuda_extension(f"{target.key}.{name}"):
             state.guarded = True  # `from . import fused_dense_cuda`: no Python module there, the compiled one
     return bound

@@ -220,14 +220,21 @@ class ProjectImports:
         return bool(self._gpu_required)
 
     def builds_cuda_kernels(self) -> bool:
-        """Does the project's setup.py build CUDA extensions and no cpu one? Then it is GPU-only by construction:
-        it installs where nvcc is, and its results go through kernels that have no cpu implementation."""
-        setup = self.layout.root / api.SETUP_SCRIPT
-        data = script_bytes(setup)  # (its text alone: nothing of it is parsed)
-        if not data:
-            return False
-        self.used[str(setup)] = digest_of(data)
-        return api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data
+        """Does the setup.py nearest the file (in its folder or above, up to the project's root) build CUDA
+        extensions and no cpu one? Then its package is GPU-only by construction: it installs where nvcc is, and
+        its results go through kernels that have no cpu implementation (torch-ngp's `freqencoder/setup.py`
+        beside the module that wraps its kernel)."""
+        root = self.layout.root
+        folder = self.importer.parent
+        folders = [folder, *[f for f in folder.parents if root in f.parents or f == root]] \
+            if folder == root or root in folder.parents else [root]
+        for candidate in folders:
+            setup = candidate / api.SETUP_SCRIPT
+            data = script_bytes(setup)  # (its text alone: nothing of it is parsed)
+            if data:
+                self.used[str(setup)] = digest_of(data)
+                return api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data
+        return False
 
     def skipped_without_gpu(self) -> bool:
         """Is this a test module under a conftest.py that skips its folder without CUDA (`if not

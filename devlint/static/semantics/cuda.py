@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import libcst as cst
+
 from devlint.core.facts import EventElapsed, GpuAssumption
 from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CUDA_TYPE
@@ -13,7 +15,7 @@ from devlint.static.semantics.containers import map_members
 from devlint.static.semantics.devices import as_device
 from devlint.core.values import (
     DEVICE_COUNT, INTEGER, SELECTED, UNKNOWN, Availability, Const, CudaEvent, DeviceContext, DeviceCount, DeviceValue,
-    Function, Instance, Module, Seq, SkipMarker, Value, replace,
+    Function, Instance, Module, Ref, Seq, SkipMarker, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -179,6 +181,31 @@ def event_other(site: CallSite) -> Value:
     return UNKNOWN
 
 
+def jit_extension(site: CallSite) -> Value:
+    """`load(name="_freq", sources=["freq.cu", "bind.cpp"])`: an extension built from CUDA sources is a CUDA
+    build (what follows has a GPU, as after `import freq_cuda`); from C++ sources alone, a module we cannot see."""
+    site.evaluate_arguments()
+    if not _cuda_sources(site.node):
+        return UNKNOWN
+    site.state.guarded = True
+    return Ref(path=api.JIT_CUDA_EXTENSION)
+
+
+def _cuda_sources(node: cst.CSTNode) -> bool:
+    """Does the call name a CUDA source file (a string ending in `.cu`, anywhere in its arguments) or pass
+    `cuda_sources=`?"""
+    for arg in getattr(node, "args", ()):
+        if arg.keyword is not None and arg.keyword.value == api.CUDA_SOURCES_KEYWORD:
+            return True
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if type(current) is cst.SimpleString and current.raw_value.endswith(api.CUDA_SOURCE_SUFFIXES):
+            return True
+        stack.extend(current.children)
+    return False
+
+
 FUNCTIONS = {
     **{path: availability for path in api.AVAILABILITY | set(api.ACCELERATOR_CHECKS)},
     **{path: current_accelerator for path in api.CURRENT_ACCELERATOR},
@@ -189,5 +216,6 @@ FUNCTIONS = {
     **{path: world_size for path in api.WORLD_SIZE_CALLS},
     **{path: spawn_workers for path in api.SPAWNS_WORKERS},
     **{path: backend_synchronize for path in api.BACKEND_SYNCHRONIZE},
+    **{path: jit_extension for path in api.JIT_EXTENSION_BUILDERS},
 }
 EVENT_METHODS = {"record": event_record, "synchronize": event_synchronize, "elapsed_time": event_elapsed_time}
