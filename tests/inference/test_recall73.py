@@ -253,3 +253,15 @@ def test_a_device_property_reads_where_the_member_went(target, mark):
     `device` property (`next(iter(self.model.parameters())).device`) follows it there."""
     source = FALLBACK.format(target=target, mark=mark)
     assert found(source) == expected_findings(source)
+
+
+def test_a_wrapper_whose_member_went_elsewhere_is_on_neither(tmp_path):
+    """pyg's SentenceTransformer, moved to a device by its test, then its hub model alone sent to the cpu by the
+    out-of-memory fallback: calling the wrapper with cpu inputs is right (the model is where they are)."""
+    from tests.lint_helpers import lint_in_run
+
+    user = ("import torch\nfrom pkg.st import SentenceTransformer\n\n\ndef test_encode(device):\n"
+            "    model = SentenceTransformer('bert').to(device)\n    assert model.encode(['a']).device == device\n")
+    files = {"pkg/__init__.py": "", "pkg/st.py": FALLBACK.format(target="self.device", mark=""),
+             "test/test_st.py": user}
+    assert [(f.path, f.line, f.code) for f in lint_in_run(tmp_path, files, "test/test_st.py")] == []

@@ -192,6 +192,11 @@ CUDA_REQUIRED_TEXT = re.compile(
 # the project needs nvcc, and its ops run on GPUs only (OpenPCDet's, Pointnet2's)
 CUDA_EXTENSION_WORD, CPU_EXTENSION_WORD = b"CUDAExtension", b"CppExtension"
 SETUP_SCRIPT = "setup.py"
+# Replicate's Cog: a cog.yaml whose build asks for a GPU (`gpu: true`) serves its predictor (`predict: "predict.py:
+# Predictor"`) on GPU machines only (ALBEF's, survey 74)
+COG_CONFIG = "cog.yaml"
+COG_GPU = re.compile(rb"^[ \t]+gpu:[ \t]*true[ \t]*(?:#[^\n]*)?$", re.M)
+COG_PREDICTOR = re.compile(rb"^predict:[ \t]*[\"']?([^\"':\n]+\.py):", re.M)
 # a conftest.py that skips its whole folder without CUDA: the test modules there run with a GPU
 FOLDER_SKIPPED_WITHOUT_CUDA = re.compile(
     rb"^if[ \t]+not[ \t]+torch\.cuda\.is_available\(\)[ \t]*:[ \t]*(?:#[^\n]*)?\n[ \t]+pytest\.skip\("

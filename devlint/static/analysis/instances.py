@@ -16,7 +16,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.modules import torch_base_device
 from devlint.static.syntax import children, dotted
-from devlint.core.values import CPU, Class, Instance, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace
+from devlint.core.values import CPU, Class, Const, Instance, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
@@ -41,7 +41,7 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     if id(init) in stack:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     if len(stack) >= MAX_CALL_DEPTH:
-        return _unfollowed(interp, cls, obj)
+        return _unfollowed(interp, cls, obj, _given_data(interp, init, obj, state, args))
     fn = replace(tables.functions[id(init)], bound=obj)
     state.moved.pop(id(node), None)  # a new object (this line's last one may have been moved): see calls.eval_call
     params = bind_arguments(interp, init, obj, state, args=args)
@@ -63,18 +63,33 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     return final_self if isinstance(final_self, (Module, Instance)) else obj
 
 
-def _unfollowed(interp: Walker, cls: Class, obj: Value) -> Value:
+def _unfollowed(interp: Walker, cls: Class, obj: Value, data: frozenset[str] = frozenset()) -> Value:
     """An instance whose __init__ is too deep to follow with these arguments: the class's summary (what its
     __init__ does to every instance) says whether it moves itself (`self.to(device)`: then where it ends is
-    unknown) or owns no weights; else it is where modules start, as if followed."""
+    unknown) or owns no weights; else it is where modules start, as if followed. `data`: the parameters this call
+    gives plain data (`Dice(smooth=1e-5)`): the members kept from them hold no layer."""
     summary = class_summary(interp, cls) if isinstance(obj, Module) else None
     if not isinstance(summary, Module):
         return obj
     if summary.moved:
         return replace(obj, where=None)
-    if not has_state(interp, cls, summary) and not any(isinstance(v, (Unknown, Located)) for _, v in summary.attrs):
+    if not has_state(interp, cls, summary) and not any(
+            isinstance(v, (Unknown, Located)) and _parameter_of(v) not in data for _, v in summary.attrs):
         return replace(obj, where=None, stateless=True)  # owns no weights (nor a member it is handed, that may)
     return obj
+
+
+def _given_data(interp: Walker, init: cst.FunctionDef, obj: Value, state: State, args: Args) -> frozenset[str]:
+    """The parameters of `__init__` that the call gives a constant (a number, a string, None), or leaves to such
+    a default: what is kept from them is data, not a layer."""
+    params = bind_arguments(interp, init, obj, state, args=args) or {}
+    return frozenset(name for name, value in params.items() if isinstance(value, Const))
+
+
+def _parameter_of(value: Value) -> Optional[str]:
+    """The parameter a symbolic value is (its story one `cst.Param`), or None."""
+    why = getattr(value, "why", ())
+    return cast(cst.Param, why[0][0]).name.value if len(why) == 1 and type(why[0][0]) is cst.Param else None
 
 
 def restored(interp: Walker, cls: Class, site: CallSite) -> Value:

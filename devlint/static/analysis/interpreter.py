@@ -68,10 +68,12 @@ class Interpreter:
         tables, frames = self.tables, self.frames
         state = State()
         # a script that sets up an NCCL group has GPUs; so has a project whose every script demands CUDA (a test
-        # module whose folder's conftest.py skips it without CUDA, a project that builds CUDA kernels only)
+        # module whose folder's conftest.py skips it without CUDA, a project that builds CUDA kernels only, a Cog
+        # predictor its cog.yaml serves on GPUs)
         project = tables.project
         state.guarded = tables.prepass.scopes[0].nccl_setup or (project is not None and (
-            project.gpu_required() or project.skipped_without_gpu() or project.builds_cuda_kernels()))
+            project.gpu_required() or project.skipped_without_gpu() or project.builds_cuda_kernels()
+            or project.served_on_gpu()))
         frames.globals = state.env
         end = exec_block(self, tables.module.body, state)
         frames.globals = end.env
@@ -168,6 +170,14 @@ class Interpreter:
                 # `self.queue = F.normalize(self.queue)` of a registered buffer in `__init__`: `Module.__setattr__`
                 # keeps it one, which `.to()` moves later (set after a move, in `forward`, it stays where it was made)
                 value = replace(value, parameter=True, attr_node=None, attr_name=None)
+            if isinstance(value, Module) and value.moved and not value.stateless and None not in (
+                    value.where, owner.where) and value.where != owner.where and not self.frames.constructing:
+                # `self.model = self.model.to("cpu")` of a wrapper on another device: its parts are now on two, so
+                # the whole is on neither (each part is judged where its own forward calls it)
+                owner = replace(owner, where=None)
+                moved = state.moved.get(owner.ident) if owner.ident is not None else None
+                if moved is not None:  # (the move of the whole that the walk replays on every read of it)
+                    state.moved[owner.ident] = replace(moved, where=None)
         if isinstance(owner, (Module, Instance)):
             self.assign_name(base, owner.with_attr(attr, value), state, line)
         else:

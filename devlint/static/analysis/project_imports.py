@@ -236,6 +236,18 @@ class ProjectImports:
                 return api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data
         return False
 
+    def served_on_gpu(self) -> bool:
+        """Is this file the predictor of a Cog model whose cog.yaml (at the project's root) asks for a GPU? Cog builds
+        a CUDA image for it and serves it only on GPU machines."""
+        config = self.layout.root / api.COG_CONFIG
+        data = script_bytes(config)  # (its text alone)
+        if not data:
+            return False
+        self.used[str(config)] = digest_of(data)
+        predictor = api.COG_PREDICTOR.search(data)
+        return bool(api.COG_GPU.search(data)) and predictor is not None and \
+            (self.layout.root / predictor.group(1).decode("utf-8", "replace").strip()).resolve() == self.importer
+
     def skipped_without_gpu(self) -> bool:
         """Is this a test module under a conftest.py that skips its folder without CUDA (`if not
         torch.cuda.is_available(): pytest.skip(..., allow_module_level=True)`, xlstm's tests)? It runs with a GPU."""

@@ -64,7 +64,7 @@ class FileTables:
                  "closures", "defaults", "enclosing", "star_modules", "dotted_bases", "moved_at_end",
                  "module_default_device", "memo", "analysed", "class_summaries", "self_placed_params",
                  "imported_layers", "demo_only", "shared_memo", "self_attributes", "_self_test_calls", "_literal_calls",
-                 "_names_read", "syntax_memo", "late_attributes", "_own_moves", "_small",
+                 "_helper_saved", "_names_read", "syntax_memo", "late_attributes", "_own_moves", "_small",
                  "_set_from_outside")
 
     def __init__(self, module: cst.Module, project: Optional[ProjectImports]) -> None:
@@ -102,6 +102,7 @@ class FileTables:
         self.self_attributes: dict[int, Optional[frozenset[str]]] = {}
         self._self_test_calls: Optional[set[int]] = None
         self._literal_calls: Optional[list[cst.Call]] = None
+        self._helper_saved: Optional[frozenset[str]] = None
         self._small: dict[int, bool] = {}  # id(FunctionDef) -> small_function's answer
         self._set_from_outside: Optional[frozenset[str]] = None
 
@@ -149,6 +150,29 @@ class FileTables:
             self._literal_calls = [call for call in _calls_in(self.module)
                                    if any(type(arg.value) is cst.SimpleString for arg in call.args)]
         return self._literal_calls
+
+    def helper_saved(self) -> frozenset[str]:
+        """The paths, as written (whitespace folded), that the file hands a function of its own that `torch.save`s to
+        that parameter (`write_prompts(prompts_file)` of `def write_prompts(path): torch.save(prompts, path)`)."""
+        if self._helper_saved is None:
+            savers: dict[str, tuple[int, str]] = {}  # a saving function's name -> (its parameter's position, name)
+            for fn in self.functions.values():
+                fdef = cast(cst.FunctionDef, fn.node)
+                names = positional_names(fdef)[1 if fn.owner else 0:]
+                saved = self.prepass.scopes.get(id(fdef))
+                for position, name in enumerate(names):
+                    if saved is not None and name in saved.saved_to:
+                        savers[fdef.name.value] = (position, name)
+            found: set[str] = set()
+            for call in _calls_in(self.module) if savers else ():
+                callee = call.func.attr.value if type(call.func) is cst.Attribute else getattr(call.func, "value", None)
+                if callee in savers:
+                    position, name = savers[callee]
+                    given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name] or [
+                        a.value for a in call.args if a.keyword is None and not a.star][position:position + 1]
+                    found.update(" ".join(self.module.code_for_node(g).split()) for g in given)
+            self._helper_saved = frozenset(found)
+        return self._helper_saved
 
     def self_test_calls(self) -> AbstractSet[int]:
         """id() of the calls under the module's `if __name__ == "__main__":` (its self-test or demo)."""
@@ -439,7 +463,8 @@ class FileQuestions:
         path = opened_path(cast(cst.BaseExpression, path))  # `torch.load(open(path, "rb"))`
         named = tables.prepass.assigned.get(path.value, ()) if type(path) is cst.Name else ()
         for expression in (path, *named[:len(named) == 1]):  # (`filename = os.path.join(d, NAME)` assigned once)
-            if " ".join(tables.module.code_for_node(expression).split()) in tables.prepass.saved_anywhere:
+            text = " ".join(tables.module.code_for_node(expression).split())
+            if text in tables.prepass.saved_anywhere or text in tables.helper_saved():
                 return True
         template = self._template(path)
         if bool(template) and template in tables.prepass.saved_templates:

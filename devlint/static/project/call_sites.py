@@ -209,6 +209,8 @@ def _sites(run: _RunText, name: str, method: bool, used: dict[str, str]) -> Opti
     return sites
 
 
+_FUNCTION_FACT = re.compile(rb"[ \t]*\.[ \t]*(?:cache_clear|cache_info|cache_parameters|__name__|__qualname__|__doc__|"
+                            rb"__module__)\b")
 _SHORT_STRING = re.compile(rb"'[^'\\\n]*'|\"[^\"\\\n]*\"")
 _LINE_HEAD = re.compile(rb"[ \t]*(?:(?:async[ \t]+)?def|class)[ \t]+$|[ \t]*(?:from|import)[ \t]")
 
@@ -234,8 +236,10 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         opened = re.match(rb"[ \t]*\(", data[end:end + 40])
         begin = end + opened.end() if opened is not None else -1
         close = _closing(data, begin) if begin >= 0 else None
-        if close is None and begin < 0 and _in_long_string(data, start):
-            continue  # prose: a docstring that names the class ("This variant of RandomErasing ...")
+        if close is None and begin < 0 and (_in_long_string(data, start) or _FUNCTION_FACT.match(data, end)):
+            # prose: a docstring that names the class ("This variant of RandomErasing ..."); or what the function
+            # object tells of itself (`gaussian_map.cache_clear()` of an lru_cache, `fn.__name__`): no call of it
+            continue
         if close is None:
             return None  # passed on, stored (or a call whose arguments hold what is not sure)
         line += data.count(b"\n", counted, start)
