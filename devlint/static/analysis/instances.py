@@ -16,7 +16,9 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.modules import torch_base_device
 from devlint.static.syntax import children, dotted
-from devlint.core.values import CPU, Class, Const, Instance, Located, Module, Ref, Seq, Tensor, Unknown, Value, replace
+from devlint.core.values import (
+    CPU, Class, Const, Instance, Located, Module, Ref, Seq, Step, Tensor, Unknown, Value, replace,
+)
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
@@ -88,8 +90,9 @@ def _given_data(interp: Walker, init: cst.FunctionDef, obj: Value, state: State,
 
 def _parameter_of(value: Value) -> Optional[str]:
     """The parameter a symbolic value is (its story one `cst.Param`), or None."""
-    why = getattr(value, "why", ())
-    return cast(cst.Param, why[0][0]).name.value if len(why) == 1 and type(why[0][0]) is cst.Param else None
+    why: tuple[Step, ...] = getattr(value, "why", ())
+    first = why[0][0] if len(why) == 1 else None
+    return first.name.value if isinstance(first, cst.Param) else None
 
 
 def restored(interp: Walker, cls: Class, site: CallSite) -> Value:
