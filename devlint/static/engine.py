@@ -24,7 +24,9 @@ from devlint.core.findings import (
 )
 from devlint.static.fixes import to_edits
 from devlint.static.encoding import declared_encoding
-from devlint.core.limits import DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded
+from devlint.core.limits import (
+    DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded,
+)
 from devlint.static.prescan import check_parsable
 from devlint.static.project.call_sites import is_test_path
 from devlint.static.project.sources import keep_parsed, parsed_before

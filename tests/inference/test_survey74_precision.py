@@ -2,8 +2,9 @@
 learning, recommenders, medical segmentation, Hugging Face models), each beside a twin that must stay reported.
 
 - A project's module class built past the call depth, whose `__init__` keeps only what the call gives as plain data
-  (`Dice(smooth=1e-5)`), owns no weights: it computes where its inputs are (nnU-Net's trainer, two false DEV102
-  errors).
+  (`Dice(smooth=1e-5)`, a loss class, a stateless loss), owns no weights: it computes where its inputs are; kept
+  from what the call gives as values of unknown kind, where it is is unknown (nnU-Net's trainer: its deep
+  supervision wrapper around a Dice-and-CE loss, two false DEV102 errors).
 - `gaussian_map.cache_clear()` of an `lru_cache` is no call of the function: it does not hide the calls that all
   pass a device (nnU-Net's sliding-window prediction, a false DEV201 on a 'cuda' default).
 - A load of what a helper of the same file saved, the helper given the path (`write_prompts(prompts_file)` of
@@ -67,6 +68,8 @@ class ShortRun(Trainer):
 @pytest.mark.parametrize("given, mark", [
     ("smooth=1e-5", ""),
     ("1e-5, None", ""),
+    ("1e-5, nn.MSELoss()", ""),  # a stateless loss inside
+    ("1e-5, self.label_manager.ignore_label", ""),  # a value of unknown kind: where the whole is, unknown
     # handed a layer the walk cannot see past the depth: it may own weights, left on the cpu
     ("1e-5, nn.Linear(4, 4)", "  # expect: DEV102"),
 ])

@@ -18,8 +18,8 @@ from devlint.static.semantics import data, host, modules, opaque, registry, tens
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
-    Alternatives, ArgsNamespace, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance, LambdaFunction,
-    Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
+    Alternatives, ArgsNamespace, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance,
+    LambdaFunction, Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:

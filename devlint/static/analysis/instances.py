@@ -17,7 +17,7 @@ from devlint.static.semantics.callsite import Args, CallSite
 from devlint.static.semantics.modules import torch_base_device
 from devlint.static.syntax import children, dotted
 from devlint.core.values import (
-    CPU, Class, Const, Instance, Located, Module, Ref, Seq, Step, Tensor, Unknown, Value, replace,
+    CPU, UNKNOWN, Class, Const, HostArray, Instance, Located, Module, Ref, Seq, Step, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     if id(init) in stack:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     if len(stack) >= MAX_CALL_DEPTH:
-        return _unfollowed(interp, cls, obj, _given_data(interp, init, obj, state, args))
+        return _unfollowed(interp, cls, obj, _given(interp, init, obj, state, args))
     fn = replace(tables.functions[id(init)], bound=obj)
     state.moved.pop(id(node), None)  # a new object (this line's last one may have been moved): see calls.eval_call
     params = bind_arguments(interp, init, obj, state, args=args)
@@ -65,27 +65,38 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     return final_self if isinstance(final_self, (Module, Instance)) else obj
 
 
-def _unfollowed(interp: Walker, cls: Class, obj: Value, data: frozenset[str] = frozenset()) -> Value:
+def _unfollowed(interp: Walker, cls: Class, obj: Value, given: Optional[dict[str, Value]] = None) -> Value:
     """An instance whose __init__ is too deep to follow with these arguments: the class's summary (what its
     __init__ does to every instance) says whether it moves itself (`self.to(device)`: then where it ends is
-    unknown) or owns no weights; else it is where modules start, as if followed. `data`: the parameters this call
-    gives plain data (`Dice(smooth=1e-5)`): the members kept from them hold no layer."""
+    unknown) or owns no weights; else it is where modules start, as if followed. `given`: what the call gives each
+    parameter, which tells what the members kept from them are: plain data (`Dice(smooth=1e-5)`, a loss class),
+    a layer (on its own device: as if followed), or a value of unknown kind (then where the whole is, unknown)."""
     summary = class_summary(interp, cls) if isinstance(obj, Module) else None
     if not isinstance(summary, Module):
         return obj
     if summary.moved:
         return replace(obj, where=None)
-    if not has_state(interp, cls, summary) and not any(
-            isinstance(v, (Unknown, Located)) and _parameter_of(v) not in data for _, v in summary.attrs):
+    if has_state(interp, cls, summary):
+        return obj
+    kinds = {_member_kind(v, given or {}) for _, v in summary.attrs if isinstance(v, (Unknown, Located))}
+    if kinds <= {"data"}:
         return replace(obj, where=None, stateless=True)  # owns no weights (nor a member it is handed, that may)
-    return obj
+    return obj if "layer" in kinds else replace(obj, where=None)
 
 
-def _given_data(interp: Walker, init: cst.FunctionDef, obj: Value, state: State, args: Args) -> frozenset[str]:
-    """The parameters of `__init__` that the call gives a constant (a number, a string, None), or leaves to such
-    a default: what is kept from them is data, not a layer."""
-    params = bind_arguments(interp, init, obj, state, args=args) or {}
-    return frozenset(name for name, value in params.items() if isinstance(value, Const))
+def _given(interp: Walker, init: cst.FunctionDef, obj: Value, state: State, args: Args) -> dict[str, Value]:
+    """What the call gives each parameter of `__init__` (its default where it gives none)."""
+    return bind_arguments(interp, init, obj, state, args=args) or {}
+
+
+def _member_kind(member: Value, given: dict[str, Value]) -> str:
+    """"data", "layer" or "unknown": a member of unknown kind kept from a parameter, by what the call gives it."""
+    name = _parameter_of(member)
+    value = given.get(name) if name is not None else None
+    if isinstance(value, (Const, HostArray, Class)) or isinstance(value, Module) and value.stateless or isinstance(
+            value, Seq) and all(isinstance(m, Const) for m in (*(value.items or ()), value.elem) if m is not UNKNOWN):
+        return "data"
+    return "layer" if isinstance(value, (Module, Tensor)) else "unknown"
 
 
 def _parameter_of(value: Value) -> Optional[str]:

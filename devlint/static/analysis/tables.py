@@ -347,7 +347,8 @@ class FileQuestions:
                 continue
             placed, names = self._host_params(callee, runner), positional_names(callee)[1:]
             found.update(arg.value.value for i, arg in enumerate(call.args)
-                         if type(arg.value) is cst.Name and arg.value.value in params and bound_to(arg, i, names) in placed)
+                         if type(arg.value) is cst.Name and arg.value.value in params
+                         and bound_to(arg, i, names) in placed)
         return found
 
     def _module_env(self, fdef: cst.FunctionDef) -> Optional[Mapping[str, Value]]:
