@@ -107,7 +107,6 @@ class Finding:
 SYNTAX_ERROR = "DEV001"
 DECODE_ERROR = "DEV002"
 INTERNAL_ERROR = "DEV003"
-CREATED_WITHOUT_DEVICE = "DEV104"  # (its guesses are answered by the run's callers: answer_guesses)
 TOO_COMPLEX = "DEV005"  # too big, too deep or too long to analyse (devlint.core.limits), or only partly analysed
 FILE_ERRORS = {SYNTAX_ERROR: "syntax-error", DECODE_ERROR: "undecodable-file", INTERNAL_ERROR: "internal-error",
                TOO_COMPLEX: "too-complex"}
@@ -118,6 +117,7 @@ NOTICE = "DEV000"
 # for the run to answer the guesses there (answer_guesses, cli/batch.py). Kept by the cache too.
 PLACEMENT = "DEV000-placement"
 ALL_HOST, ELSEWHERE = "all on the host", "one elsewhere"
+CREATED_WITHOUT_DEVICE = "DEV104"  # the rule whose guesses the placements answer
 
 
 def placement(path: str, line: int, column: int, host: bool) -> Finding:

@@ -230,7 +230,7 @@ def check_source(source: bytes, path: str, rules: Sequence[Rule], *, notebook: O
     unless `isolated`; `used`, when given, receives path -> digest of each one read. `checked` maps the
     absolute paths of the run's other files to their paths as reported: what this file's values do in their
     functions is reported there (a file that is only imported is never reported on); `placements`, when given,
-    receives what its calls gave those functions' tensors made without `device=` (engine._caller_placements).
+    receives what its calls gave those functions' tensors made without `device=` (`_foreign_placements`).
     """
     if notebook or (notebook is None and path.endswith(".ipynb")):
         from devlint.static.notebooks import check_notebook
