@@ -42,9 +42,13 @@ class GpuAssumed(Rule):
     by line: they check availability somewhere, have a `--cpu`/`--no-cuda`/
     `--device` option, a `if use_cuda:` switch, or compute on a device variable.
     A file that is GPU-only throughout gets one DEV204 instead; a GPU-only
-    project sets `assume-gpu = true`, and one whose `setup.py` builds CUDA
-    kernels only (`CUDAExtension`, no `CppExtension`) is GPU-only by
-    construction: nothing of it is reported. Constructing `torch.device("cuda")`
+    project sets `assume-gpu = true`, and one whose `setup.py` (the nearest
+    above the file: a package's own, or the project's) builds CUDA kernels
+    only (`CUDAExtension`, no `CppExtension`) is GPU-only by construction:
+    nothing of it is reported. So is what follows an import of a compiled
+    CUDA extension or a build of one from `.cu` sources at run time
+    (`cpp_extension.load`), and a Cog predictor whose `cog.yaml` asks for a
+    GPU. Constructing `torch.device("cuda")`
     touches no GPU: it is reported where the device is used.
 
     ## Why is this bad?
