@@ -168,6 +168,23 @@ def positional_names(fdef: cst.FunctionDef) -> list[str]:
     return [p.name.value for p in list(fdef.params.posonly_params) + list(fdef.params.params)]
 
 
+def argument_for(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
+    """What a call gives the parameter `name` at `position` (keyword or positional); None where it gives nothing
+    for it or unpacks `*args` (positions unknown)."""
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None  # `f(*args)`: positions unknown
+        if arg.keyword is not None:
+            if arg.keyword.value == name:
+                return arg.value
+            continue
+        if positional == position:
+            return arg.value
+        positional += 1
+    return None  # not passed: its default, which the function's own walk reads
+
+
 def target_names(target: cst.CSTNode) -> Iterator[str]:
     """The names an assignment or loop target binds: `x`, `i, (a, b)`, `[x, y]` (not `self.x`, `d[k]`)."""
     if type(target) is cst.Name:

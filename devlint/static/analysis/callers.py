@@ -20,7 +20,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.values import Const, DeviceValue, HostArray, Located, Tensor, Unknown, Value, replace
 from devlint.static.analysis.project_imports import script_bytes
 from devlint.static.project.call_sites import CallText, run_call_sites, subclassed
-from devlint.static.syntax import dotted
+from devlint.static.syntax import argument_for, dotted
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
@@ -106,7 +106,7 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
     seen: Optional[Evident] = None
     for site in sites:
         call = site.call
-        argument = _argument(call, name, position) if call is not None else None
+        argument = argument_for(call, name, position) if call is not None else None
         factories = not site.switches_default  # (under `torch.set_default_device("cuda")` a factory makes cuda)
         found = evident(argument, factories) if argument is not None else None
         if found is None and type(argument) is cst.Name:
@@ -123,7 +123,7 @@ def _agreed(sites: list[CallText], name: str, position: Optional[int],
 
 
 def _always_passed(sites: list[CallText], name: str, position: Optional[int]) -> bool:
-    return all(site.call is not None and _argument(site.call, name, position) is not None for site in sites)
+    return all(site.call is not None and argument_for(site.call, name, position) is not None for site in sites)
 
 
 def _defaults_to_none(param: cst.Param) -> bool:
@@ -134,22 +134,7 @@ def _left_out(call: Optional[cst.Call], name: str, position: Optional[int]) -> b
     """Does the call surely leave the parameter out (no `*args`, no `**kwargs` that may hold it)?"""
     if call is None or any(arg.star for arg in call.args):
         return False
-    return _argument(call, name, position) is None
-
-
-def _argument(call: cst.Call, name: str, position: Optional[int]) -> Optional[cst.BaseExpression]:
-    positional = 0
-    for arg in call.args:
-        if arg.star:
-            return None  # `f(*args)`: positions unknown
-        if arg.keyword is not None:
-            if arg.keyword.value == name:
-                return arg.value
-            continue
-        if positional == position:
-            return arg.value
-        positional += 1
-    return None  # not passed: its default, which the function's own walk reads
+    return argument_for(call, name, position) is None
 
 
 def evident(node: Union[cst.BaseExpression, None], factories: bool = True) -> Optional[Evident]:

@@ -43,7 +43,7 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
     if id(init) in stack:
         return obj  # a class that builds itself in its __init__ (a tree of blocks): one level is enough
     if len(stack) >= MAX_CALL_DEPTH:
-        return _unfollowed(interp, cls, obj, _given(interp, init, obj, state, args))
+        return _unfollowed(interp, cls, obj, bind_arguments(interp, init, obj, state, args=args) or {})
     fn = replace(tables.functions[id(init)], bound=obj)
     state.moved.pop(id(node), None)  # a new object (this line's last one may have been moved): see calls.eval_call
     params = bind_arguments(interp, init, obj, state, args=args)
@@ -82,11 +82,6 @@ def _unfollowed(interp: Walker, cls: Class, obj: Value, given: Optional[dict[str
     if kinds <= {"data"}:
         return replace(obj, where=None, stateless=True)  # owns no weights (nor a member it is handed, that may)
     return obj if "layer" in kinds else replace(obj, where=None)
-
-
-def _given(interp: Walker, init: cst.FunctionDef, obj: Value, state: State, args: Args) -> dict[str, Value]:
-    """What the call gives each parameter of `__init__` (its default where it gives none)."""
-    return bind_arguments(interp, init, obj, state, args=args) or {}
 
 
 def _member_kind(member: Value, given: dict[str, Value]) -> str:

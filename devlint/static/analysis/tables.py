@@ -17,7 +17,7 @@ from devlint.static.analysis.definitions import (
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
 from devlint.static.project.layout import Target
-from devlint.static.syntax import LazyCode, children, dotted
+from devlint.static.syntax import LazyCode, argument_for, children, dotted
 
 if TYPE_CHECKING:
     from devlint.core.facts import Context
@@ -166,11 +166,9 @@ class FileTables:
             found: set[str] = set()
             for call in _calls_in(self.module) if savers else ():
                 callee = call.func.attr.value if type(call.func) is cst.Attribute else getattr(call.func, "value", None)
-                if callee in savers:
-                    position, name = savers[callee]
-                    given = [a.value for a in call.args if a.keyword is not None and a.keyword.value == name] or [
-                        a.value for a in call.args if a.keyword is None and not a.star][position:position + 1]
-                    found.update(" ".join(self.module.code_for_node(g).split()) for g in given)
+                given = argument_for(call, savers[callee][1], savers[callee][0]) if callee in savers else None
+                if given is not None:
+                    found.add(" ".join(self.module.code_for_node(given).split()))
             self._helper_saved = frozenset(found)
         return self._helper_saved
 

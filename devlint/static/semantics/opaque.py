@@ -62,6 +62,11 @@ def zoo_model(site: CallSite) -> Value:
     site.evaluate_arguments()
     if any(isinstance(v, Module) or type(v) is Located for _, v in site.args.all()):
         return UNKNOWN  # built around a module it is given (a feature extractor of it): where that one is
+    return _new_module(site)
+
+
+def _new_module(site: CallSite) -> Module:
+    """A library's new module: on the cpu, or the default device where the code set one."""
     where = site.state.default_device or CPU
     return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
 
@@ -80,8 +85,7 @@ def hub_model(site: CallSite) -> Value:
     site.evaluate_arguments()
     if site.args.starstar or any(name in api.HUB_PLACING_KEYWORDS for name in site.args.keywords):
         return UNKNOWN
-    where = site.state.default_device or CPU
-    return Module(why=((site.node, "modules are created on cpu"),), where=where, ident=id(site.node))
+    return _new_module(site)
 
 
 def _runs(site: CallSite, wrapped: Value) -> ModelWrapper:
