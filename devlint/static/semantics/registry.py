@@ -18,7 +18,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler, MethodHandler
 from devlint.core.values import (
     UNKNOWN, Const, CudaEvent, DeviceValue, HostArray, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
-    Tensor, Unknown, Value,
+    Tensor, Unknown, Value, replace,
 )
 
 
@@ -101,7 +101,9 @@ def call_method(site: CallSite) -> Value:
             site.evaluate_arguments()  # walked before the handler runs, whether or not it reads them
             result = handler(site)
             # (only kinds with a default handler have handlers that return None)
-            return cast(Handler, default)(site) if result is None else result
+            result = cast(Handler, default)(site) if result is None else result
+            return _proven_tensor(result) if type(receiver) is Tensor and name in api.TENSOR_ONLY_ATTRS \
+                and name not in api.ARRAY_SHARED_METHODS else result
     if name == "startswith" and isinstance(receiver, Unknown):
         return devices.startswith_cuda(site)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
@@ -110,6 +112,15 @@ def call_method(site: CallSite) -> Value:
     if name in api.TRACE_CALLS:
         return modules.trace(site)
     return opaque.unknown_method(site)
+
+
+def _proven_tensor(result: Value) -> Value:
+    """What only a tensor has (`h.unsqueeze(0)` of a value a call devlint cannot see gave): the receiver was a
+    tensor, and a result on its device is one too, whatever the receiver's doubt (a helper's `isinstance(x,
+    np.ndarray)` branch is not taken for it)."""
+    if type(result) is Tensor and (result.inferred or result.maybe_object):
+        return replace(result, inferred=False, maybe_object=False)
+    return result
 
 
 def call_builtin(site: CallSite) -> Value:
