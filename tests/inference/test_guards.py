@@ -246,8 +246,9 @@ def test_string_comparisons_of_constants_are_decided(comparison: str, expected: 
 
 def test_a_body_that_sets_up_nccl_runs_with_gpus():
     """apex's synced-batchnorm tests (and DETR-style setups): `torch.cuda.set_device(rank)` before the
-    `init_process_group("nccl")` of the same body runs with a GPU, as what follows it does; the same
-    under a condition, or with gloo, says nothing of the lines before it."""
+    `init_process_group("nccl")` of the same body runs with a GPU, as what follows it does; with gloo, the
+    unguarded selection of a GPU is what is reported (DEV203): what follows it runs with that GPU or not at
+    all (BigVGAN's DDP worker, survey 75)."""
     source = """
 import os
 import torch
@@ -260,7 +261,7 @@ def setup(rank):
     return torch.ones(1).cuda()
 """
     assert found(source.format(first="", backend='"nccl"')) == set()
-    assert found(source.format(first="  # expect: DEV203", backend='"gloo"')) == {(8, "DEV203"), (10, "DEV201")}
+    assert found(source.format(first="  # expect: DEV203", backend='"gloo"')) == {(8, "DEV203")}
 
 
 def test_an_nccl_backend_named_before_the_set_up_counts_as_nccl():

@@ -26,6 +26,11 @@ if TYPE_CHECKING:
 
 _FROM = re.compile(rb"^from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?([\w \t,]*)", re.M)
 _IMPORT = re.compile(rb"^import[ \t]+([\w., \t]+)", re.M)
+# `fused = load("fused", sources=[..., "kernel.cu"])` at column 0 (torch.utils.cpp_extension): the statement runs
+# up to the next line that starts at column 0 with a name
+_JIT_LOAD = re.compile(rb"^[\w.]+[ \t]*=[ \t]*(?:[\w.]+\.)?load(?:_inline)?[ \t]*\(", re.M)
+_STATEMENT_END = re.compile(rb"\n(?=[A-Za-z_@])")
+_CUDA_SOURCE = re.compile(rb"\.cuh?['\"]|\b" + api.CUDA_SOURCES_KEYWORD.encode() + rb"[ \t]*=")
 _MAX_MODULES = 5000  # a search visits at most this many modules (a hostile project cannot make it run long)
 _MAX_SCANS = 20000
 
@@ -34,6 +39,7 @@ class _Scan(NamedTuple):
     digest: str
     froms: list[tuple[int, str, list[str]]]  # (dots, module, names) of each `from ... import ...` at column 0
     plain: list[str]  # the modules of each `import ...` at column 0
+    jit_cuda: bool  # it builds an extension from CUDA sources at its top level
 
 
 class _Answer(NamedTuple):
@@ -129,14 +135,29 @@ def _scan(path: str) -> Optional[_Scan]:
                  for m in _FROM.finditer(data)]
         plain = [part.split()[0] for m in _IMPORT.finditer(data)
                  for part in m.group(1).decode(errors="replace").split(",") if part.split()]
-        _SCANS[stamp] = _Scan(digest_of(data), froms, plain)
+        _SCANS[stamp] = _Scan(digest_of(data), froms, plain, _builds_cuda_extension(data))
     return _SCANS[stamp]
+
+
+def _builds_cuda_extension(data: bytes) -> bool:
+    """Does the module's top level build an extension from CUDA sources when imported (stylegan2's `op`
+    package: `fused = load("fused", sources=[..."fused_bias_act_kernel.cu"])`)? Without a CUDA toolkit the
+    import fails, as an import of a compiled CUDA extension does."""
+    if b"cpp_extension" not in data:
+        return False
+    for match in _JIT_LOAD.finditer(data):
+        end = _STATEMENT_END.search(data, match.end())
+        if _CUDA_SOURCE.search(data, match.end(), end.start() if end is not None else len(data)):
+            return True
+    return False
 
 
 def _own_gpu_import(project: ProjectImports, path: str) -> bool:
     scan = _scan(path)
     if scan is None:
         return False
+    if scan.jit_cuda:
+        return True
     where = Path(path)
     for module in scan.plain:
         if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (

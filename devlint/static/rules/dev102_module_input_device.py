@@ -1,9 +1,12 @@
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Optional
+
+import libcst as cst
 
 from devlint.core.facts import ModuleCall
 from devlint.static.rules.base import Verdict, Rule
+from devlint.static.syntax import children, dotted
 from devlint.core.mixing import MIXED, classify_module_input
 
 
@@ -61,7 +64,8 @@ for (x,) in loader:
         module = fact.module
         for operand in fact.inputs:
             value = operand.value
-            if classify_module_input(module.value, value, fact.context.in_module_method) == MIXED:
+            if classify_module_input(module.value, value, fact.context.in_module_method) == MIXED \
+                    and not _moved_as_the_module_asks(value, dotted(module.node)):
                 message = (f"`{module.label}` is on {module.value.device} but its input `{operand.label}` "
                            f"is on {self.where(value)}" + self.crash_clause(module.value.device, value.where))
                 yield Verdict(
@@ -71,3 +75,23 @@ for (x,) in loader:
                     fix=f"move the input first: `{operand.label}.to(device)`",
                 )
                 return
+
+
+def _moved_as_the_module_asks(value: object, module_name: Optional[str]) -> bool:
+    """`if not model.params.unconditional: cond = cond.to(device)`: an input left on the cpu on the path where a
+    test of the module itself says so is one the module does not read there (an unconditional model has no
+    conditioner; diffwave's inference)."""
+    path = getattr(value, "cpu_path", None)
+    if getattr(value, "where", None) is not None or path is None or module_name is None:
+        return False
+    stack: list[cst.CSTNode] = [path[0]]
+    while stack:
+        node = stack.pop()
+        if type(node) in (cst.Name, cst.Attribute):
+            name = dotted(node)
+            if name is not None and (name == module_name or name.startswith(module_name + ".")):
+                return True
+            if name is not None:
+                continue
+        stack.extend(children(node))
+    return False

@@ -108,9 +108,17 @@ def cuda_api(site: CallSite) -> Value:
     if path in api.CUDA_EVENT:
         return CudaEvent()
     if path in api.SET_DEVICE:
-        state.ranks, state.device_chosen = None, True
+        # what follows a GPU's selection runs with that GPU or not at all: the selection is what is reported
+        # (DEV203) where nothing guards it, not every use after it (a DDP worker's `set_device(rank)`)
+        state.ranks, state.device_chosen, state.guarded = None, True, True
         value = args.first()
         device = as_device(value)
+        given = args.find(0, "device")
+        if given is not None and type(given[0]) in (cst.Name, cst.Attribute) and not isinstance(value, DeviceValue):
+            # `set_device(rank)`: the GPU the code chooses at run time, whatever this walk's caller gave (the
+            # `f"cuda:{rank}"` beside it is the same one)
+            state.cuda_index = None
+            return UNKNOWN
         state.cuda_index = device.index if device is not None and device.kind == CUDA_TYPE else (
             value.value if isinstance(value, Const) and isinstance(value.value, int) else None)
         return UNKNOWN
