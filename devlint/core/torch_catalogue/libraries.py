@@ -102,7 +102,9 @@ AUTOGRAD_FUNCTION_BASES = frozenset({"torch.autograd.Function", "torch.autograd.
 CONVENTIONAL_MODULE_NAMES = {"torch": "torch", "nn": "torch.nn", "F": "torch.nn.functional", "np": "numpy"}
 
 # Library functions that convert their tensor arguments to numpy (Tensor.__array__).
-HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.")
+# (audio and image writers too: `torchaudio.save` of a cuda tensor raises, `soundfile.write` takes an array)
+HOST_LIBRARY_PREFIXES = ("numpy.", "matplotlib.pyplot.", "sklearn.", "scipy.", "pandas.", "cv2.", "PIL.",
+                         "soundfile.", "librosa.", "imageio.", "skimage.", "torchaudio.save")
 # numpy's random draws and the position of their `size` (rand/randn: every positional is a dimension): given none,
 # one draw is a number (`torch.tensor(np.random.normal(scale=0.2))` is 0-dim: it combines with any device)
 NUMPY_RANDOM_SIZE_POSITION = {"numpy.random.rand": 0, "numpy.random.randn": 0, "numpy.random.uniform": 2,

@@ -462,6 +462,8 @@ class FileQuestions:
         path = opened_path(cast(cst.BaseExpression, path))  # `torch.load(open(path, "rb"))`
         named = tables.prepass.assigned.get(path.value, ()) if type(path) is cst.Name else ()
         for expression in (path, *named[:len(named) == 1]):  # (`filename = os.path.join(d, NAME)` assigned once)
+            if expression is path and self._callers_path(path):
+                continue
             text = " ".join(tables.module.code_for_node(expression).split())
             if text in tables.prepass.saved_anywhere or text in tables.helper_saved():
                 return True
@@ -473,6 +475,16 @@ class FileQuestions:
         source = named[0] if len(named) == 1 else path
         return type(source) is cst.Attribute and source.attr.value in api.RUN_CHECKPOINT_PATHS \
             or type(source) is cst.Call and self._returns_saved(source.func)
+
+    def _callers_path(self, path: cst.CSTNode) -> bool:
+        """`def load(self, model_path): torch.load(model_path)`: a parameter of the loading function that it
+        does not save to itself is whatever file its callers name, not the one another function saves to under a
+        parameter of the same name (tez's `save(model_path)` and `load(model_path)`)."""
+        current = self._frames.current_function
+        if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:
+            return False
+        parameters = {param.name.value for param in current.params.params + current.params.kwonly_params}
+        return path.value in parameters and path.value not in self._tables.scope_of(current).saved_to
 
     def _returns_saved(self, func: cst.BaseExpression) -> bool:
         tables = self._tables

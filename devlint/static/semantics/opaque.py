@@ -15,7 +15,7 @@ import libcst as cst
 
 from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import Args, CallSite
-from devlint.static.semantics.devices import unknown_to
+from devlint.static.semantics.devices import device_argument, unknown_to
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, UNKNOWN, Const, DeviceValue, Function, HostArray, LambdaFunction, Located, ModelWrapper, Module, Seq, Tensor,
@@ -32,6 +32,10 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     args, state = site.args, site.state
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
+    given = args.keywords.get("device")
+    if given is not None and isinstance(given[1], (Const, DeviceValue)):
+        # `mace_mp(model="medium", device="cuda")`: the library builds on the GPU it is told to use
+        device_argument(site.facts, given[1], state, given[0])
     if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS or _validated(site):
         site.facts.note_sync(state)
     if _constructs_a_module(site, by_name):

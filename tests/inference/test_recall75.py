@@ -1,0 +1,95 @@
+"""Real device bugs the seventy-fifth recall survey found missed (issue 17: bug reports from repositories nobody on
+the team had used), each beside a twin.
+
+- Audio and image writers take host data: `torchaudio.save` of a cuda tensor raises, as `soundfile.write` of one
+  does (F5-TTS's trainer saves the vocoder's GPU output, DEV401).
+- A library told `device="cuda"` builds on the GPU (`mace_mp(model="medium", device="cuda")`): a hardcoded GPU
+  where nothing checks for one (mace-mp-umap's CLI, DEV201).
+- A load of a parameter the loading function does not save to is of whatever file its callers name: a function
+  that saves to a parameter of the same name does not make it "a file this code wrote" (tez's `Model.save(
+  model_path)` and `Model.load(model_path)`, neural_prophet's `save(m, path)` and `load(path)`: DEV202).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+WRITER = """
+import torch
+import torchaudio
+import soundfile
+from torch import nn
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+vocoder = nn.Conv1d(80, 1, 3, padding=1).to(device)
+with torch.no_grad():
+    audio = vocoder(torch.randn(1, 80, 100, device=device))[0]
+{call}{mark}
+"""
+
+
+@pytest.mark.parametrize("call, mark", [
+    ('torchaudio.save("ref.wav", audio, 24000)', "  # expect: DEV401"),
+    ('soundfile.write("ref.wav", audio[0], 24000)', "  # expect: DEV401"),
+    ('torchaudio.save("ref.wav", audio.cpu(), 24000)', ""),
+    ('torchaudio.load("ref.wav")', ""),
+])
+def test_audio_writers_take_host_data(call, mark):
+    source = WRITER.format(call=call, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+LIBRARY_DEVICE = """
+import torch
+from mace.calculators import mace_mp
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def main():
+    return mace_mp(model="medium", device={device}, default_dtype="float64"){mark}
+"""
+
+
+@pytest.mark.parametrize("device, mark", [
+    ('"cuda"', "  # expect: DEV201"),
+    ("DEVICE", ""),
+    ('"cpu"', ""),
+])
+def test_a_library_told_to_use_cuda_assumes_a_gpu(device, mark):
+    source = LIBRARY_DEVICE.format(device=device, mark=mark)
+    assert found(source, ["DEV201"]) == expected_findings(source)
+
+
+SAVE_LOAD = """
+import torch
+from torch import nn
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 2)
+
+    def save(self, model_path):
+        torch.save({{"state_dict": self.state_dict()}}, model_path)
+
+    def load(self, model_path, device="cpu"):
+        self.to(device)
+{load}
+"""
+
+
+@pytest.mark.parametrize("load", [
+    '        self.load_state_dict(torch.load(model_path)["state_dict"])  # expect: DEV202',
+    '        self.load_state_dict(torch.load(model_path, map_location=device)["state_dict"])',
+    # the function's own file: written by this code, read back on the same machine
+    '        self.save(model_path)\n        torch.save(self.state_dict(), model_path)\n'
+    '        self.load_state_dict(torch.load(model_path))',
+])
+def test_a_load_of_a_callers_path_is_not_of_a_file_another_function_saved(load):
+    source = SAVE_LOAD.format(load=load)
+    assert found(source, ["DEV202"]) == expected_findings(source)
