@@ -3,6 +3,8 @@ the team had used), each beside a twin.
 
 - Audio and image writers take host data: `torchaudio.save` of a cuda tensor raises, as `soundfile.write` of one
   does (F5-TTS's trainer saves the vocoder's GPU output, DEV401).
+- A module given a list spread as its inputs (`encoder(*inputs)`) is given each of its tensors (d3rlpy's probe of a
+  freshly built cpu encoder with inputs made on the caller's device, DEV102).
 - A library told `device="cuda"` builds on the GPU (`mace_mp(model="medium", device="cuda")`): a hardcoded GPU
   where nothing checks for one (mace-mp-umap's CLI, DEV201).
 - A load of a parameter the loading function does not save to is of whatever file its callers name: a function
@@ -93,3 +95,33 @@ class Model(nn.Module):
 def test_a_load_of_a_callers_path_is_not_of_a_file_another_function_saved(load):
     source = SAVE_LOAD.format(load=load)
     assert found(source, ["DEV202"]) == expected_findings(source)
+
+
+SPREAD = """
+import torch
+import torch.nn as nn
+
+
+def output_size(shapes, encoder, device):
+    with torch.no_grad():
+        inputs = []
+        for shape in shapes:
+            inputs.append(torch.rand(1, *shape, device=device))
+        y = encoder(*inputs){mark}
+    return int(y.shape[1])
+
+
+def create(shape, device):
+    encoder = nn.Sequential(nn.Linear(shape[0], 64), nn.ReLU()){moved}
+    return nn.Sequential(encoder, nn.Linear(output_size([shape], encoder, device), 2))
+
+
+device = "cuda:0" if torch.cuda.is_available() else "cpu"
+q = create((4,), device)
+"""
+
+
+@pytest.mark.parametrize("moved, mark", [("", "  # expect: DEV102"), (".to(device)", "")])
+def test_a_list_spread_as_a_modules_inputs_is_judged_member_by_member(moved, mark):
+    source = SPREAD.format(moved=moved, mark=mark)
+    assert found(source, ["DEV102"]) == expected_findings(source)

@@ -173,7 +173,7 @@ def call_module(site: CallSite, module: Value) -> Value:
         found = [args.find(position, keyword) for position, keyword in module.any_device_inputs]
         host_inputs |= {id(f[0]) for f in found if f is not None}
     inputs = [(n, v) for n, v in args.positional + list(args.keywords.values()) if id(n) not in host_inputs] + [
-        (n, v.elem if isinstance(v, Seq) else v) for n, v in args.starstar]
+        (n, v.elem if isinstance(v, Seq) else v) for n, v in args.star + args.starstar]  # (`encoder(*inputs)`)
     if any(v is CRASHED for _, v in inputs):
         return CRASHED  # given what a reported crash made: its output is not judged again
     if forward is not None:
