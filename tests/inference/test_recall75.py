@@ -5,6 +5,8 @@ the team had used), each beside a twin.
   does (F5-TTS's trainer saves the vocoder's GPU output, DEV401).
 - A module given a list spread as its inputs (`encoder(*inputs)`) is given each of its tensors (d3rlpy's probe of a
   freshly built cpu encoder with inputs made on the caller's device, DEV102).
+- A row of a tensor (`corners[0, :]`) is no single element: it is not 0-dim, so it does not combine with a tensor on
+  another device (torch-points3d's box corners, recall 73: a cpu row shifted by a cuda center, DEV104).
 - A library told `device="cuda"` builds on the GPU (`mace_mp(model="medium", device="cuda")`): a hardcoded GPU
   where nothing checks for one (mace-mp-umap's CLI, DEV201).
 - A load of a parameter the loading function does not save to is of whatever file its callers name: a function
@@ -125,3 +127,29 @@ q = create((4,), device)
 def test_a_list_spread_as_a_modules_inputs_is_judged_member_by_member(moved, mark):
     source = SPREAD.format(moved=moved, mark=mark)
     assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+ROW = """
+import torch
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def box_corners(size, center):
+    corners = torch.tensor([[-1.0, 1.0], [-2.0, 2.0], [-3.0, 3.0]]){moved}
+    corners[0, :] = {row} + center[0]{mark}
+    return corners.T
+
+
+print(box_corners(torch.rand(3, device=device), torch.randn(3, device=device)))
+"""
+
+
+@pytest.mark.parametrize("row, moved, mark", [
+    ("corners[0, :]", "", "  # expect: DEV104"),
+    ("corners[0, :]", ".to(center.device)", ""),
+    ("corners[0, 1]", "", ""),  # one element of a cpu tensor: 0-dim, it combines with any device
+])
+def test_a_row_of_a_cpu_tensor_is_no_element(row, moved, mark):
+    source = ROW.format(row=row, moved=moved, mark=mark)
+    assert found(source, ["DEV104", "DEV101"]) == expected_findings(source)

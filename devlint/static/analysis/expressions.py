@@ -370,11 +370,11 @@ _INT_OPERATORS = frozenset({"+", "-", "*", "//", "%", "+=", "-=", "*="})
 _ARRAY_OPERATORS = frozenset({"+", "-", "*", "/", "//", "**", "+=", "-=", "*=", "/="})
 
 
-def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, Value]]) -> bool:
+def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, Value]], node: cst.Subscript) -> bool:
     """`x[0]`, `table[i]` with an int, `table[t]` with t 0-dim (`timesteps[i]`): one element of a 1-d cpu
     tensor, 0-dim, which mixes with anything (a collated batch's `batch[0]` is a member, not an element; its `y[j]`
-    in a loop over `range(len(y))` is one)."""
-    return bool(indices) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) or _named_index(n, v)
+    in a loop over `range(len(y))` is one). A row (`corners[0, :]`) is none."""
+    return bool(indices) and all(type(element.slice) is cst.Index for element in node.slice) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) or _named_index(n, v)
                                  for n, v in indices) \
         and (not container.collated or all(type(v) is Integer for _, v in indices)) \
         and container.where is not None and container.where.kind == CPU_TYPE
@@ -506,9 +506,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
             operands = [operand(node.value, container)] + [operand(s, v) for s, v in tensor_indices]
             result = interp.operation(node, "[]", operands, state, indexing=True)
             if isinstance(result, Tensor):
-                return replace(result, where=container.where, scalar=_one_cpu_element(container, indices))
+                return replace(result, where=container.where, scalar=_one_cpu_element(container, indices, node))
             return result
-        return replace(container, scalar=_one_cpu_element(container, indices), fresh=False, derived=True)
+        return replace(container, scalar=_one_cpu_element(container, indices, node), fresh=False, derived=True)
     host_item = unmoved_item(interp, node, container)
     if host_item is not None:
         return host_item
