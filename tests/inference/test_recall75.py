@@ -7,6 +7,8 @@ the team had used), each beside a twin.
   freshly built cpu encoder with inputs made on the caller's device, DEV102).
 - A row of a tensor (`corners[0, :]`) is no single element: it is not 0-dim, so it does not combine with a tensor on
   another device (torch-points3d's box corners, recall 73: a cpu row shifted by a cuda center, DEV104).
+- A function whose body only returns a wall-clock read (`def current_time_millis(): return int(round(
+  time.monotonic_ns() / 1_000_000))`) is that clock under another name (modyn's benchmark, recall 73: DEV301).
 - A library told `device="cuda"` builds on the GPU (`mace_mp(model="medium", device="cuda")`): a hardcoded GPU
   where nothing checks for one (mace-mp-umap's CLI, DEV201).
 - A load of a parameter the loading function does not save to is of whatever file its callers name: a function
@@ -153,3 +155,39 @@ print(box_corners(torch.rand(3, device=device), torch.randn(3, device=device)))
 def test_a_row_of_a_cpu_tensor_is_no_element(row, moved, mark):
     source = ROW.format(row=row, moved=moved, mark=mark)
     assert found(source, ["DEV104", "DEV101"]) == expected_findings(source)
+
+
+CLOCK_WRAPPER = """
+import time
+import torch
+from torch import nn
+
+
+def current_time_millis():
+    \"\"\"Milliseconds on a monotonic clock.\"\"\"
+    return int(round(time.monotonic_ns() / 1_000_000))
+
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(64, 64).to(device)
+
+
+def bench(x):
+    start = current_time_millis()
+    y = model(x){sync}
+    elapsed = current_time_millis() - start{mark}
+    print("forward ms", elapsed)
+    return y
+
+
+bench(torch.randn(8, 64, device=device))
+"""
+
+
+@pytest.mark.parametrize("sync, mark", [
+    ("", "  # expect: DEV301"),
+    ("\n    torch.cuda.synchronize()", ""),
+])
+def test_a_function_that_returns_a_clock_read_is_a_clock(sync, mark):
+    source = CLOCK_WRAPPER.format(sync=sync, mark=mark)
+    assert found(source, ["DEV301"]) == expected_findings(source)

@@ -14,8 +14,10 @@ import libcst as cst
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis import functions, instances
 from devlint.static.analysis.attributes import attribute
-from devlint.static.semantics import data, host, modules, opaque, registry, tensors
+from devlint.static.analysis.definitions import clock_wrapped
+from devlint.static.semantics import data, host, modules, opaque, registry, tensors, timing
 from devlint.static.semantics.callsite import CallSite
+from devlint.static.syntax import dotted
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
     Alternatives, ArgsNamespace, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance,
@@ -90,6 +92,10 @@ def _call_value(interp: Walker, node: cst.Call, state: State, callee: Value) -> 
         site.path = callee.path
         return registry.call_function(site)
     if isinstance(callee, Function):
+        clock = clock_wrapped(callee.node) if type(callee.node) is cst.FunctionDef and not node.args else None
+        if clock is not None:  # `current_time_millis()`: a clock read, under the name the code calls it by
+            site.path = dotted(node.func) or clock
+            return timing.clock_read(site)
         return interp.invoke(callee, site.args, node, state, None)
     if isinstance(callee, Alternatives):
         return _call_either(interp, callee, site)

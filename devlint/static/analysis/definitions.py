@@ -553,20 +553,48 @@ def wraps_one_cuda_call(fdef: cst.FunctionDef) -> bool:
     """`def set_device(gpu_id): torch.cuda.set_device(gpu_id)`: a body that is one `torch.cuda` call of the
     function's parameters (after a docstring) is that call under another name, an API for GPU mode: its callers
     decide whether a GPU is there."""
-    body = fdef.body
-    if isinstance(body, cst.SimpleStatementSuite):
-        small = list(body.body)
-    elif all(type(line) is cst.SimpleStatementLine for line in body.body):
-        small = [s for line in cast("list[cst.SimpleStatementLine]", list(body.body)) for s in line.body]
-    else:
+    statement = _one_statement(fdef)
+    if type(statement) not in (cst.Expr, cst.Return):
         return False
-    small = [s for s in small if not (type(s) is cst.Expr and isinstance(s.value, cst.BaseString))]
-    if len(small) != 1 or type(small[0]) not in (cst.Expr, cst.Return):
-        return False
-    call = cast("cst.Expr | cst.Return", small[0]).value
+    call = cast("cst.Expr | cst.Return", statement).value
     if type(call) is not cst.Call or not (dotted(call.func) or "").startswith(api.CUDA_NAMESPACE + "."):
         return False
     # it hands the call what its caller gives (`gpu_id`): a method's own `torch.cuda.synchronize()` is no wrapper
     given = {param.name.value for param in fdef.params.params if param.name.value not in ("self", "cls")}
     handed = {arg.value.value for arg in call.args if type(arg.value) is cst.Name}
     return bool(given) and given <= handed
+
+
+def _one_statement(fdef: cst.FunctionDef) -> Optional[cst.BaseSmallStatement]:
+    """The body's only statement (after a docstring), where it is a simple one."""
+    body = fdef.body
+    if isinstance(body, cst.SimpleStatementSuite):
+        small = list(body.body)
+    elif all(type(line) is cst.SimpleStatementLine for line in body.body):
+        small = [s for line in cast("list[cst.SimpleStatementLine]", list(body.body)) for s in line.body]
+    else:
+        return None
+    small = [s for s in small if not (type(s) is cst.Expr and isinstance(s.value, cst.BaseString))]
+    return small[0] if len(small) == 1 else None
+
+
+def clock_wrapped(fdef: cst.FunctionDef) -> Optional[str]:
+    """`def current_time_millis(): return int(round(time.monotonic_ns() / 1_000_000))`: a function whose body only
+    returns a wall-clock read (in other units) is that clock under another name; the clock's path, or None."""
+    statement = _one_statement(fdef)
+    if type(statement) is not cst.Return or statement.value is None:
+        return None
+    stack: list[cst.CSTNode] = [statement.value]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Call:
+            name = dotted(node.func) or ""
+            if name in api.CLOCKS:
+                return name
+            if name in _CLOCK_NAMES:  # `from time import perf_counter`
+                return _CLOCK_NAMES[name]
+        stack.extend(children(node))
+    return None
+
+
+_CLOCK_NAMES = {path.rsplit(".", 1)[1]: path for path in api.CLOCKS if path.rsplit(".", 1)[1] != "time"}
