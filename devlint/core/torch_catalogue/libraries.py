@@ -180,6 +180,8 @@ ARRAY_SHARED_METHODS = frozenset(
     {"all", "any", "argmax", "argmin", "argsort", "clip", "conj", "cumprod", "cumsum", "diagonal", "dot", "flatten",
      "item", "max", "mean", "min", "nonzero", "prod", "put", "ravel", "repeat", "reshape", "resize", "round", "sort",
      "squeeze", "std", "sum", "swapaxes", "take", "tolist", "trace", "transpose", "var", "view", "copy", "astype"})
+# ... but numpy's `view` takes a dtype: given sizes (`x.view(-1, 3)`), only a tensor's does
+VIEW_METHOD = "view"
 
 # `x.device`, `x.is_cuda`, `x.type()`, `x.get_device()`: what says where a tensor is (`a.type() == b.type()`
 # holds where the two share a device: the type string names it)

@@ -18,7 +18,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.semantics.callsite import CallSite, Handler, MethodHandler
 from devlint.core.values import (
     UNKNOWN, Const, CudaEvent, DeviceValue, HostArray, Loader, Module, Optimizer, Parser, ParserGroup, RandomGenerator, Seq, Super,
-    Tensor, Unknown, Value, replace,
+    Integer, Tensor, Unknown, Value, replace,
 )
 
 
@@ -102,8 +102,7 @@ def call_method(site: CallSite) -> Value:
             result = handler(site)
             # (only kinds with a default handler have handlers that return None)
             result = cast(Handler, default)(site) if result is None else result
-            return _proven_tensor(result) if type(receiver) is Tensor and name in api.TENSOR_ONLY_ATTRS \
-                and name not in api.ARRAY_SHARED_METHODS else result
+            return _proven_tensor(result, site) if type(receiver) is Tensor and _tensor_evidence(site) else result
     if name == "startswith" and isinstance(receiver, Unknown):
         return devices.startswith_cuda(site)
     if isinstance(receiver, Const) and isinstance(receiver.value, str):
@@ -114,13 +113,24 @@ def call_method(site: CallSite) -> Value:
     return opaque.unknown_method(site)
 
 
-def _proven_tensor(result: Value) -> Value:
+def _tensor_evidence(site: CallSite) -> bool:
+    """Does the call show its receiver is a tensor: a method only tensors have (not one arrays share), or a
+    `view` given sizes (numpy's takes a dtype)?"""
+    name = site.name
+    if name == api.VIEW_METHOD:
+        return any(isinstance(v, (Const, Integer)) for _, v in site.args.positional)
+    return name in api.TENSOR_ONLY_ATTRS and name not in api.ARRAY_SHARED_METHODS
+
+
+def _proven_tensor(result: Value, site: CallSite) -> Value:
     """What only a tensor has (`h.unsqueeze(0)` of a value a call devlint cannot see gave): the receiver was a
     tensor, and a result on its device is one too, whatever the receiver's doubt (a helper's `isinstance(x,
-    np.ndarray)` branch is not taken for it)."""
-    if type(result) is Tensor and (result.inferred or result.maybe_object):
-        return replace(result, inferred=False, maybe_object=False)
-    return result
+    np.ndarray)` branch is not taken for it); of a parameter, no longer only guessed to be one."""
+    if type(result) is not Tensor:
+        return result
+    if result.inferred or result.maybe_object:
+        result = replace(result, inferred=False, maybe_object=False)
+    return result.with_why((site.node, "")) if devices.only_a_parameter(result) else result
 
 
 def call_builtin(site: CallSite) -> Value:
