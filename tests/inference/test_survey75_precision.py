@@ -10,6 +10,8 @@ each beside a twin that must stay reported.
   and what follows an unguarded selection of a GPU runs with it or not at all: the selection is reported
   (DEV203), not every use after it, also where a helper of another module selects it (BigVGAN's validation
   closure, EDM's `dist.init()`: DEV201 warnings).
+- A file that starts NVIDIA's management library (`pynvml.nvmlInit()`, a GPU-memory benchmark) runs with a GPU,
+  before that call too (LTSF-Linear's Pyraformer benchmark: two DEV203).
 - An input left on the cpu on the path where a test of the module itself says so (`if not
   model.params.unconditional: cond = cond.to(device)`) is one that module does not read there (diffwave's
   inference, a false DEV102 error).
@@ -295,3 +297,28 @@ def test_a_cuda_build_at_import_of_an_indirectly_imported_module_guards_the_impo
              "op/fused_act.py": KERNELS.replace("{kernel}", kernel), "model.py": MODEL, "generate.py": GENERATE}
     findings = lint_in_run(tmp_path, files, "generate.py")
     assert {f.line for f in findings if f.code == "DEV201"} == reported
+
+
+NVML = """
+import torch
+import pynvml
+
+torch.cuda.set_device(0){mark}
+print("Using device:", torch.cuda.get_device_name())
+{init}
+
+
+def bench(layer, x, device):
+    layer(x.to(device))
+
+
+if __name__ == "__main__":
+    device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+    bench(torch.nn.Linear(8, 8).to(device), torch.randn(4, 8), device)
+"""
+
+
+@pytest.mark.parametrize("init, mark", [("pynvml.nvmlInit()", ""), ("pynvml.__version__", "  # expect: DEV203")])
+def test_a_file_that_starts_nvml_runs_with_a_gpu(init, mark):
+    source = NVML.format(init=init, mark=mark)
+    assert found(source, codes={"DEV201", "DEV203"}) == expected_findings(source)

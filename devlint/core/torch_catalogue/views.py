@@ -180,6 +180,8 @@ SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 BACKEND_KEYWORD = "backend"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
+# NVIDIA's management library started (`pynvml.nvmlInit()`): it needs the driver, so a GPU is there
+NVML_INIT_NAME = "nvmlInit"
 SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
 MAIN_GUARD_WORD = "__main__"  # a script's `if __name__ == "__main__":`
 TORCH_WORD = "torch"  # (a script that never names it runs no device code: an environment's own demo)

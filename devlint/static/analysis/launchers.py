@@ -16,7 +16,8 @@ def is_nccl(node: cst.BaseExpression) -> bool:
 
 def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]]) -> bool:
     """`dist.init_process_group("nccl", ...)` (or `backend="nccl"`) as a statement of this body itself; the
-    backend may be a name the body set to "nccl" before (`args.dist_backend = "nccl"`, DeiT's and DETR's set-up)."""
+    backend may be a name the body set to "nccl" before (`args.dist_backend = "nccl"`, DeiT's and DETR's set-up).
+    NVML started (`pynvml.nvmlInit()`) says as much: a GPU is there."""
     nccl_names: set[str] = set()
     for statement in body:
         if type(statement) is not cst.SimpleStatementLine:
@@ -33,6 +34,8 @@ def sets_up_nccl(body: Sequence[Union[cst.BaseStatement, cst.BaseSmallStatement]
                 return True
             if type(small) is cst.Expr and _launcher_on_gpus(call):
                 return True
+            if type(small) is cst.Expr and (dotted(call.func) or "").rsplit(".", 1)[-1] == api.NVML_INIT_NAME:
+                return True  # a GPU-memory benchmark's `pynvml.nvmlInit()`: the driver is there
     return False
 
 
