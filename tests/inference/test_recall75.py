@@ -9,6 +9,9 @@ the team had used), each beside a twin.
   another device (torch-points3d's box corners, recall 73: a cpu row shifted by a cuda center, DEV104).
 - A function whose body only returns a wall-clock read (`def current_time_millis(): return int(round(
   time.monotonic_ns() / 1_000_000))`) is that clock under another name (modyn's benchmark, recall 73: DEV301).
+- A `@dataclass`'s fields hold what it is built with (`TaskOutput(probs=probs)`): a tensor a module's forward
+  puts in its output object keeps its device (biome-text's classification head, `.numpy()` of the GPU
+  probabilities, DEV401).
 - A library told `device="cuda"` builds on the GPU (`mace_mp(model="medium", device="cuda")`): a hardcoded GPU
   where nothing checks for one (mace-mp-umap's CLI, DEV201).
 - A load of a parameter the loading function does not save to is of whatever file its callers name: a function
@@ -191,3 +194,44 @@ bench(torch.randn(8, 64, device=device))
 def test_a_function_that_returns_a_clock_read_is_a_clock(sync, mark):
     source = CLOCK_WRAPPER.format(sync=sync, mark=mark)
     assert found(source, ["DEV301"]) == expected_findings(source)
+
+
+OUTPUT_OBJECT = """
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+
+
+@dataclass
+class TaskOutput:
+    probs: torch.Tensor
+    loss: float = 0.0
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return TaskOutput({given})
+
+    def decode(self, output):
+        return output.probs.data{host}.numpy().argmax(-1){mark}
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+head = Head().to(device)
+labels = head.decode(head(torch.randn(2, 8, device=device)))
+"""
+
+
+@pytest.mark.parametrize("given, host, mark", [
+    ("probs=torch.softmax(self.lin(x), dim=-1)", "", "  # expect: DEV401"),
+    ("torch.softmax(self.lin(x), dim=-1)", "", "  # expect: DEV401"),  # by position
+    ("probs=torch.softmax(self.lin(x), dim=-1)", ".cpu()", ""),
+])
+def test_a_dataclass_keeps_the_tensors_it_is_built_with(given, host, mark):
+    source = OUTPUT_OBJECT.format(given=given, host=host, mark=mark)
+    assert found(source, ["DEV401"]) == expected_findings(source)

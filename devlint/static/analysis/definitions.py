@@ -598,3 +598,19 @@ def clock_wrapped(fdef: cst.FunctionDef) -> Optional[str]:
 
 
 _CLOCK_NAMES = {path.rsplit(".", 1)[1]: path for path in api.CLOCKS if path.rsplit(".", 1)[1] != "time"}
+
+
+def dataclass_fields(cls: cst.ClassDef) -> Optional[list[str]]:
+    """The fields of a `@dataclass` (`@dataclasses.dataclass(frozen=True)` too), in order: the annotated names of
+    its body, which its generated `__init__` takes in that order; None for any other class."""
+    decorated = [dotted(d.decorator.func if type(d.decorator) is cst.Call else d.decorator) or ""
+                 for d in cls.decorators]
+    if not any(name.rsplit(".", 1)[-1] == api.DATACLASS_DECORATOR for name in decorated):
+        return None
+    fields = []
+    for line in cls.body.body:
+        for small in getattr(line, "body", ()) if type(line) is cst.SimpleStatementLine else ():
+            if type(small) is cst.AnnAssign and type(small.target) is cst.Name \
+                    and "ClassVar" not in (dotted(small.annotation.annotation) or ""):
+                fields.append(small.target.value)
+    return fields

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.definitions import by_shape, calls_attribute, find_method
+from devlint.static.analysis.definitions import by_shape, calls_attribute, dataclass_fields, find_method
 from devlint.static.analysis.functions import bind_arguments, class_summary, refill, summarise
 from devlint.static.analysis.members import only_handed_in, placed_by_members
 from devlint.static.analysis.state import State
@@ -35,6 +35,11 @@ def instantiate(interp: Walker, cls: Class, site: CallSite, args: Optional[Args]
         obj = Instance(why=((node, ""),), cls=cls.name)
     tables, stack = interp.tables, interp.frames.stack
     init = find_method(cls, "__init__", tables.classes)
+    if init is None and isinstance(obj, Instance) and cls.node is not None:
+        fields = dataclass_fields(cls.node)
+        if fields:  # `TaskOutput(probs=probs)` of a `@dataclass`: its fields hold what it is given
+            given = [(f, args.find(i, f)) for i, f in enumerate(fields)]
+            return replace(obj, attrs=tuple((f, found[1]) for f, found in given if found is not None))
     if init is None or id(init) not in tables.functions:
         if isinstance(obj, Module) and init is None and not has_state(interp, cls, obj):
             return replace(obj, where=None, stateless=True)  # `class MaskedLoss(nn.CrossEntropyLoss)`
