@@ -12,6 +12,9 @@ each beside a twin that must stay reported.
   closure, EDM's `dist.init()`: DEV201 warnings).
 - A file that starts NVIDIA's management library (`pynvml.nvmlInit()`, a GPU-memory benchmark) runs with a GPU,
   before that call too (LTSF-Linear's Pyraformer benchmark: two DEV203).
+- A dataset whose `__getitem__` returns a list (`[torch.tensor(idx), self.X[idx]]`) is collated part by part, as
+  a tuple is: the part of a dataset built on the GPU is there (PyPOTS's GRU-D dataset, read in this stop's
+  regression run: a false DEV102).
 - An input left on the cpu on the path where a test of the module itself says so (`if not
   model.params.unconditional: cond = cond.to(device)`) is one that module does not read there (diffwave's
   inference, a false DEV102 error).
@@ -322,3 +325,42 @@ if __name__ == "__main__":
 def test_a_file_that_starts_nvml_runs_with_a_gpu(init, mark):
     source = NVML.format(init=init, mark=mark)
     assert found(source, codes={"DEV201", "DEV203"}) == expected_findings(source)
+
+
+LIST_ITEMS = """
+import torch
+from torch import nn
+from torch.utils.data import DataLoader, Dataset
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+class Windows(Dataset):
+    def __init__(self, X):
+        self.X = X
+
+    def __len__(self):
+        return len(self.X)
+
+    def __getitem__(self, idx):
+        return [torch.tensor(idx), self.X[idx]]
+
+
+model = nn.Linear(4, 2).to(device)
+loader = DataLoader(Windows(torch.randn(16, 4){moved}), batch_size=4)
+for indices, x in loader:
+    out = model(x){mark}
+"""
+
+
+@pytest.mark.parametrize("item, unpacked, moved, mark", [
+    ("[torch.tensor(idx), self.X[idx]]", "indices, x", ".to(device)", ""),
+    ("[torch.tensor(idx), self.X[idx]]", "indices, x", "", "  # expect: DEV102"),
+    # a dict with a part off the cpu: its batches are not a plain DataLoader's cpu ones
+    ('{{"idx": torch.tensor(idx), "x": self.X[idx]}}', "batch", ".to(device)", ""),
+])
+def test_a_list_item_is_collated_part_by_part(item, unpacked, moved, mark):
+    source = LIST_ITEMS.replace("[torch.tensor(idx), self.X[idx]]", item).replace("indices, x", unpacked)
+    source = source.replace("model(x)", "model(x)" if unpacked != "batch" else 'model(batch["x"])')
+    source = source.format(moved=moved, mark=mark)
+    assert found(source, codes={"DEV102"}) == expected_findings(source)

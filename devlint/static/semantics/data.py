@@ -33,11 +33,11 @@ def data_loader(site: CallSite) -> Value:
     if collated is not None and collated.where is not None:
         return collated  # the batch is what the collate_fn makes of the items, not the items
     if isinstance(dataset, Instance):
-        where, parts = _item_device(site, dataset)
+        where, parts, elsewhere = _item_device(site, dataset)
         if where is not None:  # (with the collate_fn's numpy lengths, where it makes some)
             return Loader(why=((site.node, f"its dataset's items are on {where}"),), where=where,
                           custom_collate=custom, host_items=collated.host_items if collated is not None else ())
-        if parts:  # `return x.to(self.device), extra`: the batch's parts are where the items' are
+        if parts or elsewhere:  # `return x.to(self.device), extra`: the batch's parts are where the items' are
             return Loader(why=((site.node, "its dataset's items"),), where=None, custom_collate=custom,
                           item_devices=parts)
     if collated is not None:
@@ -70,20 +70,23 @@ def _collated_by(site: CallSite, collate: Value) -> Loader:
     return Loader(why=((site.node, note),), where=where, custom_collate=True, host_items=host if any(host) else ())
 
 
-def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], tuple[Optional[Device], ...]]:
+def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], tuple[Optional[Device], ...], bool]:
     """Where a dataset of this file puts its items (its `__getitem__`), or, for a tuple of tensors on several
-    devices, where each part is; checks that a DataLoader can pin them and send them to worker processes (cpu
-    tensors only)."""
+    devices, where each part is, and whether some of its tensors are off the cpu (then its batches are not the cpu
+    batches of a plain DataLoader: where, unknown); checks that a DataLoader can pin them and send them to worker
+    processes (cpu tensors only)."""
     item = site.walk.call_method_of(dataset, "__getitem__", [UNKNOWN], site.node, site.state)
     devices = {t.where for t in tensors_in(item)}
     parts = tuple(part.where if isinstance(part, (Tensor, Located)) else None for part in item.items) \
-        if isinstance(item, Seq) and item.kind == "tuple" and item.items is not None else ()
+        if isinstance(item, Seq) and item.kind in ("tuple", "list") and item.items is not None else ()
     if len(set(parts)) > 1 and any(part is None or part.kind != CPU_TYPE for part in parts):
         # `return graph.to(self.device), label`: each part where the item has it; `return img, labels, path,
-        # shapes`: a path and a tuple of sizes are no tensors
-        return None, parts
+        # shapes`: a path and a tuple of sizes are no tensors (a list is collated part by part as a tuple is:
+        # `[torch.tensor(idx), self.X[idx]]` of a dataset built on the GPU)
+        return None, parts, True
     if len(devices) != 1 or None in devices:
-        return None, ()
+        # `[torch.tensor(idx), self.X[idx]]` of a dataset built on the GPU, joined with its labels: not all cpu
+        return None, (), any(d is not None and d.kind != CPU_TYPE for d in devices)
     where = cast(Device, devices.pop())  # (not None: checked above)
     if where.concrete and where.kind != CPU_TYPE:
         for option, does in api.LOADER_CPU_ONLY_OPTIONS:
@@ -94,7 +97,7 @@ def _item_device(site: CallSite, dataset: Instance) -> tuple[Optional[Device], t
                                           site.operand(cast(Argument, site.args.find(0, "dataset"))[0],
                                                        Tensor(why=item_why(item), where=where)), site.context))
                 break
-    return where, ()
+    return where, (), False
 
 
 def item_why(item: Value) -> Why:
