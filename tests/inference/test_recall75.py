@@ -24,7 +24,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found
+from tests.lint_helpers import check_file, found
 
 WRITER = """
 import torch
@@ -84,6 +84,8 @@ class Model(nn.Module):
         self.fc = nn.Linear(4, 2)
 
     def save(self, model_path):
+        if model_path is None:
+            model_path = self.model_path
         torch.save({{"state_dict": self.state_dict()}}, model_path)
 
     def load(self, model_path, device="cpu"):
@@ -97,6 +99,10 @@ class Model(nn.Module):
     '        self.load_state_dict(torch.load(model_path, map_location=device)["state_dict"])',
     # the function's own file: written by this code, read back on the same machine
     '        self.save(model_path)\n        torch.save(self.state_dict(), model_path)\n'
+    '        self.load_state_dict(torch.load(model_path))',
+    # rebound where it loads to the path the saver writes by default (ReChorus's `load_model`, read in this stop's
+    # regression run): the same file, not any file a caller names
+    '        if model_path is None:\n            model_path = self.model_path\n'
     '        self.load_state_dict(torch.load(model_path))',
 ])
 def test_a_load_of_a_callers_path_is_not_of_a_file_another_function_saved(load):
@@ -235,3 +241,37 @@ labels = head.decode(head(torch.randn(2, 8, device=device)))
 def test_a_dataclass_keeps_the_tensors_it_is_built_with(given, host, mark):
     source = OUTPUT_OBJECT.format(given=given, host=host, mark=mark)
     assert found(source, ["DEV401"]) == expected_findings(source)
+
+
+IN_TESTS = """
+import torch
+from mace.calculators import mace_mp
+from lightning.pytorch.strategies import SingleDeviceStrategy
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class CustomCheckpointIO:
+    def save_checkpoint(self, checkpoint, path):
+        torch.save(checkpoint, path)
+
+    def load_checkpoint(self, path):
+        return torch.load(path)
+
+
+def test_strategy_device():
+    strategy = SingleDeviceStrategy(device=torch.device("cuda"))
+    assert strategy.root_device.type == "cuda"
+"""
+
+
+def test_a_test_modules_helpers_and_tests_name_devices_without_using_them(tmp_path):
+    """Lightning's tests, read in this stop's regression run: a checkpoint helper of a test module reads what its
+    tests wrote; a test builds a strategy object around a cuda device it never uses."""
+    test_file = tmp_path / "tests" / "test_checkpoint_io.py"
+    test_file.parent.mkdir()
+    test_file.write_text(IN_TESTS)
+    assert {f.code for f in check_file(test_file)} & {"DEV201", "DEV202"} == set()
+    plain = tmp_path / "checkpoint_io.py"
+    plain.write_text(IN_TESTS.replace("def test_strategy_device", "def strategy_device"))
+    assert {f.code for f in check_file(plain)} >= {"DEV201", "DEV202"}

@@ -16,6 +16,7 @@ from devlint.static.analysis.definitions import (
     moved_on_entry, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
+from devlint.static.project.call_sites import is_test_path
 from devlint.static.project.layout import Target
 from devlint.static.syntax import LazyCode, argument_for, children, dotted
 
@@ -455,6 +456,12 @@ class FileQuestions:
             names.append(self._tables.enclosing.get(id(frames.current_function)) or "")
         return any(n.rsplit(".", 1)[-1].startswith("test") for n in names)
 
+    def in_test_module(self) -> bool:
+        """Is this file a test module (`test_*.py`, `*_test.py`, `conftest.py`, a file under `tests/`)? Its helpers
+        read what its tests wrote, on the machine that runs them."""
+        project = self._tables.project
+        return project is not None and is_test_path(str(project.importer))
+
     def saved_here(self, path: cst.CSTNode) -> bool:
         """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
         `name`, its unpack hook loads `name`), or a path with the same string parts (`"ckpt/%s_%d.pth" % ...`)."""
@@ -484,7 +491,8 @@ class FileQuestions:
         if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:
             return False
         parameters = {param.name.value for param in current.params.params + current.params.kwonly_params}
-        return path.value in parameters and path.value not in self._tables.scope_of(current).saved_to
+        return path.value in parameters and path.value not in self._tables.scope_of(current).saved_to \
+            and not _rebound(current, path.value)  # (`if model_path is None: model_path = self.model_path`)
 
     def _returns_saved(self, func: cst.BaseExpression) -> bool:
         tables = self._tables
@@ -615,4 +623,16 @@ def _mentions_file(node: cst.CSTNode) -> bool:
         if type(current) is cst.Name and current.value == "__file__":
             return True
         stack.extend(children(current))
+    return False
+
+
+def _rebound(function: cst.FunctionDef, name: str) -> bool:
+    """Does the function assign `name` anywhere in its body?"""
+    stack: list[cst.CSTNode] = [function.body]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Assign and any(dotted(t.target) == name for t in node.targets):
+            return True
+        if type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
+            stack.extend(children(node))
     return False

@@ -140,10 +140,10 @@ def load(site: CallSite) -> Value:
 
 
 def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
-    """Was what it loads written on this machine, by this process? A test loads what the code it tests
-    just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
+    """Was what it loads written on this machine, by this process? A test (or a helper of a test module) loads
+    what the code it tests just wrote; a dataset loads its processed data; an in-memory buffer holds bytes made here."""
     function = site.context.function or ""
-    if site.file.in_test():
+    if site.file.in_test() or site.file.in_test_module():
         return True
     owner = site.file.classes.get(function.rsplit(".", 1)[0]) if "." in function else None
     if owner is not None and owner.is_dataset:

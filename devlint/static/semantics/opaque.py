@@ -33,8 +33,9 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
     site.walk.escape(args, state)
     site.facts.note_gpu_work(site.node, [v for _, v in args.all()], state)
     given = args.keywords.get("device")
-    if given is not None and isinstance(given[1], (Const, DeviceValue)):
-        # `mace_mp(model="medium", device="cuda")`: the library builds on the GPU it is told to use
+    if given is not None and isinstance(given[1], (Const, DeviceValue)) and not site.file.in_test():
+        # `mace_mp(model="medium", device="cuda")`: the library builds on the GPU it is told to use (a test's
+        # `SingleDeviceStrategy(device=torch.device("cuda"))` beside mocks only names one)
         device_argument(site.facts, given[1], state, given[0])
     if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS or _validated(site):
         site.facts.note_sync(state)
