@@ -180,6 +180,9 @@ SPAWNS_WORKERS = paths(role(Role.SPAWNS_WORKERS))
 NCCL_BACKEND = "nccl"
 BACKEND_KEYWORD = "backend"
 INIT_PROCESS_GROUP_NAME = "init_process_group"
+# Lightning's `Fabric(accelerator="cuda")`, `Trainer(accelerator="gpu")`: built only where a GPU is
+ACCELERATOR_KEYWORD = "accelerator"
+GPU_ACCELERATORS = frozenset({"cuda", "gpu"})
 DATACLASS_DECORATOR = "dataclass"  # its class's generated `__init__` keeps each argument as a field
 # NVIDIA's management library started (`pynvml.nvmlInit()`): it needs the driver, so a GPU is there
 NVML_INIT_NAME = "nvmlInit"

@@ -156,8 +156,8 @@ def _own_gpu_import(project: ProjectImports, path: str) -> bool:
     scan = _scan(path)
     if scan is None:
         return False
-    if scan.jit_cuda:
-        return True
+    if scan.jit_cuda or project.builds_cuda_kernels(Path(path)):
+        return True  # (a module of a package whose setup.py builds CUDA kernels only: Pointcept's `libs/`)
     where = Path(path)
     for module in scan.plain:
         if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (

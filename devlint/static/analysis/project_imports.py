@@ -219,13 +219,13 @@ class ProjectImports:
         self.used.update(self._gpu_required)  # (each answer's cache entry depends on those scripts)
         return bool(self._gpu_required)
 
-    def builds_cuda_kernels(self) -> bool:
+    def builds_cuda_kernels(self, module: Optional[Path] = None) -> bool:
         """Does the setup.py nearest the file (in its folder or above, up to the project's root) build CUDA
         extensions and no cpu one? Then its package is GPU-only by construction: it installs where nvcc is, and
         its results go through kernels that have no cpu implementation (torch-ngp's `freqencoder/setup.py`
-        beside the module that wraps its kernel)."""
+        beside the module that wraps its kernel). `module`: another module of the project, asked the same."""
         root = self.layout.root
-        folder = self.importer.parent
+        folder = (module or self.importer).parent
         folders = [folder, *[f for f in folder.parents if root in f.parents or f == root]] \
             if folder == root or root in folder.parents else [root]
         for candidate in folders:

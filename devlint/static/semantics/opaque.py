@@ -37,6 +37,9 @@ def unknown_function(site: CallSite, by_name: bool = False) -> Value:
         # `mace_mp(model="medium", device="cuda")`: the library builds on the GPU it is told to use (a test's
         # `SingleDeviceStrategy(device=torch.device("cuda"))` beside mocks only names one)
         device_argument(site.facts, given[1], state, given[0])
+    accelerator = args.keywords.get(api.ACCELERATOR_KEYWORD)
+    if accelerator is not None and isinstance(accelerator[1], Const) and accelerator[1].value in api.GPU_ACCELERATORS:
+        state.guarded = True  # `L.Fabric(accelerator="cuda")`: what follows runs with a GPU, or the run stops here
     if checkpoint_io(site.path) or site.path in api.DATA_DEPENDENT_LIBRARY_OPS or _validated(site):
         site.facts.note_sync(state)
     if _constructs_a_module(site, by_name):

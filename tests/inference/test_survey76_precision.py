@@ -1,0 +1,97 @@
+"""False findings of the seventy-sixth precision survey (issue 17 item 9: point clouds and 3D vision, video, OCR and
+documents, image restoration, LLM fine-tuning), each beside a twin that must stay reported.
+
+- Lightning's `Fabric(accelerator="cuda")` (or a Trainer's `accelerator="gpu"`) is built only where a GPU is: what
+  follows runs with one (lit-llama's fine-tuning scripts: two DEV202).
+- A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
+  that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found, lint_in_run
+
+FABRIC = """
+import lightning as L
+import torch
+from torch import nn
+
+
+def main(pretrained_path="checkpoints/base.pth"):
+    fabric = L.Fabric(accelerator={accelerator}, devices=1, precision="bf16-true")
+    fabric.launch()
+    model = nn.Linear(16, 16)
+    model.load_state_dict(torch.load(pretrained_path)){mark}
+    return fabric.setup(model)
+
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+"""
+
+
+@pytest.mark.parametrize("accelerator, mark", [
+    ('"cuda"', ""),
+    ('"gpu"', ""),
+    ('"auto"', "  # expect: DEV202"),
+])
+def test_fabric_on_cuda_runs_with_a_gpu(accelerator, mark):
+    source = FABRIC.format(accelerator=accelerator, mark=mark)
+    assert found(source, ["DEV202", "DEV201"]) == expected_findings(source)
+
+
+SETUP = """
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, {kind}
+
+setup(name="_ext", ext_modules=[{kind}("_ext", ["src/ext.cpp", "src/pool_kernel.cu"])],
+      cmdclass={{"build_ext": BuildExtension}})
+"""
+
+GRID_POOL = """
+import torch
+from torch.autograd import Function
+
+from ._ext import grid_pool_forward
+
+
+class GridPoolFunction(Function):
+    @staticmethod
+    def forward(ctx, feats, points, shape):
+        out = torch.zeros((int(shape.prod()), feats.size(1)), device=feats.device)
+        grid_pool_forward(points, feats, shape.cpu(), out)
+        return out
+"""
+
+ENCODER = """
+import torch
+from torch import nn
+
+from ops.grid_pool import GridPoolFunction
+
+
+class LocalPointNet(nn.Module):
+    def __init__(self, cells=16):
+        super().__init__()
+        self.grid_shape = torch.cuda.LongTensor([cells, cells, cells])
+        self.fc = nn.Conv1d(3, 32, 1)
+
+    def forward(self, points):
+        feats = self.fc(points.transpose(1, 2)).transpose(1, 2)[0]
+        return GridPoolFunction.apply(feats, points[0], self.grid_shape)
+
+
+DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+"""
+
+
+@pytest.mark.parametrize("kind, reported", [("CUDAExtension", set()), ("CppExtension", {11})])
+def test_a_module_that_imports_a_cuda_only_package_runs_with_a_gpu(tmp_path: Path, kind, reported):
+    files = {"ops/__init__.py": "", "ops/setup.py": SETUP.format(kind=kind), "ops/grid_pool.py": GRID_POOL,
+             "encoder.py": ENCODER}
+    findings = lint_in_run(tmp_path, files, "encoder.py")
+    assert {f.line for f in findings if f.code == "DEV201"} == reported
