@@ -28,7 +28,7 @@ from devlint.core.limits import (
     DEFAULT_MAX_FILE_SIZE, MAX_ANALYSIS_SECONDS, NOTEBOOK_SIZE_FACTOR, AnalysisBudgetExceeded,
 )
 from devlint.static.prescan import check_parsable
-from devlint.static.project.call_sites import is_test_path
+from devlint.static.project.call_sites import is_test_module, is_test_path
 from devlint.static.project.sources import keep_parsed, parsed_before
 from devlint.static.rules.base import Rule, Verdict
 from devlint.static.suppressions import Suppressions, audit_suppressions, mentions_suppression
@@ -66,7 +66,8 @@ def _check_module(module: cst.Module, file: FileContext, source_text: str, path:
                 reports.append((rule, report))
 
     stopped = _analyse_within_budget(module, emit, project)
-    if is_test_path(path):  # (a test runs a helper on whatever its machine has: it answers nothing)
+    if is_test_path(path) and is_test_module(path, source_text.encode("utf-8", "replace")):
+        # (a test runs a helper on whatever its machine has: it answers nothing)
         placements.clear()
     if project is not None and placements:
         project.placements = _foreign_placements(file, placements, project)

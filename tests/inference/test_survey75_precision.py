@@ -2,8 +2,8 @@
 each beside a twin that must stay reported.
 
 - What only a tensor has proves a value is a tensor: `h.unsqueeze(0)` of a value a call devlint cannot see gave
-  (a layer of unknown kind looping over its children), or a `view` given sizes, is a tensor, so a helper's `isinstance(x, np.ndarray)`
-  branch is not taken for it (OpenPCDet's `rotate_points_along_z` under its focal sparse convolution: a false
+  (a layer of unknown kind looping over its children), or a `view` given sizes, is a tensor, so a helper's
+  `isinstance(x, np.ndarray)` branch is not taken for it (OpenPCDet's `rotate_points_along_z` under its focal sparse convolution: a false
   DEV104 error from the `torch.from_numpy` branch).
 - `torch.cuda.set_device(rank)` makes plain 'cuda' the rank's GPU: `.cuda()` after it is where
   `f"cuda:{rank}"` is, whatever index one caller's walk gave `rank` (BigVGAN's DDP worker, two false DEV102);

@@ -3,6 +3,12 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
 
 - Lightning's `Fabric(accelerator="cuda")` (or a Trainer's `accelerator="gpu"`) is built only where a GPU is: what
   follows runs with one (lit-llama's fine-tuning scripts: two DEV202).
+- `if num_gpus: x = x.cuda()` ... `if num_gpus: x = x.cpu()`: where the flag is as it was when x stayed on the cpu,
+  x is on the cpu (and what an unseen call makes of it, `model(x)`, too); a helper's DEV104 guess is answered by a
+  caller in another module that hands it such values, though the helper's own file walks it on its own symbolic
+  parameters from another method, and though the caller's script is named `test_net.py` (a module of tests
+  uses pytest or unittest, or lives under `tests/`) (SlowFast's `WrongPredictionVis`, survey 72's TimeSformer
+  meter: DEV104).
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -14,7 +20,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import expected_findings
-from tests.lint_helpers import found, lint_in_run
+from devlint.cli.batch import check_files
+from devlint.static.rules import ALL_RULES
+from tests.lint_helpers import found, lint_in_run, write_files
 
 FABRIC = """
 import lightning as L
@@ -95,3 +103,52 @@ def test_a_module_that_imports_a_cuda_only_package_runs_with_a_gpu(tmp_path: Pat
              "encoder.py": ENCODER}
     findings = lint_in_run(tmp_path, files, "encoder.py")
     assert {f.line for f in findings if f.code == "DEV201"} == reported
+
+
+VIS = """
+import torch
+
+
+class WrongPredictionVis:
+    def __init__(self, subset=None):
+        self.subset = subset
+
+    def _pick_wrong_preds(self, labels, preds):
+        subset_mask = torch.ones(size=(len(labels),), dtype=torch.bool)
+        mask = torch.argmax(preds, dim=-1) != labels
+        mask &= subset_mask
+        return mask
+
+    def visualize(self, labels, preds):
+        return torch.squeeze(self._pick_wrong_preds(labels, preds).nonzero(), dim=-1)
+"""
+
+CALLER = """
+from vislib.prediction_vis import WrongPredictionVis
+
+
+def run(loader, model, num_gpus):
+    vis = WrongPredictionVis()
+    for inputs, labels in loader:
+        if num_gpus:
+            inputs, labels = inputs.cuda(), labels.cuda()
+        preds = model(inputs)
+        if {test}:
+            labels, preds = labels.cpu(), preds.cpu()
+        vis.visualize(labels=labels, preds=preds.detach().clone())
+"""
+
+
+@pytest.mark.parametrize("test, script, reported", [
+    ("num_gpus", "tools/visualize.py", set()),
+    # an evaluation script named as a test (SlowFast's and TimeSformer's `tools/test_net.py`) is a script
+    ("num_gpus", "tools/test_net.py", set()),
+    # a flag of its own: where it is false, labels and preds may be on the GPU
+    ("verbose", "tools/visualize.py", {12}),
+])
+def test_callers_in_another_module_answer_a_guess_through_a_shared_flag(tmp_path: Path, test, script, reported):
+    files = {"vislib/__init__.py": "", "vislib/prediction_vis.py": VIS, script: CALLER.format(test=test)}
+    write_files(tmp_path, files)
+    paths = [str(tmp_path / name) for name in sorted(files)]
+    found_ = check_files(paths, [rule.code for rule in ALL_RULES], jobs=1, use_cache=False)
+    assert {f.line for f in found_ if f.code == "DEV104" and f.path.endswith("prediction_vis.py")} == reported

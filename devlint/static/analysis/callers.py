@@ -24,6 +24,7 @@ from devlint.static.syntax import argument_for, dotted
 
 if TYPE_CHECKING:
     from devlint.static.analysis.walker import Walker
+    from devlint.static.analysis.project_imports import ProjectImports
 
 
 class Passed(enum.Enum):
@@ -47,10 +48,8 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
     """(param, its symbolic value) -> what the run's callers pass it, where they all agree on an evident thing.
     `method`: a method's calls are `x.name(...)`; `bound`: the first parameter is self; `constructor`: the class
     whose calls (`Cls(...)`) run this `__init__`."""
-    project = interp.tables.project
-    name = constructor or fdef.name.value
-    if project is None or not project.checked or (name.startswith("__") and constructor is None) \
-            or name == "forward":
+    name, project = constructor or fdef.name.value, interp.tables.project  # (this file's: walks go elsewhere)
+    if project is None or not _asks_callers(project, name, constructor):
         return _keep
     plist = list(fdef.params.posonly_params) + list(fdef.params.params)
     positions = {param.name.value: i for i, param in enumerate(plist[1:] if bound else plist)}
@@ -58,15 +57,7 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
 
     def sites() -> Optional[list[CallText]]:
         if not found:
-            read: dict[str, str] = {}
-            own = str(project.importer)
-            calls = run_call_sites(project.checked, script_bytes, name, method and constructor is None, own, read)
-            if calls and not method:  # (its own file calls it by its name: `ext.nms_gpu(...)` there is another's)
-                calls = [site for site in calls if not (site.qualified and site.path == own)]
-            if constructor and calls and subclassed(project.checked, script_bytes, constructor, read):
-                calls = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
-            project.used.update(read)  # the cache entry depends on the callers' text
-            found.append(None if not calls or all(site.in_test for site in calls) else calls)
+            found.append(run_sites(project, name, method, constructor))
         return found[0]
 
     def bind(param: cst.Param, symbolic: Value) -> Value:
@@ -98,6 +89,28 @@ def from_callers(interp: Walker, fdef: cst.FunctionDef, method: bool, bound: boo
         # (every call passes its device: a hardcoded default, `device="cuda"`, is never read)
         return DeviceValue(why=why, where=where)
     return bind
+
+
+def _asks_callers(project: ProjectImports, name: str, constructor: Optional[str]) -> bool:
+    return bool(project.checked) and not (name.startswith("__") and constructor is None) and name != "forward"
+
+
+def run_sites(project: ProjectImports, name: str, method: bool,
+              constructor: Optional[str] = None) -> Optional[list[CallText]]:
+    """The calls of the function (or method, or class: `constructor`) named `name` in the run's files (`project`:
+    the checked file's), none in a test; None where there are none (or a subclass's `super().__init__(...)` calls
+    it unseen)."""
+    if not _asks_callers(project, name, constructor):
+        return None
+    read: dict[str, str] = {}
+    own = str(project.importer)
+    calls = run_call_sites(project.checked, script_bytes, name, method and constructor is None, own, read)
+    if calls and not method:  # (its own file calls it by its name: `ext.nms_gpu(...)` there is another's)
+        calls = [site for site in calls if not (site.qualified and site.path == own)]
+    if constructor and calls and subclassed(project.checked, script_bytes, constructor, read):
+        calls = None  # a subclass's `super().__init__(...)` calls it too, with what the text does not show
+    project.used.update(read)  # the cache entry depends on the callers' text
+    return None if not calls or all(site.in_test for site in calls) else calls
 
 
 def _agreed(sites: list[CallText], name: str, position: Optional[int],

@@ -44,7 +44,7 @@ class Emitter:
     """
 
     __slots__ = ("_send", "_module", "_frames", "muted", "first_pass", "foreign", "portable_uses", "told",
-                 "_own_nodes", "_demo_only")
+                 "_own_nodes", "_demo_only", "called_in_run")
 
     def __init__(self, send: Callable[[object], None], module: cst.Module, frames: Frames,
                  demo_only: Optional[dict[int, bool]] = None) -> None:
@@ -57,6 +57,9 @@ class Emitter:
         self.portable_uses = 0
         self.told = 0  # facts handed to `emit` so far, said or not (a walk that told none said nothing)
         self._own_nodes: Optional[set[int]] = None  # id() of every node of this file, made when first needed
+        # in a function walked on its own symbolic parameters: whether the run's files call it (their walks run it
+        # on what they pass: this one stands for none of them); None outside such a walk
+        self.called_in_run: Optional[Callable[[], bool]] = None
 
     def emit(self, fact: object) -> None:
         self.told += 1
@@ -72,6 +75,9 @@ class Emitter:
         if stack and self._demo_only.get(stack[0]):
             return  # the file's self-test, on toy cpu tensors: its users call it with theirs
         values = [operand.value for operand in fact.operands]
+        if self.called_in_run is not None and self.called_in_run() and any(
+                isinstance(v, Tensor) and v.where is not None and v.where.kind == "param" for v in values):
+            return  # a caller walked on its own symbolic parameters, which the run's callers walk with theirs
         if len(values) >= 2 and any(created_here_on_cpu(value) for value in values):
             cpu = all(isinstance(v, Tensor) and v.where is not None and v.where.kind == api.CPU_TYPE for v in values)
             self._send(CallerPlacement(fact.node, cpu, fact.context, self._frames.current_function))

@@ -374,8 +374,8 @@ def _one_cpu_element(container: Tensor, indices: list[tuple[cst.BaseExpression, 
     """`x[0]`, `table[i]` with an int, `table[t]` with t 0-dim (`timesteps[i]`): one element of a 1-d cpu
     tensor, 0-dim, which mixes with anything (a collated batch's `batch[0]` is a member, not an element; its `y[j]`
     in a loop over `range(len(y))` is one). A row (`corners[0, :]`) is none."""
-    return bool(indices) and all(type(element.slice) is cst.Index for element in node.slice) and all(v.scalar if isinstance(v, Tensor) else _is_int(v) or _named_index(n, v)
-                                 for n, v in indices) \
+    return bool(indices) and all(type(element.slice) is cst.Index for element in node.slice) \
+        and all(v.scalar if isinstance(v, Tensor) else _is_int(v) or _named_index(n, v) for n, v in indices) \
         and (not container.collated or all(type(v) is Integer for _, v in indices)) \
         and container.where is not None and container.where.kind == CPU_TYPE
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional, cast
 
 import libcst as cst
 
-from devlint.core.devices import Device
+from devlint.core.devices import CPU, Device
 from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import device_move
 from devlint.static.syntax import children, dotted
@@ -287,8 +287,8 @@ def same_place(interp: Walker, test: cst.BaseExpression, then_state: State, else
 def flag_paths(test: cst.BaseExpression, then_state: State, else_state: State) -> None:
     """`if flag: x = x.cuda()` then `if flag: y = x + w.cuda()`: a tensor that stayed on the cpu where `flag`
     was false is not on the cpu in a branch where it is true (nor the other way round). Its device there is
-    the other path's, which the join forgot: unknown, never a mix. `flag > 0`, `flag is True`, `not flag`
-    test the same flag."""
+    the other path's, which the join forgot: unknown, never a mix; in a branch where the flag is as it was on
+    the cpu path, it is on the cpu. `flag > 0`, `flag is True`, `not flag` test the same flag."""
     tested = flag_test(test)
     if tested is None:
         return
@@ -302,6 +302,10 @@ def flag_paths(test: cst.BaseExpression, then_state: State, else_state: State) -
                 branch.env[name] = value
             elif _other_path(value, flag, outcome):
                 branch.env[name] = replace(value, cpu_path=None)
+            elif _other_path(value, flag, not outcome):
+                # `if num_gpus: x = x.cuda()` ... `if num_gpus: x = x.cpu()`: where the flag is as it was when x
+                # stayed on the cpu, x is on the cpu (the path it stayed on still recorded, for the joins after)
+                branch.env[name] = replace(value, where=CPU, maybe_cpu=None)
 
 
 def idle_cpu_paths(statement: cst.If, placement: bool, sides: tuple[State, State], joined: State) -> None:

@@ -20,7 +20,7 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
 from devlint.static.project.call_sites import (
-    all_holders_match, assigned_elsewhere, holding, is_test_path, mentioning, own_text)
+    all_holders_match, assigned_elsewhere, holding, is_test_module, is_test_path, mentioning, own_text)
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -247,6 +247,11 @@ class ProjectImports:
         predictor = api.COG_PREDICTOR.search(data)
         return bool(api.COG_GPU.search(data)) and predictor is not None and \
             (self.layout.root / predictor.group(1).decode("utf-8", "replace").strip()).resolve() == self.importer
+
+    def test_module(self) -> bool:
+        """Is the checked file a module of tests (call_sites.is_test_module)?"""
+        path = str(self.importer)
+        return is_test_path(path) and is_test_module(path, script_bytes(self.importer))
 
     def skipped_without_gpu(self) -> bool:
         """Is this a test module under a conftest.py that skips its folder without CUDA (`if not

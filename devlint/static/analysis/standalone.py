@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Optional, cast
 
 import libcst as cst
 
-from devlint.static.analysis.callers import from_callers
+from devlint.static.analysis.callers import from_callers, run_sites
 from devlint.static.analysis.definitions import (
     decorator_name, find_method, is_classmethod, is_static, parametrized, positional_names, pytest_defaults,
 )
@@ -67,7 +67,19 @@ def analyse_standalone(interp: Walker, fn: Function) -> None:
         if listed is not None:
             return listed
         return passed(param, symbolic_param(interp, param, scope, is_forward))
-    analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+    facts, answers = interp.facts, list[bool]()
+
+    def called_in_run() -> bool:  # (asked only where a placement would be told: the run's text is read then)
+        if not answers:
+            project = interp.tables.project
+            answers.append(project is not None and run_sites(project, constructor or fdef.name.value,
+                                                             fn.owner is not None, constructor) is not None)
+        return answers[0]
+    facts.called_in_run = called_in_run
+    try:
+        analyse_body(interp, fn, bind_arguments(interp, fdef, bound, None, symbolic=symbolic), caller, None)
+    finally:
+        facts.called_in_run = None
 
 
 def _inside_tests(module: cst.Module) -> frozenset[str]:

@@ -16,7 +16,6 @@ from devlint.static.analysis.definitions import (
     moved_on_entry, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
-from devlint.static.project.call_sites import is_test_path
 from devlint.static.project.layout import Target
 from devlint.static.syntax import LazyCode, argument_for, children, dotted
 
@@ -460,7 +459,7 @@ class FileQuestions:
         """Is this file a test module (`test_*.py`, `*_test.py`, `conftest.py`, a file under `tests/`)? Its helpers
         read what its tests wrote, on the machine that runs them."""
         project = self._tables.project
-        return project is not None and is_test_path(str(project.importer))
+        return project is not None and project.test_module()
 
     def saved_here(self, path: cst.CSTNode) -> bool:
         """Does this file `torch.save` to that path? The same expression anywhere (a pack hook saves to
@@ -490,7 +489,7 @@ class FileQuestions:
         current = self._frames.current_function
         if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:
             return False
-        parameters = {param.name.value for param in current.params.params + current.params.kwonly_params}
+        parameters = {param.name.value for param in [*current.params.params, *current.params.kwonly_params]}
         return path.value in parameters and path.value not in self._tables.scope_of(current).saved_to \
             and not _rebound(current, path.value)  # (`if model_path is None: model_path = self.model_path`)
 

@@ -175,6 +175,17 @@ def is_test_path(path: str) -> bool:
         part in ("test", "tests") for part in parts[:-1])
 
 
+def is_test_module(path: str, text: bytes) -> bool:
+    """A module of tests: under a `tests/` folder, a conftest.py, or a file named as a test that uses a test
+    framework (`tools/test_net.py`, an evaluation script that names none, is a script)."""
+    parts = Path(path).parts
+    return is_test_path(path) and (parts[-1:] == ("conftest.py",) or any(
+        part in ("test", "tests") for part in parts[:-1]) or any(word in text for word in _TEST_FRAMEWORKS))
+
+
+_TEST_FRAMEWORKS = (b"pytest", b"unittest")
+
+
 def run_call_sites(checked: dict[str, str], read: Read, name: str, method: bool, own: str,
                    used: dict[str, str]) -> Optional[list[CallText]]:
     """Every call in the run of the function `name` (`method`: called as `x.name(...)`; a class's constructor is
@@ -245,7 +256,8 @@ def _calls_in(data: bytes, key: bytes, method: bool, path: str) -> Optional[list
         line += data.count(b"\n", counted, start)
         counted = start
         found.append(CallText(path=path, line=line, arguments=data[begin:close].decode("utf-8", "replace"),
-                              in_test=is_test_path(path), qualified=head.rstrip().endswith(b"."),
+                              in_test=is_test_path(path) and is_test_module(path, data),
+                              qualified=head.rstrip().endswith(b"."),
                               switches_default=_switches_default(data), _text=data, _line_start=line_start))
     return found
 

@@ -173,6 +173,10 @@ def follows_inputs(site: CallSite) -> Value:
         return UNKNOWN  # `self.conv(graph, feats, etypes)`: its data is of unknown kind, an index says nothing
     tensors = [v for v in inputs if isinstance(v, Tensor) and not v.scalar]
     devices = [v.where for v in tensors if v.where is not None]
+    if len(tensors) == 1 and tensors[0].where is None and tensors[0].cpu_path is not None:
+        # `preds = model(inputs)` of inputs moved under `if num_gpus:`: on the cpu where they stayed there
+        step = (site.node, f"`{site.file.code(site.node.func)}(...)` {FOLLOWS_INPUTS} (inferred)")
+        return Tensor(why=tensors[0].why + (step,), derived=True, inferred=True, cpu_path=tensors[0].cpu_path)
     if not devices or len(devices) < len(tensors):
         return UNKNOWN
     if any(type(v) is Located and v.where != devices[0] for v in inputs):
