@@ -18,7 +18,10 @@ class ModuleInputDevice(Rule):
     example such as `writer.add_graph(model, x)` or `torch.jit.trace(model,
     x)`) where the module was moved to one device and the input lives on
     another: typically a batch straight from a `DataLoader`, which is on the
-    cpu, fed to a model moved with `model.to(device)`.
+    cpu, fed to a model moved with `model.to(device)`. An input left on the
+    cpu only where a test of the module itself says so (`if not
+    model.params.unconditional: cond = cond.to(device)`) is one the module
+    does not read there: not flagged.
 
     ## Why is this bad?
     The first layer raises `RuntimeError: Input type (torch.FloatTensor) and

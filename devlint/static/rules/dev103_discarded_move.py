@@ -20,8 +20,9 @@ class ThrownAwayMove(Rule):
     Flags a bare expression statement such as `x.to(device)` on a tensor.
     `Tensor.to` returns a new tensor (or the same one): it never moves `x`.
     `model.to(device)` on a module is not flagged: `Module.to` works in place,
-    nor is a dtype cast that names no device (`x.to(torch.float16)`): a dead
-    line, but the tensor stays where it was meant to be.
+    nor is a dtype cast that names no device (`x.to(torch.float16)`), nor a
+    dead move whose next statement makes it (`x.to(cpu)` then `x = x.cpu()`):
+    dead lines, but the tensor ends where it was meant to be.
 
     ## Why is this bad?
     The tensor stays where it was, and the next operation that meets a tensor

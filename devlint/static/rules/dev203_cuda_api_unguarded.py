@@ -20,6 +20,10 @@ class CudaApiUnguarded(Rule):
     Calls that are safe without a GPU (`is_available`, `device_count`,
     `manual_seed`, `manual_seed_all`, `empty_cache`, and the memory
     statistics such as `memory_allocated`, which answer 0) are not flagged.
+    An unguarded `set_device` is the one report of what follows it: that code
+    runs with the GPU it selects or not at all (a DDP worker's
+    `torch.cuda.set_device(rank)`, also in a helper of another module), and
+    plain `'cuda'` there is the rank's GPU, where `f"cuda:{rank}"` is.
 
     ## Why is this bad?
     Without a GPU they raise (`Torch not compiled with CUDA enabled`, `Found
