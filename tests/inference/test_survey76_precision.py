@@ -9,6 +9,9 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
   parameters from another method, and though the caller's script is named `test_net.py` (a module of tests
   uses pytest or unittest, or lives under `tests/`) (SlowFast's `WrongPredictionVis`, survey 72's TimeSformer
   meter: DEV104).
+- An option whose default names published weights (`--ckpt` defaulting to
+  `stylegan2_ffhq_config_f_1024_official-3ab41b38.pth`, torch.hub's name-and-hash form) holds released weights, saved
+  from the cpu (BasicSR's StyleGAN2 inference script: DEV202).
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -152,3 +155,27 @@ def test_callers_in_another_module_answer_a_guess_through_a_shared_flag(tmp_path
     paths = [str(tmp_path / name) for name in sorted(files)]
     found_ = check_files(paths, [rule.code for rule in ALL_RULES], jobs=1, use_cache=False)
     assert {f.line for f in found_ if f.code == "DEV104" and f.path.endswith("prediction_vis.py")} == reported
+
+
+RELEASED_OPTION = """
+import argparse
+
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+parser = argparse.ArgumentParser()
+parser.add_argument("--ckpt", type=str, default={default!r})
+args = parser.parse_args()
+net = nn.Linear(4, 4).to(device)
+net.load_state_dict(torch.load(args.ckpt)["params_ema"]){mark}
+"""
+
+
+@pytest.mark.parametrize("default, mark", [
+    ("experiments/pretrained_models/stylegan2_ffhq_config_f_1024_official-3ab41b38.pth", ""),
+    ("experiments/train/models/net_g_latest.pth", "  # expect: DEV202"),
+])
+def test_an_option_that_defaults_to_released_weights_holds_them(default, mark):
+    source = RELEASED_OPTION.format(default=default, mark=mark)
+    assert found(source, ["DEV202"]) == expected_findings(source)

@@ -3,6 +3,7 @@ their names and defaults say (a device chosen by the user, a flag about CUDA).""
 
 from __future__ import annotations
 
+import re
 from typing import Optional, cast
 
 from devlint.core.torch_catalogue import views as api
@@ -32,7 +33,16 @@ def option(args: Args) -> Optional[tuple[str, Value]]:
         return dest, Availability(positive=False)
     if api.looks_like_device_name(dest) or dest in ("gpu_id", "gpu_ids", "gpus", "local_rank"):
         return dest, DeviceValue(where=SELECTED)  # the user's choice, whatever the default
+    default = args.get("default")
+    if isinstance(default, Const) and isinstance(default.value, str) \
+            and _RELEASED.fullmatch(default.value.rsplit("/", 1)[-1]) is not None:
+        # `--ckpt` whose default names published weights (`stylegan2_ffhq_config_f_1024_official-3ab41b38.pth`):
+        # the option holds released weights, as its default does (a path, not a device)
+        return dest, default
     return dest, UNKNOWN
+
+
+_RELEASED = re.compile(api.RELEASED_CHECKPOINT_NAME)
 
 
 def argument_parser(site: CallSite) -> Value:
