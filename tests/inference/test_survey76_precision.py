@@ -12,6 +12,8 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
 - An option whose default names published weights (`--ckpt` defaulting to
   `stylegan2_ffhq_config_f_1024_official-3ab41b38.pth`, torch.hub's name-and-hash form) holds released weights, saved
   from the cpu (BasicSR's StyleGAN2 inference script: DEV202).
+- A load in a function that assumes a GPU unguarded, itself or in what it calls (`device = "cuda"` it then quantizes
+  on), dies without a GPU whatever the load does: the assumption is the report (lit-llama's GPTQ script: DEV202).
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -178,4 +180,38 @@ net.load_state_dict(torch.load(args.ckpt)["params_ema"]){mark}
 ])
 def test_an_option_that_defaults_to_released_weights_holds_them(default, mark):
     source = RELEASED_OPTION.format(default=default, mark=mark)
+    assert found(source, ["DEV202"]) == expected_findings(source)
+
+
+GPU_BOUND = """
+import torch
+from torch import nn
+
+
+def quantize_blockwise(model, inputs, device):
+    for block in model:
+        block.to(device)
+        inputs = block(inputs.to(device))
+        block.to("cpu")
+
+
+def main(checkpoint_path):
+    device = {device}
+    checkpoint = torch.load(checkpoint_path){mark}
+    model = nn.Sequential(nn.Linear(8, 8), nn.Linear(8, 8))
+    model.load_state_dict(checkpoint)
+    quantize_blockwise(model, torch.randn(4, 8), device)
+
+
+if __name__ == "__main__":
+    main("model.pth")
+"""
+
+
+@pytest.mark.parametrize("device, mark", [
+    ('"cuda"', ""),
+    ('"cuda" if torch.cuda.is_available() else "cpu"', "  # expect: DEV202"),
+])
+def test_a_load_in_a_function_that_assumes_a_gpu_is_not_reported_again(device, mark):
+    source = GPU_BOUND.format(device=device, mark=mark)
     assert found(source, ["DEV202"]) == expected_findings(source)

@@ -29,8 +29,11 @@ class LoadWithoutMapLocation(Rule):
     are GPU-only throughout (DEV204), TPU programs that name no GPU (they
     import `torch_xla`, whose checkpoint writers move tensors to the cpu), and
     published weights, named as torch.hub names them (`vgg16-397923af.pth`:
-    the model, then the first hex digits of the file's SHA-256): the model zoos
-    that release them save them from the cpu.
+    the model, then the first hex digits of the file's SHA-256, also as the
+    default of the option that names the file): the model zoos that release
+    them save them from the cpu. Nor a load in a function that assumes a GPU
+    unguarded, itself or in what it calls: it dies without one whatever the
+    load does, and that assumption is the report (DEV201, DEV203).
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
@@ -105,8 +108,10 @@ class Graphs:
         if intent is not None and intent.xla and not self.gpu_intent().assumptions:
             return  # a TPU program that names no GPU: XLA saves its checkpoints from the cpu
         multi_gpu = self.gpu_intent().intent is not None and self.gpu_intent().intent.multi_gpu
+        hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched]
         for fact in self.file_state().get("loads", ()):
-            yield self._verdict(fact, multi_gpu)
+            if not _gpu_bound(fact, hardcoded):
+                yield self._verdict(fact, multi_gpu)
 
     def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
         called = dotted(fact.node.func) if type(fact.node) is cst.Call else None
@@ -120,6 +125,15 @@ class Graphs:
             else "pass `map_location=device` (or `map_location='cpu'`)",
             autofix=_autofix(fact),
         )
+
+
+def _gpu_bound(load: Load, hardcoded: list[GpuAssumption]) -> bool:
+    """Does the function that loads assume a GPU unguarded, itself or in what it calls (`device = "cuda"` it then
+    moves the model to)? It dies without a GPU whatever the load does: that assumption is the report (DEV201,
+    DEV203), and the load's map_location matters once it is fixed."""
+    function = load.context.function
+    return any(a.context.function == function or function in (name for _, name in a.context.calls)
+               for a in hardcoded)
 
 
 def _autofix(fact: Load) -> Optional[Fix]:
