@@ -215,3 +215,12 @@ if __name__ == "__main__":
 def test_a_load_in_a_function_that_assumes_a_gpu_is_not_reported_again(device, mark):
     source = GPU_BOUND.format(device=device, mark=mark)
     assert found(source, ["DEV202"]) == expected_findings(source)
+
+
+def test_a_cuda_default_a_caller_overrides_leaves_the_load_reported():
+    """tez's `Model.load(self, model_path, device="cuda")` (recall 75): `load(path, device="cpu")` on a machine
+    without a GPU fails at the load, which is the bug."""
+    source = GPU_BOUND.replace("def main(checkpoint_path):\n    device = {device}",
+                               'def main(checkpoint_path, device="cuda"):')
+    source = source.format(mark="  # expect: DEV202")
+    assert found(source, ["DEV202"]) == expected_findings(source)

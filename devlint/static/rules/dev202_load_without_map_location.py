@@ -7,7 +7,7 @@ import libcst as cst
 from devlint.core.facts import FileIntent, GpuAssumption, Load
 from devlint.static.fixes import AFTER, Fix, NodeEdit
 from devlint.static.rules.base import Verdict, Rule
-from devlint.static.syntax import dotted
+from devlint.static.syntax import children, dotted
 
 
 class LoadWithoutMapLocation(Rule):
@@ -108,7 +108,9 @@ class Graphs:
         if intent is not None and intent.xla and not self.gpu_intent().assumptions:
             return  # a TPU program that names no GPU: XLA saves its checkpoints from the cpu
         multi_gpu = self.gpu_intent().intent is not None and self.gpu_intent().intent.multi_gpu
-        hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched]
+        defaults = _parameter_defaults(self.file.module) if self.file_state().get("loads") else set()
+        # (a 'cuda' default is a caller's to override: `def load(self, path, device="cuda")` loads anywhere)
+        hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched and id(a.node) not in defaults]
         for fact in self.file_state().get("loads", ()):
             if not _gpu_bound(fact, hardcoded):
                 yield self._verdict(fact, multi_gpu)
@@ -134,6 +136,23 @@ def _gpu_bound(load: Load, hardcoded: list[GpuAssumption]) -> bool:
     function = load.context.function
     return any(a.context.function == function or function in (name for _, name in a.context.calls)
                for a in hardcoded)
+
+
+def _parameter_defaults(module: cst.Module) -> set[int]:
+    """id() of every parameter default of the module's functions, and of the nodes inside them."""
+    found: set[int] = set()
+    stack: list[cst.CSTNode] = [module]
+    while stack:
+        node = stack.pop()
+        if type(node) is cst.Param and node.default is not None:
+            inner: list[cst.CSTNode] = [node.default]
+            while inner:
+                part = inner.pop()
+                found.add(id(part))
+                inner.extend(children(part))
+            continue
+        stack.extend(children(node))
+    return found
 
 
 def _autofix(fact: Load) -> Optional[Fix]:
