@@ -208,12 +208,14 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.parametrize("device, mark", [
-    ('"cuda"', ""),
-    ('"cuda" if torch.cuda.is_available() else "cpu"', "  # expect: DEV202"),
+@pytest.mark.parametrize("device, mark, called", [
+    ('"cuda"', "", True),
+    ('"cuda"', "", False),  # walked on its own (lit-llama's `CLI(main)`): the callee's use is still its own walk's
+    ('"cuda" if torch.cuda.is_available() else "cpu"', "  # expect: DEV202", True),
 ])
-def test_a_load_in_a_function_that_assumes_a_gpu_is_not_reported_again(device, mark):
-    source = GPU_BOUND.format(device=device, mark=mark)
+def test_a_load_in_a_function_that_assumes_a_gpu_is_not_reported_again(device, mark, called):
+    source = GPU_BOUND if called else GPU_BOUND.split("\n\nif __name__")[0] + "\n"
+    source = source.format(device=device, mark=mark)
     assert found(source, ["DEV202"]) == expected_findings(source)
 
 

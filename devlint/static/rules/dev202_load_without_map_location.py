@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional, Sequence, cast
 
 import libcst as cst
 
@@ -111,8 +111,9 @@ class Graphs:
         defaults = _parameter_defaults(self.file.module) if self.file_state().get("loads") else set()
         # (a 'cuda' default is a caller's to override: `def load(self, path, device="cuda")` loads anywhere)
         hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched and id(a.node) not in defaults]
+        bodies: dict[Optional[str], frozenset[int]] = {}
         for fact in self.file_state().get("loads", ()):
-            if not _gpu_bound(fact, hardcoded):
+            if not _gpu_bound(fact, hardcoded, lambda name: _body_of(self.file.module, name, bodies)):
                 yield self._verdict(fact, multi_gpu)
 
     def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
@@ -129,13 +130,41 @@ class Graphs:
         )
 
 
-def _gpu_bound(load: Load, hardcoded: list[GpuAssumption]) -> bool:
+def _gpu_bound(load: Load, hardcoded: list[GpuAssumption], body: Callable[[Optional[str]], frozenset[int]]) -> bool:
     """Does the function that loads assume a GPU unguarded, itself or in what it calls (`device = "cuda"` it then
     moves the model to)? It dies without a GPU whatever the load does: that assumption is the report (DEV201,
-    DEV203), and the load's map_location matters once it is fixed."""
-    function = load.context.function
-    return any(a.context.function == function or function in (name for _, name in a.context.calls)
-               for a in hardcoded)
+    DEV203), and the load's map_location matters once it is fixed. `body`: id() of the nodes of a function."""
+    function, chain = load.context.function, load.context.calls
+    for a in hardcoded:
+        if a.context.function == function or function in (name for _, name in a.context.calls):
+            return True
+        calls = a.context.calls  # (a callee of the function walked on its own: the chain starts in its body)
+        if function is not None and len(calls) > len(chain) and calls[:len(chain)] == chain \
+                and id(calls[len(chain)][0]) in body(function):
+            return True
+    return False
+
+
+def _body_of(module: cst.Module, qualified: Optional[str],
+             found: dict[Optional[str], frozenset[int]]) -> frozenset[int]:
+    """id() of every node of the module's function so named (`Trainer.load`), kept in `found`."""
+    if qualified not in found:
+        parts, ids = (qualified or "").split("."), set()
+        scope: Sequence[cst.CSTNode] = module.body
+        for depth, part in enumerate(parts):
+            node = next((s for s in scope if type(s) in (cst.FunctionDef, cst.ClassDef)
+                         and cast("cst.FunctionDef | cst.ClassDef", s).name.value == part), None)
+            if node is None:
+                break
+            if depth == len(parts) - 1:
+                stack: list[cst.CSTNode] = [node]
+                while stack:
+                    item = stack.pop()
+                    ids.add(id(item))
+                    stack.extend(children(item))
+            scope = getattr(getattr(node, "body", None), "body", ())
+        found[qualified] = frozenset(ids)
+    return found[qualified]
 
 
 def _parameter_defaults(module: cst.Module) -> set[int]:
