@@ -490,8 +490,8 @@ class FileQuestions:
         if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:
             return False
         parameters = {param.name.value for param in [*current.params.params, *current.params.kwonly_params]}
-        return path.value in parameters and path.value not in self._tables.scope_of(current).saved_to \
-            and not _rebound(current, path.value)  # (`if model_path is None: model_path = self.model_path`)
+        scope = self._tables.scope_of(current)  # (rebound: `if model_path is None: model_path = self.model_path`)
+        return path.value in parameters and path.value not in scope.saved_to and path.value not in scope.rebound_names
 
     def _returns_saved(self, func: cst.BaseExpression) -> bool:
         tables = self._tables
@@ -624,14 +624,3 @@ def _mentions_file(node: cst.CSTNode) -> bool:
         stack.extend(children(current))
     return False
 
-
-def _rebound(function: cst.FunctionDef, name: str) -> bool:
-    """Does the function assign `name` anywhere in its body?"""
-    stack: list[cst.CSTNode] = [function.body]
-    while stack:
-        node = stack.pop()
-        if type(node) is cst.Assign and any(dotted(t.target) == name for t in node.targets):
-            return True
-        if type(node) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
-            stack.extend(children(node))
-    return False

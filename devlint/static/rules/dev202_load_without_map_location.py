@@ -1,11 +1,12 @@
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional, Sequence, cast
+from typing import Callable, Iterable, Optional
 
 import libcst as cst
 
 from devlint.core.facts import FileIntent, GpuAssumption, Load
 from devlint.static.fixes import AFTER, Fix, NodeEdit
+from devlint.static.fixes.helpers import function_of
 from devlint.static.rules.base import Verdict, Rule
 from devlint.static.syntax import children, dotted
 
@@ -111,9 +112,8 @@ class Graphs:
         defaults = _parameter_defaults(self.file.module) if self.file_state().get("loads") else set()
         # (a 'cuda' default is a caller's to override: `def load(self, path, device="cuda")` loads anywhere)
         hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched and id(a.node) not in defaults]
-        bodies: dict[Optional[str], frozenset[int]] = {}
         for fact in self.file_state().get("loads", ()):
-            if not _gpu_bound(fact, hardcoded, lambda name: _body_of(self.file.module, name, bodies)):
+            if not _gpu_bound(fact, hardcoded, lambda node: function_of(self.file, node)):
                 yield self._verdict(fact, multi_gpu)
 
     def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
@@ -130,41 +130,22 @@ class Graphs:
         )
 
 
-def _gpu_bound(load: Load, hardcoded: list[GpuAssumption], body: Callable[[Optional[str]], frozenset[int]]) -> bool:
+def _gpu_bound(load: Load, hardcoded: list[GpuAssumption],
+               enclosing: Callable[[cst.CSTNode], Optional[cst.FunctionDef]]) -> bool:
     """Does the function that loads assume a GPU unguarded, itself or in what it calls (`device = "cuda"` it then
     moves the model to)? It dies without a GPU whatever the load does: that assumption is the report (DEV201,
-    DEV203), and the load's map_location matters once it is fixed. `body`: id() of the nodes of a function."""
+    DEV203), and the load's map_location matters once it is fixed. `enclosing`: the function a node lies in."""
     function, chain = load.context.function, load.context.calls
     for a in hardcoded:
         if a.context.function == function or function in (name for _, name in a.context.calls):
             return True
         calls = a.context.calls  # (a callee of the function walked on its own: the chain starts in its body)
-        if function is not None and len(calls) > len(chain) and calls[:len(chain)] == chain \
-                and id(calls[len(chain)][0]) in body(function):
-            return True
+        if function is not None and len(calls) > len(chain) and calls[:len(chain)] == chain:
+            holder = enclosing(calls[len(chain)][0])
+            if holder is not None and holder.name.value == function.rsplit(".", 1)[-1]:
+                return True
     return False
 
-
-def _body_of(module: cst.Module, qualified: Optional[str],
-             found: dict[Optional[str], frozenset[int]]) -> frozenset[int]:
-    """id() of every node of the module's function so named (`Trainer.load`), kept in `found`."""
-    if qualified not in found:
-        parts, ids = (qualified or "").split("."), set()
-        scope: Sequence[cst.CSTNode] = module.body
-        for depth, part in enumerate(parts):
-            node = next((s for s in scope if type(s) in (cst.FunctionDef, cst.ClassDef)
-                         and cast("cst.FunctionDef | cst.ClassDef", s).name.value == part), None)
-            if node is None:
-                break
-            if depth == len(parts) - 1:
-                stack: list[cst.CSTNode] = [node]
-                while stack:
-                    item = stack.pop()
-                    ids.add(id(item))
-                    stack.extend(children(item))
-            scope = getattr(getattr(node, "body", None), "body", ())
-        found[qualified] = frozenset(ids)
-    return found[qualified]
 
 
 def _parameter_defaults(module: cst.Module) -> set[int]:
