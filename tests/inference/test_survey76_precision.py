@@ -14,6 +14,10 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
   from the cpu (BasicSR's StyleGAN2 inference script: DEV202).
 - A load in a function that assumes a GPU unguarded, itself or in what it calls (`device = "cuda"` it then quantizes
   on), dies without a GPU whatever the load does: the assumption is the report (lit-llama's GPTQ script: DEV202).
+- A project whose every writer of a module's weights moves them to the cpu first (`state_dict[key] = param.cpu()`
+  before `torch.save`, KAIR's and BasicSR's `save_network`) loads cpu tensors into its modules: its test scripts'
+  `model.load_state_dict(torch.load(path))` is not reported (KAIR's `main_test_*.py`: five DEV202). One writer
+  that saves a module's `state_dict()` from its device keeps them reported, and so does a load into an optimizer.
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -226,3 +230,73 @@ def test_a_cuda_default_a_caller_overrides_leaves_the_load_reported():
                                'def main(checkpoint_path, device="cuda"):')
     source = source.format(mark="  # expect: DEV202")
     assert found(source, ["DEV202"]) == expected_findings(source)
+
+
+SAVER = """
+import os
+import torch
+
+
+class ModelBase:
+    def save_network(self, save_dir, network, label):
+        state_dict = network.state_dict()
+        for key, param in state_dict.items():
+            state_dict[key] = param.cpu()
+        torch.save(state_dict, os.path.join(save_dir, label + ".pth"))
+
+    def save_optimizer(self, save_dir, optimizer, label):
+        torch.save(optimizer.state_dict(), os.path.join(save_dir, label + "_optim.pth"))
+"""
+
+SAVERS = {
+    "loop": SAVER,
+    "comprehension": SAVER.replace(
+        "state_dict = network.state_dict()", "state = {k: v.cpu() for k, v in network.state_dict().items()}"
+    ).replace("torch.save(state_dict,", "torch.save(state,"),
+    "moved module": SAVER.replace("state_dict = network.state_dict()", "state_dict = network.cpu().state_dict()"),
+}
+
+INFER = """
+import torch
+from torch import nn
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def main(model_path):
+    model = nn.Conv2d(3, 3, 3)
+    {load}
+    model.eval()
+    return model.to(device)
+"""
+
+EXPORT = """
+import torch
+from torch import nn
+
+model = nn.Linear(2, 2).cuda()
+torch.save(model.state_dict(), "export.pth")
+"""
+
+
+@pytest.mark.parametrize("saver, load, export, reported", [
+    ("loop", "model.load_state_dict(torch.load(model_path), strict=True)", False, set()),
+    ("comprehension", "model.load_state_dict(torch.load(model_path), strict=True)", False, set()),
+    ("moved module", "model.load_state_dict(torch.load(model_path), strict=True)", False, set()),
+    # an item of the checkpoint, through a name and a branch
+    ("loop", 'sd = torch.load(model_path); model.load_state_dict(sd["params"] if "params" in sd else sd)',
+     False, set()),
+    # another writer saves a module's weights from its device: which one wrote this file is unknown
+    ("loop", "model.load_state_dict(torch.load(model_path), strict=True)", True, {10}),
+    # an optimizer's state is saved from its device
+    ("loop", "opt = torch.optim.SGD(model.parameters(), lr=0.1); opt.load_state_dict(torch.load(model_path))",
+     False, {10}),
+])
+def test_a_project_that_writes_its_weights_from_the_cpu_loads_them_anywhere(tmp_path: Path, saver, load, export,
+                                                                            reported):
+    files = {"models/__init__.py": "", "models/model_base.py": SAVERS[saver],
+             "main_infer.py": INFER.format(load=load)}
+    if export:
+        files["tools/export.py"] = EXPORT
+    findings = lint_in_run(tmp_path, files, "main_infer.py")
+    assert {f.line for f in findings if f.code == "DEV202"} == reported

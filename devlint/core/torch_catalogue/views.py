@@ -187,6 +187,11 @@ DATACLASS_DECORATOR = "dataclass"  # its class's generated `__init__` keeps each
 # NVIDIA's management library started (`pynvml.nvmlInit()`): it needs the driver, so a GPU is there
 NVML_INIT_NAME = "nvmlInit"
 SAVE_NAME = "save"  # `torch.save`, as a word of a file's text
+TORCH_ALIASES = frozenset({"torch", "th"})  # what `import torch as ...` is called
+STATE_DICT_METHOD = "state_dict"  # a module's weights by name (an optimizer's state too)
+LOAD_STATE_DICT_METHOD = "load_state_dict"
+# whose `state_dict()` is no module's weights: an optimizer's, a scheduler's, a grad scaler's (words of the name)
+OPTIMIZER_STATE_WORDS = ("optim", "sched", "scaler")
 MAIN_GUARD_WORD = "__main__"  # a script's `if __name__ == "__main__":`
 TORCH_WORD = "torch"  # (a script that never names it runs no device code: an environment's own demo)
 # A script that will not start without CUDA, in its text: `assert torch.cuda.is_available()` or

@@ -21,6 +21,7 @@ from devlint.static.analysis.prepass import save_templates
 from devlint.core.values import Value
 from devlint.static.project.call_sites import (
     all_holders_match, assigned_elsewhere, holding, is_test_module, is_test_path, mentioning, own_text)
+from devlint.static.project.checkpoints import weights_writes
 from devlint.static.project.layout import Layout, Target, layout_for, run_root
 from devlint.static.project.sources import read_module
 
@@ -66,6 +67,28 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 _CONFTEST, _CONFTEST_LEVELS = "conftest.py", 8
+_WEIGHTS: list[Optional[object]] = [None, None]  # [the run's `checked` table, _cpu_weights' answer]
+
+
+def _cpu_weights(checked: dict[str, str]) -> Optional[dict[str, str]]:
+    """(path -> digest) of the files of the run that write a module's weights, where each of them moves them to
+    the cpu first (checkpoints.weights_writes); None where one writes them from their device, or none writes
+    any. Tests are not the project's writers. Asked once per run."""
+    if _WEIGHTS[0] is not checked:
+        states = {path for path, _, _ in holding(checked, script_bytes, api.STATE_DICT_METHOD)}
+        writers = [(path, digest) for path, _, digest in holding(checked, script_bytes, api.SAVE_NAME)
+                   if path in states and not is_test_path(path)]
+        found: dict[str, str] = {}
+        cpu = device = 0
+        for path, digest in writers[:_MOST_SIBLINGS] if len(writers) <= _MOST_SIBLINGS else ():
+            source = read_module(Path(path))
+            if source is None or source.tree is None:
+                continue
+            to_cpu, on_device = weights_writes(source.tree)
+            cpu, device = cpu + to_cpu, device + on_device
+            found[path] = digest
+        _WEIGHTS[:] = [checked, found if cpu and not device else None]
+    return cast(Optional[dict[str, str]], _WEIGHTS[1])
 
 
 def _stem(path: Path) -> bytes:
@@ -329,6 +352,14 @@ class ProjectImports:
         found = assigned_elsewhere(self.checked, script_bytes, name, str(self.importer.resolve()), read)
         self.used.update(read)
         return found
+
+    def weights_written_from_cpu(self) -> bool:
+        """Does every file of the run that writes a module's weights move them to the cpu first (BasicSR's and
+        KAIR's `save_network`)? Then the weights the project loads into its modules are its own, cpu tensors."""
+        found = _cpu_weights(self.checked) if self.checked else None
+        if found is not None:
+            self.used.update(found)  # (the cache entry depends on each writer)
+        return found is not None
 
     def saved_beside(self, template: str) -> bool:
         """Does a script beside the checked file, a module of the project it imports, or another file of the run

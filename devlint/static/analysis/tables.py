@@ -16,6 +16,7 @@ from devlint.static.analysis.definitions import (
     moved_on_entry, positional_names, sent_params)
 from devlint.static.analysis.prepass import PrePass, Scope, opened_path, path_template
 from devlint.static.analysis.slice_bounds import bound_only_params
+from devlint.static.project.checkpoints import into_module_weights
 from devlint.static.project.layout import Target
 from devlint.static.syntax import LazyCode, argument_for, children, dotted
 
@@ -481,6 +482,14 @@ class FileQuestions:
         source = named[0] if len(named) == 1 else path
         return type(source) is cst.Attribute and source.attr.value in api.RUN_CHECKPOINT_PATHS \
             or type(source) is cst.Call and self._returns_saved(source.func)
+
+    def own_weights(self, load: cst.CSTNode, optimizer: Callable[[cst.BaseExpression], bool]) -> bool:
+        """Does the load read weights into a module (`optimizer(receiver)`: known to be none) of a project whose
+        every weights writer saves them from the cpu (project_imports.weights_written_from_cpu)?"""
+        project = self._tables.project
+        body = self._frames.current_function or self._tables.module
+        return project is not None and into_module_weights(body, load, optimizer) \
+            and project.weights_written_from_cpu()
 
     def _callers_path(self, path: cst.CSTNode) -> bool:
         """`def load(self, model_path): torch.load(model_path)`: a parameter of the loading function that it

@@ -22,6 +22,8 @@ class LoadWithoutMapLocation(Rule):
     path with the same string parts) or what a script beside it saves there
     (other than a state dict: a pipeline's steps hand each other data; a state
     dict too where that script never names a GPU and saves a model it builds),
+    weights loaded into a module of a project whose every writer of a module's
+    weights moves them to the cpu before `torch.save` (`state_dict[k] = v.cpu()`),
     what a test loads (a test function loads
     what the code it tests just wrote, on the same machine), what a dataset
     loads (its split indices and metadata come with the download or from its

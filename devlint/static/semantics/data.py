@@ -16,7 +16,7 @@ from devlint.static.semantics.devices import device_argument
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     CPU, IMPLICIT_CPU, UNKNOWN, Const, Dataset, Device, DeviceValue, Function, HostArray, HostTransform, Instance,
-    Loader, Located, Seq, Tensor, Value,
+    Loader, Located, Optimizer, Seq, Tensor, Value,
 )
 
 if TYPE_CHECKING:
@@ -134,7 +134,9 @@ def load(site: CallSite) -> Value:
         and site.file.saved_as(source[1].value)) or (  # `load_checkpoint("checkpoint.pth")` of a file it saved
         source is not None and site.file.released(source[0], source[1])) or (  # a model zoo's weights, from the cpu
         source is not None and site.file.shipped(source[0])) or (  # the package's own file, read as its authors read it
-        site.file.converted_to_numpy(site.node))  # `torch.load(path).numpy()`: only a cpu tensor converts so
+        site.file.converted_to_numpy(site.node)) or (  # `torch.load(path).numpy()`: only a cpu tensor converts so
+        site.file.own_weights(site.node, lambda receiver: type(receiver) is cst.Name and isinstance(
+            site.state.env.get(receiver.value), Optimizer)))  # a project's weights, its writers saving from the cpu
     site.emit(Load(site.node, has_map, site.state.guarded, site.context, device_name, saved_here))
     return UNKNOWN
 
