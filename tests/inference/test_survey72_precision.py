@@ -5,6 +5,10 @@ code nobody on the team had used), each beside a twin that must still be reporte
   (k-diffusion's `sample_dpm_adaptive`, a false DEV101 error).
 - A test's own double (`class FakeModel` inside `def test_...`) sees only the test's data: it is not walked on
   symbolic parameters (trl's tests, three false DEV104).
+- A device string built with a number (`torch.device("cuda:{}".format(1))`, `f"cuda:{0}"`, `"cuda:%d" % 1`) is a
+  hardcoded GPU, as `"cuda:1"` is: the function that moves its reward model there without a check assumes a GPU
+  (DEV201), and its load is not reported again (trlx's summarize_rlhf scripts: two false DEV202). Built from a
+  variable (`"cuda:{}".format(rank)`), it is the GPU a launcher chose, as before.
 """
 
 from __future__ import annotations
@@ -72,3 +76,34 @@ def {test}():
 def test_a_tests_own_double_is_not_walked_alone(test, mark):
     source = DOUBLE.format(test=test, mark=mark)
     assert found(source, ["DEV104"]) == expected_findings(source)
+
+
+REWARD = """
+import torch
+from torch import nn
+
+
+def main(rank=None):
+    model = nn.Linear(2, 2)
+    model.load_state_dict(torch.load("reward.pt")){load}
+    device = torch.device({device}){assumed}
+    model.to(device)
+    return model
+
+
+main()
+"""
+
+
+@pytest.mark.parametrize("device, built", [
+    ('"cuda:{}".format(1)', True),
+    ('f"cuda:{0}"', True),
+    ('"cuda:%d" % 1', True),
+    ('"cuda:1"', True),
+    ('"cuda:{}".format(rank)', False),
+    ('f"cuda:{rank}"', False),
+])
+def test_a_device_string_built_with_a_number_is_hardcoded(device, built):
+    source = REWARD.format(device=device, load="" if built else "  # expect: DEV202",
+                           assumed="  # expect: DEV201" if built else "")
+    assert found(source, ["DEV201", "DEV202", "DEV204"]) == expected_findings(source)

@@ -19,11 +19,11 @@ from devlint.core.torch_catalogue import views as api
 from devlint.core.torch_catalogue.records import CPU_TYPE, CUDA_TYPE
 from devlint.static.semantics.builtins import GPU_RANGE
 from devlint.static.semantics.containers import const_key, element, join_all, make_seq, tensors_in
-from devlint.static.semantics.devices import as_device
+from devlint.static.semantics.devices import as_device, built_cuda
 from devlint.static.syntax import dotted, op_text, string_value
 from devlint.core.values import (
     CRASHED, INTEGER, SELECTED, UNKNOWN, Availability, Const, DeviceValue, HostArray, Instance, Integer,
-    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, on_cpu, ranked_cuda, replace,
+    LambdaFunction, Located, Module, Seq, Tensor, Unknown, Value, cuda, join, join_choice, on_cpu, replace,
 )
 
 if TYPE_CHECKING:
@@ -68,8 +68,8 @@ def eval_formatted_string(interp: Walker, node: cst.FormattedString, state: Stat
     if type(first) is cst.FormattedStringText and first.value.startswith("cuda:"):
         # f'cuda:{local_rank}': the launcher chose a GPU; its index is unknown here
         index = node.parts[1] if len(node.parts) == 2 and first.value == "cuda:" else None
-        code = dotted(index.expression) if type(index) is cst.FormattedStringExpression else None
-        return DeviceValue(why=((node, ""),), where=ranked_cuda(code))
+        return built_cuda(node, index.expression if type(index) is cst.FormattedStringExpression else None, node,
+                          state.guarded)
     return UNKNOWN
 
 
@@ -440,7 +440,7 @@ def binary(interp: Walker, node: cst.CSTNode, op: str, left: Value, right: Value
     if isinstance(left, Const) and isinstance(left.value, str) and left.value.startswith(CUDA_TYPE + ":") \
             and op == "%":
         # "cuda:%d" % rank: as f"cuda:{rank}"
-        return DeviceValue(why=((node, ""),), where=ranked_cuda(dotted(right_node)))
+        return built_cuda(node, right_node, left.node, left.guarded or state.guarded)
     if isinstance(left, Const) and isinstance(left.value, str) and op == "%":
         for shown in tensors_in(right):  # `"prob: %.4f" % p`: a str, made of the tensor's value read on the host
             interp.facts.shown(node, "%-formatting", interp.file.operand(right_node, shown), state)

@@ -361,8 +361,23 @@ def string_method(site: CallSite) -> Value:
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
         given = site.args.positional
-        return DeviceValue(why=((site.node, ""),), where=ranked_cuda(dotted(given[0][0]) if len(given) == 1 else None))
+        return built_cuda(site.node, given[0][0] if len(given) == 1 else None, site.receiver.node,
+                          site.receiver.guarded or site.state.guarded)
     return UNKNOWN
+
+
+def built_cuda(node: cst.CSTNode, index: Optional[cst.CSTNode], literal: Optional[cst.CSTNode],
+               guarded: bool) -> DeviceValue:
+    """`f"cuda:{rank}"`, `"cuda:%d" % rank`, `"cuda:{}".format(rank)`: a GPU chosen at run time, named by the code
+    that chooses it. Its index written as a number (`"cuda:{}".format(1)`): a hardcoded GPU, as `"cuda:1"` is."""
+    if type(index) is cst.Integer:
+        try:
+            number = int(index.value, 0)
+        except ValueError:
+            number = None
+        if number is not None:
+            return DeviceValue(why=((node, ""),), where=cuda(number), literal=literal, literal_guarded=guarded)
+    return DeviceValue(why=((node, ""),), where=ranked_cuda(dotted(index) if index is not None else None))
 
 
 def startswith_cuda(site: CallSite) -> Value:
