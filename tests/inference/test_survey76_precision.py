@@ -18,6 +18,9 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
   before `torch.save`, KAIR's and BasicSR's `save_network`) loads cpu tensors into its modules: its test scripts'
   `model.load_state_dict(torch.load(path))` is not reported (KAIR's `main_test_*.py`: five DEV202). One writer
   that saves a module's `state_dict()` from its device keeps them reported, and so does a load into an optimizer.
+- An item of a dict keyed by device (`self._tables[device]`, a lookup table built on the cpu and moved to each device
+  it is asked for) is on that device: `table = lut(key.device)` then `table[k]` is no mix (Pointcept's z-order
+  decoder: DEV104). Looked up by another key, it is what the dict holds, as before.
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -300,3 +303,38 @@ def test_a_project_that_writes_its_weights_from_the_cpu_loads_them_anywhere(tmp_
         files["tools/export.py"] = EXPORT
     findings = lint_in_run(tmp_path, files, "main_infer.py")
     assert {f.line for f in findings if f.code == "DEV202"} == reported
+
+
+LUT = """
+import torch
+
+
+class DecodeLUT:
+    def __init__(self):
+        cpu = torch.device("cpu")
+        self._tables = {cpu: torch.arange(512, dtype=torch.int64) * 3}
+
+    def lut(self, device):
+        if device not in self._tables:
+            self._tables[device] = self._tables[torch.device("cpu")].to(device)
+        return self._tables[device]
+
+
+_lut = DecodeLUT()
+
+
+def decode(key: torch.Tensor) -> torch.Tensor:
+    table = _lut.lut(key.device)
+    k = key & 511
+    return table[k]
+
+
+x = torch.ones(4, dtype=torch.int64)
+cached = {"cpu": torch.arange(8)}
+y = cached[x.device][x]
+z = cached[torch.device("cpu")][x.cuda()]  # expect: DEV101
+"""
+
+
+def test_an_item_of_a_cache_keyed_by_device_is_on_that_device():
+    assert found(LUT, ["DEV101", "DEV104"]) == expected_findings(LUT)

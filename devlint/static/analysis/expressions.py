@@ -489,6 +489,9 @@ def _array_and_guess(array: Value, other: Value) -> bool:
 def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     container = interp.eval(node.value, state)
     indices = eval_slices(interp, node, state)
+    if isinstance(container, Seq) and container.kind == "dict" and len(indices) == 1 \
+            and isinstance(indices[0][1], DeviceValue):
+        return _per_device_item(container, indices[0][1], node)
     if isinstance(container, Seq):
         return _seq_subscript(container, node)
     if isinstance(container, Tensor) and container.scalar and container.derived and indices \
@@ -528,6 +531,22 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
     polarity = api.flag_polarity(key) if isinstance(key, str) and isinstance(container, (Unknown, Located)) else None
     if polarity is not None:
         return Availability(positive=polarity)  # `if conf["use_gpu"]:`, as `if args.use_gpu:`
+    return UNKNOWN
+
+
+def _per_device_item(container: Seq, key: DeviceValue, node: cst.Subscript) -> Value:
+    """`self._tables[device]` of a cache keyed by device (a lookup table built on the cpu, moved to each device it
+    is asked for): its tensors are on that device, or unknown where the key's device is."""
+    item = _seq_subscript(container, node)
+    if key.where is None or not tensors_in(item):
+        return UNKNOWN if tensors_in(item) else item
+    why = key.why + ((node, "a cache keyed by device"),)
+    if isinstance(item, Tensor):
+        return replace(item, why=why, where=key.where)
+    if isinstance(item, Seq) and isinstance(item.elem, Tensor) and all(isinstance(i, Tensor) for i in item.items or ()):
+        return replace(item, elem=replace(item.elem, why=why, where=key.where), items=None if
+                       item.items is None else tuple(replace(i, why=why, where=key.where)
+                                                     for i in item.items))
     return UNKNOWN
 
 
