@@ -21,6 +21,8 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
 - An item of a dict keyed by device (`self._tables[device]`, a lookup table built on the cpu and moved to each device
   it is asked for) is on that device: `table = lut(key.device)` then `table[k]` is no mix (Pointcept's z-order
   decoder: DEV104). Looked up by another key, it is what the dict holds, as before.
+- `str(device).__contains__("cuda")` is `"cuda" in str(device)` written as a call: it guards what it branches to
+  (DBNet.pytorch's predictor: DEV203).
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
   that imports it (occupancy_networks' encoder imports its `grid_pool` op: DEV201).
 """
@@ -338,3 +340,34 @@ z = cached[torch.device("cpu")][x.cuda()]  # expect: DEV101
 
 def test_an_item_of_a_cache_keyed_by_device_is_on_that_device():
     assert found(LUT, ["DEV101", "DEV104"]) == expected_findings(LUT)
+
+
+CONTAINS = """
+import time
+
+import torch
+
+
+class Predictor:
+    def __init__(self, gpu_id=None):
+        if gpu_id is not None and torch.cuda.is_available():
+            self.device = torch.device("cuda:%s" % gpu_id)
+        else:
+            self.device = torch.device("cpu")
+
+    def predict(self, x):
+        start = time.time()
+        out = x.to(self.device) * 2
+        if str(self.device).__contains__({word}):
+            torch.cuda.synchronize(self.device){mark}
+        return out, time.time() - start
+
+
+Predictor(gpu_id=0).predict(torch.randn(3, 4))
+"""
+
+
+@pytest.mark.parametrize("word, mark", [('"cuda"', ""), ('"cpu"', "  # expect: DEV203")])
+def test_a_contains_call_on_the_device_guards_as_in_does(word, mark):
+    source = CONTAINS.format(word=word, mark=mark)
+    assert found(source, ["DEV203"]) == expected_findings(source)

@@ -15,18 +15,21 @@ from devlint.core.torch_catalogue import views as api
 from devlint.static.analysis import functions, instances
 from devlint.static.analysis.attributes import attribute
 from devlint.static.analysis.definitions import clock_wrapped
+from devlint.static.analysis.guards import comparison_guard
 from devlint.static.semantics import data, host, modules, opaque, registry, tensors, timing
 from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
-    Alternatives, ArgsNamespace, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance,
+    Alternatives, ArgsNamespace, Availability, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance,
     LambdaFunction, Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:
     from devlint.static.analysis.state import State
     from devlint.static.analysis.walker import Walker
+
+_CONTAINS = "__contains__"  # `a.__contains__(b)`: `b in a`, written as a call
 
 
 def eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
@@ -47,6 +50,11 @@ def _eval_call(interp: Walker, node: cst.Call, state: State) -> Value:
     if type(func) is cst.Attribute:
         receiver = interp.eval(func.value, state)
         name = func.attr.value
+        if name == _CONTAINS and len(node.args) == 1 and node.args[0].keyword is None:
+            # `str(device).__contains__("cuda")` tests what `"cuda" in str(device)` does
+            guard = comparison_guard(interp.eval(node.args[0].value, state), cst.In(), receiver)
+            if guard is not None:
+                return Availability(positive=guard)
         if isinstance(receiver, (Module, Instance, Class)):
             callee = interp.current(attribute(interp, receiver, name, state), state)  # `self.policy(x)`
             if isinstance(receiver, Class) and callee is UNKNOWN and name in api.INHERITED_CONSTRUCTORS:
