@@ -21,6 +21,10 @@ documents, image restoration, LLM fine-tuning), each beside a twin that must sta
 - An item of a dict keyed by device (`self._tables[device]`, a lookup table built on the cpu and moved to each device
   it is asked for) is on that device: `table = lut(key.device)` then `table[k]` is no mix (Pointcept's z-order
   decoder: DEV104). Looked up by another key, it is what the dict holds, as before.
+- A top-level import no import root holds, of a package a setup.py in the project's folders builds with CUDA kernels
+  only (`setup(name="pointops", packages=["pointops"], ext_modules=[CUDAExtension(...)])` in `libs/pointops/`),
+  is a CUDA-only import: what follows it runs with a GPU, in the module and in the modules that import it
+  (Pointcept's masked scene contrast model: two DEV201).
 - `str(device).__contains__("cuda")` is `"cuda" in str(device)` written as a call: it guards what it branches to
   (DBNet.pytorch's predictor: DEV203).
 - A module of a package whose setup.py builds CUDA kernels only is GPU-only by construction, and so is every module
@@ -371,3 +375,52 @@ Predictor(gpu_id=0).predict(torch.randn(3, 4))
 def test_a_contains_call_on_the_device_guards_as_in_does(word, mark):
     source = CONTAINS.format(word=word, mark=mark)
     assert found(source, ["DEV203"]) == expected_findings(source)
+
+
+NESTED_SETUP = """
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, {kind}
+
+setup(
+    name="fastops",
+    packages=["fastops"],
+    package_dir={{"fastops": "functions"}},
+    ext_modules=[{kind}(name="fastops._C", sources=["src/knn.cpp"])],
+    cmdclass={{"build_ext": BuildExtension}},
+)
+"""
+
+CONTRAST = """
+import torch
+{how}
+
+
+def contrast(feats, labels):
+    counts = torch.zeros(4).cuda()
+    return fastops.knn(feats, labels) + counts
+"""
+
+TRAINER = """
+import torch
+from pkg.contrast import contrast
+
+
+def step(x):
+    return contrast(x, x).sum() + torch.ones(1).cuda()
+"""
+
+
+@pytest.mark.parametrize("kind, how, reported", [
+    ("CUDAExtension", "import fastops", set()),
+    ("CUDAExtension", "from fastops import knn as _knn\nimport fastops", set()),
+    ("CppExtension", "import fastops", {("pkg/contrast.py", 7), ("train.py", 7)}),
+])
+def test_a_package_a_nested_setup_builds_with_cuda_only_is_a_cuda_import(tmp_path: Path, kind, how, reported):
+    files = {"setup.py": "from setuptools import setup\nsetup(name='proj')\n",
+             "libs/fastops/setup.py": NESTED_SETUP.format(kind=kind), "libs/fastops/functions/__init__.py": "",
+             "pkg/__init__.py": "", "pkg/contrast.py": CONTRAST.format(how=how), "train.py": TRAINER}
+    write_files(tmp_path, files)
+    paths = [str(tmp_path / name) for name in ("pkg/contrast.py", "train.py")]
+    found_ = check_files(paths, [rule.code for rule in ALL_RULES], jobs=1, use_cache=False)
+    assert {(Path(f.path).relative_to(tmp_path).as_posix(), f.line) for f in found_
+            if f.code in ("DEV201", "DEV204")} == reported

@@ -161,15 +161,23 @@ def _own_gpu_import(project: ProjectImports, path: str) -> bool:
     where = Path(path)
     for module in scan.plain:
         if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (
-                api.is_cuda_extension(module) and project.resolve(module, 0, where) is None):
+                api.is_cuda_extension(module) and project.resolve(module, 0, where) is None) \
+                or _project_cuda_package(project, module, where):
             return True
     for level, module, names in scan.froms:
-        if not level and module.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+        if not level and (module.split(".")[0] in api.CUDA_ONLY_LIBRARIES
+                          or _project_cuda_package(project, module, where)):
             return True
         if level and not module and any(api.is_cuda_extension(name) and project.resolve(name, level, where) is None
                                         for name in names):
             return True  # `from . import fused_dense_cuda`: no Python module there, the compiled one
     return False
+
+
+def _project_cuda_package(project: ProjectImports, module: str, where: Path) -> bool:
+    """`import pointops`: a package no import root holds, built by a setup.py of the project with CUDA kernels."""
+    top = module.split(".")[0]
+    return project.resolve(top, 0, where) is None and project.cuda_only_package(top)
 
 
 def _imported_files(project: ProjectImports, path: str) -> Iterator[str]:

@@ -148,6 +148,14 @@ def _walk_module(interp: Walker, project: ProjectImports, target: Target, tree: 
     return env
 
 
+def project_cuda_package(interp: Walker, module: str) -> bool:
+    """`import pointops` of a package no import root holds, which a setup.py of the project builds with CUDA kernels
+    only (project_imports.cuda_only_package): what follows runs with a GPU or not at all."""
+    project: Optional[ProjectImports] = interp.tables.project
+    top = module.split(".")[0]
+    return bool(top) and project is not None and project.resolve(top, 0) is None and project.cuda_only_package(top)
+
+
 def exec_project_import(interp: Walker, node: cst.Import | cst.ImportFrom, state: State) -> set[str]:
     """Bind what an import of the project's own modules names: the names bound (a library's: none)."""
     project: Optional[ProjectImports] = interp.tables.project

@@ -67,6 +67,29 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
 _CONFTEST, _CONFTEST_LEVELS = "conftest.py", 8
+_SETUP_DEPTH = 3  # setup.py files looked for in the project's folders this deep (`libs/pointops/setup.py`)
+_PACKAGE_NAMES = re.compile(rb"""\b(?:name\s*=\s*|packages\s*=\s*\[[^\]]*?)["']([A-Za-z_][\w.]*)["']""")
+_CUDA_PACKAGES: dict[Path, dict[str, tuple[str, str]]] = {}  # a project's root -> its CUDA-only packages
+
+
+def _cuda_packages(root: Path) -> dict[str, tuple[str, str]]:
+    """The names of the packages each setup.py below the project's root builds with CUDA extensions and no cpu
+    one (`setup(name=..., packages=[...])`), each with that setup.py's path and digest. Read once per root."""
+    if root not in _CUDA_PACKAGES:
+        found: dict[str, tuple[str, str]] = {}
+        pattern = api.SETUP_SCRIPT
+        for depth in range(1, _SETUP_DEPTH + 1):
+            pattern = "*/" + pattern
+            for setup in sorted(root.glob(pattern))[:_MOST_SIBLINGS]:
+                data = script_bytes(setup)
+                if api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data:
+                    for match in _PACKAGE_NAMES.finditer(data):
+                        name = match.group(1).decode().split(".")[0]
+                        found.setdefault(name, (str(setup), digest_of(data)))
+        if len(_CUDA_PACKAGES) > 64:
+            _CUDA_PACKAGES.clear()
+        _CUDA_PACKAGES[root] = found
+    return _CUDA_PACKAGES[root]
 _WEIGHTS: list[Optional[object]] = [None, None]  # [the run's `checked` table, _cpu_weights' answer]
 
 
@@ -258,6 +281,16 @@ class ProjectImports:
                 self.used[str(setup)] = digest_of(data)
                 return api.CUDA_EXTENSION_WORD in data and api.CPU_EXTENSION_WORD not in data
         return False
+
+    def cuda_only_package(self, name: str) -> bool:
+        """Is `name` (a top-level import the project's roots do not hold) a package that a setup.py of the project
+        builds with CUDA kernels and no cpu one (`setup(name="pointops", ext_modules=[CUDAExtension(...)])` in
+        Pointcept's `libs/pointops/`, a Gaussian splatting rasterizer under `submodules/`)? Installed from there,
+        it runs on GPUs only, like the package around a setup.py that builds_cuda_kernels."""
+        found = _cuda_packages(self.layout.root).get(name)
+        if found is not None:
+            self.used[found[0]] = found[1]
+        return found is not None
 
     def served_on_gpu(self) -> bool:
         """Is this file the predictor of a Cog model whose cog.yaml (at the project's root) asks for a GPU? Cog builds

@@ -19,7 +19,7 @@ from devlint.static.analysis.guards import (
     switch_choice, truth_of)
 from devlint.static.analysis.narrowing import (
     decided_type, module_test, no_tensor_where, not_a_tensor, off_cpu_where, type_test)
-from devlint.static.analysis.imports import exec_project_import
+from devlint.static.analysis.imports import exec_project_import, project_cuda_package
 from devlint.static.analysis.launchers import sets_up_nccl
 from devlint.static.analysis.prepass import device_move
 from devlint.static.analysis.state import LoopFrame, Returned, State
@@ -129,7 +129,7 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
     if type(node) is cst.Import:
         for alias in node.names:
             full = attr_path(alias.name)
-            if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES:
+            if full.split(".")[0] in api.CUDA_ONLY_LIBRARIES or project_cuda_package(interp, full):
                 state.guarded = True  # `import tensorrt`: what follows runs with an NVIDIA GPU or not at all
             # an import's `as` name is a Name (a Tuple or List only follows a `with`'s `as`)
             if (cast(cst.Name, alias.asname.name).value if alias.asname is not None else full.split(".")[0]) in bound:
@@ -145,7 +145,8 @@ def exec_import(interp: Walker, node: cst.Import | cst.ImportFrom, line: cst.CST
     # `from .models import Net`: the project's own code, ".models.Net" (no library's path starts with a dot)
     node = cast(cst.ImportFrom, node)  # not an Import: the other kind
     module = "." * len(node.relative) + (attr_path(node.module) if node.module is not None else "")
-    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (not bound and api.is_cuda_extension(module.lstrip("."))):
+    if module.split(".")[0] in api.CUDA_ONLY_LIBRARIES or (not bound and api.is_cuda_extension(module.lstrip("."))) \
+            or project_cuda_package(interp, module):  # (`from pointops import knn`, built by a setup.py here)
         state.guarded = True  # `from triton import jit`, `from fused_ops_cuda import fused_adam` (a compiled one)
     if type(node.names) is cst.ImportStar:
         if not module.startswith(api.LIBRARY_PREFIXES) and not bound:
