@@ -323,18 +323,21 @@ _INT_COMPARISONS: dict[type, Callable[[int, int], bool]] = {
     cst.GreaterThan: operator.gt, cst.GreaterThanEqual: operator.ge}
 
 
+_NONE_TESTS = (cst.Is, cst.IsNot, cst.Equal, cst.NotEqual)
+
+
 def _fold(left: Value, op: cst.BaseCompOp, right: Value) -> Optional[Const]:
     """A comparison of known strings: `device == "cpu"` where `device` is the constant "cpu"; of known
     whole numbers: `len(boxes) == 0` for a caller's empty list."""
-    if isinstance(right, Const) and right.value is None and type(op) in (cst.Is, cst.IsNot) and _never_none(left):
+    if isinstance(right, Const) and right.value is None and type(op) in _NONE_TESTS and _never_none(left):
         # `if device is not None: x = x.to(device)` where the caller passed a device: only that branch runs
-        return Const(value=type(op) is cst.IsNot)
+        return Const(value=type(op) in (cst.IsNot, cst.NotEqual))
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is bool and type(right.value) is bool \
             and type(op) in (cst.Equal, cst.NotEqual, cst.Is, cst.IsNot):  # `if torch.is_tensor(x) != True:`
         return Const(value=(left.value == right.value) == (type(op) in (cst.Equal, cst.Is)))
     if isinstance(left, Const) and left.value is None and isinstance(right, Const) and right.value is None \
-            and type(op) in (cst.Is, cst.IsNot):
-        return Const(value=type(op) is cst.Is)  # `if pivot is None: return` where the caller passed none
+            and type(op) in _NONE_TESTS:  # (`device == None` tests what `device is None` does)
+        return Const(value=type(op) in (cst.Is, cst.Equal))  # `if pivot is None: return` where the caller passed none
     if isinstance(left, Const) and isinstance(right, Const) and type(left.value) is int and type(right.value) is int \
             and (type(op) in (cst.Equal, cst.NotEqual) or type(op) in _INT_COMPARISONS and _computed(left, right)):
         # (`n >= 0` of `n = x.get_device()` for a cpu `x`: a number the walk computed, not a setting's default)
@@ -500,7 +503,9 @@ def eval_subscript(interp: Walker, node: cst.Subscript, state: State) -> Value:
         # today it raises IndexError on every device. Either way no tensor comes out.
         return UNKNOWN
     if isinstance(container, Tensor):
-        tensor_indices = [(s, v) for s, v in indices if isinstance(v, Tensor) and not _element_of(interp, s, state)]
+        # (`ids.to(device)` of a value not known to be a tensor is one where it indexes a tensor)
+        moved = [(s, _moved_operand(v, container)) for s, v in indices]
+        tensor_indices = [(s, v) for s, v in moved if isinstance(v, Tensor) and not _element_of(interp, s, state)]
         if any(type(s) is cst.Comparison for s, _ in tensor_indices) and container.device is not None \
                 and container.device.is_gpu:
             interp.facts.note_sync(state)  # `d[d < 0.5]`: a boolean mask, whose count the host waits for

@@ -496,11 +496,15 @@ class FileQuestions:
         does not save to itself is whatever file its callers name, not the one another function saves to under a
         parameter of the same name (tez's `save(model_path)` and `load(model_path)`)."""
         current = self._frames.current_function
+        written = " ".join(self._tables.module.code_for_node(path).split())  # (as the pre-pass keeps a save's path)
+        while type(path) is cst.Call and len(path.args) == 1 and dotted(path.func) in _PATH_WRAPPERS:
+            path = path.args[0].value  # `torch.load(str(path))`: the parameter, as a string
         if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:
             return False
         parameters = {param.name.value for param in [*current.params.params, *current.params.kwonly_params]}
         scope = self._tables.scope_of(current)  # (rebound: `if model_path is None: model_path = self.model_path`)
-        return path.value in parameters and path.value not in scope.saved_to and path.value not in scope.rebound_names
+        return path.value in parameters and not {path.value, written} & scope.saved_to \
+            and path.value not in scope.rebound_names
 
     def _returns_saved(self, func: cst.BaseExpression) -> bool:
         tables = self._tables
@@ -609,6 +613,9 @@ class FileQuestions:
 
     def operand(self, node: cst.CSTNode, value: Value) -> Operand:
         return Operand(node, value, LazyCode(self._tables.module, node))
+
+
+_PATH_WRAPPERS = frozenset({"str", "os.fspath", "Path", "pathlib.Path"})
 
 
 def _member_classes(init: cst.FunctionDef) -> dict[str, str]:

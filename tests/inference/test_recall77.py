@@ -1,0 +1,133 @@
+"""Real device bugs the seventy-seventh recall survey found missed (issue 17: bug reports from repositories nobody on
+the team had used), each beside a twin.
+
+- A value moved to a device (`ids = ids.to(self.device)` of a parameter not known to be a tensor) that indexes a
+  tensor is a tensor there: a cpu lookup table indexed by it crashes whenever the device is a GPU, as `table + ids`
+  does (graphlearn-for-pytorch's feature lookup, DEV101).
+- `device == None` tests what `device is None` does: a caller that passes no device takes the branch that picks the
+  GPU (rxn_yield_context's predictor, DEV102).
+- `torch.load(str(path))` of a parameter the loading function does not save to is of whatever file its callers
+  name, as `torch.load(path)` is: a `save(self, path)` beside it writing `str(path)` does not make it a file this
+  code wrote (MockingBird's `Tacotron.load`, DEV202).
+- `torch.load(io.BytesIO(f.read()))` loads a stored checkpoint read into memory; only a buffer of this process
+  (`io.BytesIO(stream.getvalue())`, a `BytesIO()` torch.save wrote) holds bytes made here (tabnet's zip archive,
+  DEV202).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import expected_findings
+from tests.lint_helpers import found
+
+LOOKUP = """
+import torch
+
+
+class Table:
+    def __init__(self, n):
+        self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        self.book = torch.zeros(n, dtype=torch.long)
+
+    def lookup(self, ids):
+        ids = ids.to({target})
+        return self.book[ids]{mark}
+"""
+
+
+@pytest.mark.parametrize("target, mark", [
+    ("self.device", "  # expect: DEV101"),
+    ('"cpu"', ""),
+])
+def test_a_value_moved_to_a_device_that_indexes_a_tensor_is_a_tensor_there(target, mark):
+    source = LOOKUP.format(target=target, mark=mark)
+    assert found(source, ["DEV101", "DEV104", "DEV105"]) == expected_findings(source)
+
+
+PREDICTOR = """
+import torch
+import torch.nn as nn
+
+
+class Predictor:
+    def __init__(self, device=None):
+        if device {test} None:
+            self.device = torch.device("cuda") if torch.cuda.is_available() else torch.device("cpu")
+        else:
+            self.device = torch.device(device)
+        self.model = nn.Linear(4, 1).to(self.device)
+
+    def score(self, rows):
+        return self.model(torch.Tensor(rows)){mark}
+
+
+print(Predictor().score([[0.0] * 4]))
+"""
+
+
+@pytest.mark.parametrize("test, mark", [
+    ("==", "  # expect: DEV102"),
+    ("is", "  # expect: DEV102"),
+    ("!=", ""),
+])
+def test_an_equality_test_with_none_decides_as_is_does(test, mark):
+    source = PREDICTOR.format(test=test, mark=mark)
+    assert found(source, ["DEV102"]) == expected_findings(source)
+
+
+TACOTRON = """
+import torch
+import torch.nn as nn
+
+
+class Tacotron(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(4, 4)
+
+    def load(self, path):
+        checkpoint = torch.load({loaded}){mark}
+        self.load_state_dict(checkpoint["model_state"])
+
+    def save(self, path):
+        torch.save({{"model_state": self.state_dict()}}, str(path))
+
+    def save_and_reload(self, path):
+        torch.save(self.state_dict(), str(path))
+        return torch.load(str(path))
+"""
+
+
+@pytest.mark.parametrize("loaded, mark", [
+    ("str(path)", "  # expect: DEV202"),
+    ("path", "  # expect: DEV202"),
+    ("str(path), map_location='cpu'", ""),
+])
+def test_a_parameter_loaded_as_a_string_is_the_callers_file(loaded, mark):
+    source = TACOTRON.format(loaded=loaded, mark=mark)
+    assert found(source, ["DEV202"]) == expected_findings(source)
+
+
+ARCHIVE = """
+import io
+import zipfile
+
+import torch
+
+
+def load_network(filepath):
+    with zipfile.ZipFile(filepath) as z:
+        with z.open("network.pt") as f:
+            return torch.load(io.BytesIO(f.read()))  # expect: DEV202
+
+
+def round_trip(state):
+    stream = io.BytesIO()
+    torch.save(state, stream)
+    return torch.load(io.BytesIO(stream.getvalue()))
+"""
+
+
+def test_a_buffer_of_a_file_read_into_memory_holds_a_stored_checkpoint():
+    assert found(ARCHIVE, ["DEV202"]) == expected_findings(ARCHIVE)
