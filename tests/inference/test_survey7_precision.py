@@ -192,12 +192,13 @@ CASES = {
     "a_constant_device_beside_a_gpu_only_call_is_one_gpu_only_file": CONSTANT_DEVICE.format(
         call="torch.cuda.reset_peak_memory_stats()", mark="  # expect: DEV204"),
     "twin_a_constant_device_alone_is_a_hardcoded_gpu": CONSTANT_DEVICE.format(call="pass", mark="  # expect: DEV201"),
-    # (trlx's summarize_rlhf scripts: `rw_device = torch.device("cuda:{}".format(1))`, survey 72)
+    # (trlx's summarize_rlhf scripts: `rw_device = torch.device("cuda:{}".format(1))`, survey 72: a GPU written as a
+    # number is as hardcoded as "cuda")
     "a_formatted_constant_device_beside_a_gpu_only_call_is_one_gpu_only_file": CONSTANT_DEVICE.format(
-        call="torch.cuda.reset_peak_memory_stats()  # expect: DEV204", mark="").replace(
+        call="torch.cuda.reset_peak_memory_stats()", mark="  # expect: DEV204").replace(
         'torch.device("cuda")', 'torch.device("cuda:{}".format(1))'),
     "a_percent_formatted_constant_device_beside_a_gpu_only_call_is_one_gpu_only_file": CONSTANT_DEVICE.format(
-        call="torch.cuda.reset_peak_memory_stats()  # expect: DEV204", mark="").replace(
+        call="torch.cuda.reset_peak_memory_stats()", mark="  # expect: DEV204").replace(
         'torch.device("cuda")', 'torch.device("cuda:%d" % 1)'),
     "a_forward_that_moves_its_input_takes_it_from_anywhere": SELF_PLACING.format(
         library="some_layers", move="samples = samples.to(dtype=torch.float64, device=self.device)", mark=""),
