@@ -27,12 +27,13 @@ class Scope:
                  "library_calls", "keyword_inputs", "saved_to", "met_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
                  "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys",
-                 "compared_names")
+                 "compared_names", "called_names")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
         self.host_names: set[str] = set()  # handed to numpy, PIL or OpenCV: host data
         self.module_names: set[str] = set()  # used as only an nn.Module can be (`.eval()`, `.parameters()`)
+        self.called_names: set[str] = set()  # called (`session(x)`): no tensor, whatever a guess said
         self.moved_names: set[str] = set()  # sent to a device: `x.to(device)`, `x.cuda()`
         # what a move is made to meet: `p.add_(x.cuda())`, `p + x.cuda()` move x to where p already is
         self.met_names: set[str] = set()
@@ -185,6 +186,7 @@ class PrePass:
             callee = cast(cst.Name, func).value
             self.called_names.add(callee)
             self.own_called.add(callee)
+            scope.called_names.add(callee)
         elif kind is cst.Attribute:
             callee = self._note_method_call(node, cast(cst.Attribute, func), scope)
         names: list[Optional[str]] = []  # the dotted names among the positional arguments, and in lists or tuples there

@@ -227,7 +227,7 @@ def exec_expression(interp: Walker, small: cst.Expr, line: cst.CSTNode, state: S
     # (a parameter of this function only guessed to be a tensor, used as none here, may be a graph batch that
     # moves itself: torch_geometric's `Batch.to` works in place)
     guessed = isinstance(receiver, Tensor) and only_a_parameter(receiver) and name in interp.file.parameters() \
-        and name not in interp.file.tensor_names()
+        and name not in interp.file.tensor_names() or name in interp.file.called_names()  # (`session(x)`: a model)
     tensor = isinstance(receiver, Tensor) and not receiver.maybe_object and not guessed or (
         isinstance(receiver, (Unknown, Located, Tensor)) and name is not None and name in interp.file.tensor_names()
         and not _moves_itself(interp, expr.func.attr.value))

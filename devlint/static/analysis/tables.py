@@ -436,6 +436,10 @@ class FileQuestions:
         scope = self._tables.scope_of(self._frames.current_function)
         return None if name in scope.filled_names else scope.moved_keys.get(name)
 
+    def called_names(self) -> set[str]:
+        """Names the current function calls (`session(x)`): objects, not tensors."""
+        return self._tables.scope_of(self._frames.current_function).called_names
+
     def met_names(self) -> set[str]:
         """Names the current function moves something to meet: `p.add_(x.cuda())`."""
         return self._tables.scope_of(self._frames.current_function).met_names
