@@ -15,6 +15,8 @@ the team had used), each beside a twin.
 - A name the function calls (`session(batch)`) holds an object, not a tensor: its `session.to("cpu")` moves it in
   place and is no thrown-away move, whatever an inference guessed (Olive's PyTorch evaluator: a false DEV103 error
   the survey met on the way).
+- `tuple()` and `list()` are empty: `torch.zeros(tuple(), dtype=torch.bool)` is a 0-dim tensor, which meets tensors
+  on any device (cornucopia's polynomial integral: a false DEV104 the survey met on the way).
 """
 
 from __future__ import annotations
@@ -174,3 +176,32 @@ def infer(model: Handler, loader, device="cpu"):
 def test_a_name_the_function_calls_holds_no_tensor(moved, mark):
     source = SESSION.format(moved=moved, mark=mark)
     assert found(source, ["DEV103"]) == expected_findings(source)
+
+
+EMPTY_SHAPE = """
+import torch
+
+
+def integrate(l, *args):
+    zero = torch.zeros({shape}, dtype=torch.bool)
+    k = torch.zeros(l.shape, dtype=l.dtype, device=l.device)
+    for i in range(len(args)):
+        if torch.any(args[i] != zero):{mark}
+            k = k + args[i]
+    return k
+
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+x = torch.ones(3, device=device)
+integrate(x, x, x)
+"""
+
+
+@pytest.mark.parametrize("shape, mark", [
+    ("tuple()", ""),
+    ("list()", ""),
+    ("(1,)", "  # expect: DEV101"),
+])
+def test_an_empty_shape_built_by_a_call_makes_a_0_dim_tensor(shape, mark):
+    source = EMPTY_SHAPE.format(shape=shape, mark=mark)
+    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)

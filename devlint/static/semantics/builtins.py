@@ -46,6 +46,8 @@ def builtin_zip(site: CallSite) -> Value:
 
 def builtin_sequence(site: CallSite) -> Value:
     """`list(x)`, `tuple(x)`, `sorted(x)`...: a list of what iterating x yields."""
+    if not site.node.args and site.name in ("list", "tuple"):
+        return Seq(kind=site.name, items=())  # `tuple()`: empty (a 0-dim shape, `torch.zeros(tuple())`)
     first = site.args.first()
     if isinstance(first, Seq):
         return Seq(kind="list", elem=first.elem, items=first.items if site.name != "sorted" else None)
