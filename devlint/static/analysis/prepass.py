@@ -23,11 +23,10 @@ from devlint.static.syntax import GETTERS, NODE_KINDS, attr_path, children, dott
 class Scope:
     """What the pre-pass knows about the names of one function (or the module)."""
 
-    __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator",
-                 "library_calls", "keyword_inputs", "saved_to", "met_names",
+    __slots__ = ("tensor_names", "host_names", "module_names", "moved_names", "clock_ends", "generator", "called_names",
+                 "library_calls", "keyword_inputs", "saved_to", "met_names", "compared_names",
                  "numpy_receivers", "nccl_setup", "converted_names", "_conversions", "coarse_names", "size_names",
-                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys",
-                 "compared_names", "called_names")
+                 "_sizes", "filled_names", "rebound_names", "_through_calls", "global_names", "moved_keys")
 
     def __init__(self) -> None:
         self.tensor_names: set[str] = set()  # used in a way only a tensor can be
@@ -652,8 +651,7 @@ _NOTES: dict[type, Callable[[PrePass, Any, Scope], None]] = {
     cst.If: PrePass._note_test, cst.IfExp: PrePass._note_test, cst.While: PrePass._note_test,
     cst.Attribute: PrePass._note_attribute, cst.Subscript: PrePass._note_subscript,
     cst.BinaryOperation: PrePass._note_binary, cst.Assign: PrePass._note_assign, cst.Yield: PrePass._note_yield,
-    cst.With: PrePass._note_with, cst.Global: PrePass._note_global,
-}
+    cst.With: PrePass._note_with, cst.Global: PrePass._note_global}
 
 
 _PATH_SHAPES = (cst.Call, cst.BinaryOperation, cst.FormattedString, cst.SimpleString, cst.ConcatenatedString)

@@ -41,8 +41,7 @@ if TYPE_CHECKING:
 MAX_LOOP_ITERATIONS = 3
 
 
-def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
-               state: State) -> State:
+def exec_block(interp: Walker, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], state: State) -> State:
     # At module level, functions called (and analysed later) see the module's names as they are now.
     module_level = not interp.frames.stack
     if module_level:  # (a branch's own names: `PHASE = "test"` under `if __name__ == "__main__":`, then a call)
@@ -584,8 +583,7 @@ def _next_iteration(interp: Walker, state: State) -> None:
 # ---------------------------------------------------------------- definitions
 
 
-def exec_function_def(interp: Walker, node: cst.FunctionDef, state: State,
-                      owner: Optional[str] = None) -> State:
+def exec_function_def(interp: Walker, node: cst.FunctionDef, state: State, owner: Optional[str] = None) -> State:
     qual = f"{owner}.{node.name.value}" if owner else node.name.value
     interp.tables.functions.setdefault(id(node), Function(node=node, qualname=qual, owner=owner))
     if state.guarded:

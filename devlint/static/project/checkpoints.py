@@ -21,9 +21,9 @@ def weights_writes(tree: cst.Module) -> tuple[int, int]:
     cpu = device = 0
     for body, saves in _saves_by_function(tree):
         for save in saves:
-            kind = _written_from(body, save)
-            cpu += kind == "cpu"
-            device += kind == "device"
+            from_cpu = _written_from_cpu(body, save)
+            cpu += from_cpu is True
+            device += from_cpu is False
     return cpu, device
 
 
@@ -53,9 +53,10 @@ def _is_save(call: cst.Call) -> bool:
     return name.rsplit(".", 1)[-1] == api.SAVE_NAME and name.rsplit(".", 1)[0] in api.TORCH_ALIASES
 
 
-def _written_from(body: cst.CSTNode, save: cst.Call) -> Optional[str]:
-    """"cpu", "device", or None (no module's weights, or a value this function did not make: a state dict whose
-    entries it replaced with loaded ones is a conversion, on whatever device those were)."""
+def _written_from_cpu(body: cst.CSTNode, save: cst.Call) -> Optional[bool]:
+    """Does the save write a module's weights from the cpu (True) or from their device (False)? None: no module's
+    weights, or a value this function did not make (a state dict whose entries it replaced with loaded ones is a
+    conversion, on whatever device those were)."""
     if not save.args or save.args[0].keyword is not None:
         return None
     assigned, items = _assignments(body)
@@ -64,11 +65,11 @@ def _written_from(body: cst.CSTNode, save: cst.Call) -> Optional[str]:
     if not states:
         return None
     if any(_to_cpu(value) for name in names for value in items.get(name, ())):
-        return "cpu"  # `state_dict[key] = param.cpu()`
+        return True  # `state_dict[key] = param.cpu()`
     if any(items.get(name) and any(_state_of(value) is not None for value in assigned.get(name, ()))
            for name in names):
         return None  # `state_dict[key2] = param` of a loaded checkpoint's param: a conversion
-    return "cpu" if all(_moved_first(part) for part in states) else "device"
+    return all(_moved_first(part) for part in states)
 
 
 def _assignments(body: cst.CSTNode) -> tuple[dict[str, list[cst.BaseExpression]], dict[str, list[cst.BaseExpression]]]:
