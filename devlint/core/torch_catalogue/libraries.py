@@ -365,6 +365,8 @@ LIBRARY_LOSSES: Dict[str, Tuple[Tuple[int, str], ...]] = {
 LIGHTNING_MODULES = frozenset({"lightning.LightningModule", "pytorch_lightning.LightningModule",
                                "lightning.pytorch.LightningModule"})
 LIGHTNING_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
+# a hook only a LightningModule defines: a class with it, whose base comes through a module nobody can see, is one
+LIGHTNING_MODULE_HOOK = "configure_optimizers"
 # how a name that holds a dtype ends (`dtype`, `target_dtype`, `self.weight_dtype`): `x.to(dtype)` keeps the device
 DTYPE_NAME_SUFFIX = "dtype"
 # the class of every tensor: `isinstance(x, torch.Tensor)` of a tensor holds

@@ -499,7 +499,7 @@ def _final_self(returned: list[Returned]) -> Optional[Value]:
 def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
-    annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
+    annotation = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
     path = getattr(annotation, "path", "")
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
@@ -527,6 +527,21 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     if name in scope.compared_names:
         return UNKNOWN  # `if sigma_max <= 0: raise ...`: a number (`torch.tensor(sigma_max)` is 0-dim)
     return Located(why=((param, ""),), where=symbolic)
+
+
+_OPTIONALS = ("Optional", "Union")
+
+
+def _not_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`float` of `float | None`, `Optional[float]`, `Union[float, None]`: what the parameter is when given."""
+    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
+        sides = [side for side in (annotation.left, annotation.right) if dotted(side) != "None"]
+        return sides[0] if len(sides) == 1 else annotation
+    if type(annotation) is cst.Subscript and (dotted(annotation.value) or "").rsplit(".", 1)[-1] in _OPTIONALS:
+        kept = [e.slice.value for e in annotation.slice
+                if type(e.slice) is cst.Index and dotted(e.slice.value) != "None"]
+        return kept[0] if len(kept) == 1 else annotation
+    return annotation
 
 
 def _default_device_text(default: Optional[cst.BaseExpression]) -> object:

@@ -43,6 +43,10 @@ def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0
         if kind is cst.Slice:
             stack.extend((child, True) for child in children(node))
             continue
+        if kind is cst.Return and not in_bound:
+            # `return self.proj(x), lengths`: handed back as it came, not used here
+            stack.extend((part, False) for part in _returned_parts(cast(cst.Return, node)) if type(part) is not cst.Name)
+            continue
         if kind is cst.Call and not in_bound:
             handed = _handed(cast(cst.Call, node), derived, method_of, depth)
             if handed is not None:
@@ -50,6 +54,16 @@ def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0
         stack.extend((child, in_bound) for child in children(node))
     return {name for name in params if name not in bad and name in derived.values()} - {params[0]} \
         if params else set()
+
+
+def _returned_parts(node: cst.Return) -> list[cst.BaseExpression]:
+    """The expressions a return gives back: each element of a returned tuple, or the value."""
+    value = node.value
+    if value is None:
+        return []
+    if type(value) is cst.Tuple:
+        return [element.value for element in value.elements]
+    return [value]
 
 
 def _handed(call: cst.Call, derived: dict[str, str], method_of: MethodOf, depth: int) -> Optional[set[int]]:

@@ -616,8 +616,8 @@ def exec_class_def(interp: Walker, node: cst.ClassDef, state: State) -> State:
     bases = [interp.eval(b.value, state) for b in node.bases]
     autograd = any(isinstance(b, Ref) and b.path in api.AUTOGRAD_FUNCTION_BASES for b in bases)
     registered = any(is_module_base(b) for b in bases)
-    is_module = not autograd and (registered or any(
-        type(s) is cst.FunctionDef and s.name.value == "forward" for s in class_body(node))
+    is_module = not autograd and (registered or any(  # (a LightningModule's hook: one through an unseen base)
+        type(s) is cst.FunctionDef and s.name.value in ("forward", api.LIGHTNING_MODULE_HOOK) for s in class_body(node))
         or _holds_parameters(interp, node, state))
     # a `forward` makes a module of a class whose bases are unknown (a base from an unseen library); one whose
     # bases are all known to be none (`class MLP():`) is used as a model, but registers nothing

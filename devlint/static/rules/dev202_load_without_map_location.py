@@ -5,6 +5,7 @@ from typing import Callable, Iterable, Optional
 import libcst as cst
 
 from devlint.core.facts import FileIntent, GpuAssumption, Load
+from devlint.core.torch_catalogue import views as api
 from devlint.static.fixes import AFTER, Fix, NodeEdit
 from devlint.static.fixes.helpers import function_of
 from devlint.static.rules.base import Verdict, Rule
@@ -36,7 +37,8 @@ class LoadWithoutMapLocation(Rule):
     default of the option that names the file): the model zoos that release
     them save them from the cpu. Nor a load in a function that assumes a GPU
     unguarded, itself or in what it calls: it dies without one whatever the
-    load does, and that assumption is the report (DEV201, DEV203).
+    load does, and that assumption is the report (DEV201, DEV203). Nor a
+    load in a `try` whose `except` loads again with `map_location`.
 
     ## Why is this bad?
     A checkpoint saved from GPU tensors is restored onto the GPU it came from.
@@ -115,7 +117,8 @@ class Graphs:
         # (a 'cuda' default is a caller's to override: `def load(self, path, device="cuda")` loads anywhere)
         hardcoded = [a for a in self.gpu_intent().unguarded() if not a.switched and id(a.node) not in defaults]
         for fact in self.file_state().get("loads", ()):
-            if not _gpu_bound(fact, hardcoded, lambda node: function_of(self.file, node)):
+            if not _gpu_bound(fact, hardcoded, lambda node: function_of(self.file, node)) \
+                    and not _retried_with_map(function_of(self.file, fact.node) or self.file.module, fact.node):
                 yield self._verdict(fact, multi_gpu)
 
     def _verdict(self, fact: Load, multi_gpu: bool) -> Verdict:
@@ -148,6 +151,29 @@ def _gpu_bound(load: Load, hardcoded: list[GpuAssumption],
                 return True
     return False
 
+
+
+def _retried_with_map(body: cst.CSTNode, load: cst.CSTNode) -> bool:
+    """`try: ckpt = torch.load(path)` / `except RuntimeError: ckpt = torch.load(path, map_location=...)`: the
+    failure without a GPU is the one its handler catches, and it loads again where it can."""
+    for node in _walk(body):
+        if type(node) is cst.Try and any(part is load for part in _walk(node.body)) and any(
+                type(call) is cst.Call and (dotted(call.func) or "").rsplit(".", 1)[-1] in _LOAD_NAMES
+                and any(arg.keyword is not None and arg.keyword.value == "map_location" for arg in call.args)
+                for handler in node.handlers for call in _walk(handler)):
+            return True
+    return False
+
+
+_LOAD_NAMES = frozenset({path.rsplit(".", 1)[-1] for path in api.LOAD})  # (`torch.load`, `th.load`: its last word)
+
+
+def _walk(node: cst.CSTNode) -> Iterable[cst.CSTNode]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(children(current))
 
 
 def _parameter_defaults(module: cst.Module) -> set[int]:

@@ -358,12 +358,19 @@ def string_method(site: CallSite) -> Value:
     if site.name == "format":
         for arg_node, value in site.args.positional + list(site.args.keywords.values()):
             site.facts.shown(site.node, "str.format", site.operand(arg_node, value), site.state)
+    if site.name in _STRING_TESTS and len(site.args.positional) == 1 and not site.args.keywords:
+        suffix = site.args.positional[0][1]  # `name.endswith(".pth")` of a known name: decided here
+        if isinstance(suffix, Const) and isinstance(suffix.value, str):
+            return Const(value=getattr(cast(str, cast(Const, site.receiver).value), site.name)(suffix.value))
     if site.name == "format" and isinstance(site.receiver, Const) and isinstance(site.receiver.value, str) \
             and site.receiver.value.startswith(api.CUDA_TYPE):  # (always a string: call_method)
         given = site.args.positional
         return built_cuda(site.node, given[0][0] if len(given) == 1 else None, site.receiver.node,
                           site.receiver.guarded or site.state.guarded)
     return UNKNOWN
+
+
+_STRING_TESTS = frozenset({"startswith", "endswith"})
 
 
 def built_cuda(node: cst.CSTNode, index: Optional[cst.CSTNode], literal: Optional[cst.CSTNode],
