@@ -10,8 +10,8 @@ the team had used), each beside a twin.
   name, as `torch.load(path)` is: a `save(self, path)` beside it writing `str(path)` does not make it a file this
   code wrote (MockingBird's `Tacotron.load`, DEV202).
 - `torch.load(io.BytesIO(f.read()))` loads a stored checkpoint read into memory; only a buffer of this process
-  (`io.BytesIO(stream.getvalue())`, a `BytesIO()` torch.save wrote) holds bytes made here (tabnet's zip archive,
-  DEV202).
+  (`io.BytesIO(stream.getvalue())`, or any bytes in a file that saves into a `BytesIO()`: a worker's results sent
+  back, Lightning's launcher) holds bytes made here (tabnet's zip archive, DEV202).
 - A name the function calls (`session(batch)`) holds an object, not a tensor: its `session.to("cpu")` moves it in
   place and is no thrown-away move, whatever an inference guessed (Olive's PyTorch evaluator: a false DEV103 error
   the survey met on the way).
@@ -127,6 +127,26 @@ def load_network(filepath):
             return torch.load(io.BytesIO(f.read()))  # expect: DEV202
 
 
+def load_sent(data):
+    return torch.load(io.BytesIO(data))  # expect: DEV202
+"""
+
+WORKER = """
+import io
+
+import torch
+
+
+def results_of_worker(metrics):
+    buffer = io.BytesIO()
+    torch.save({k: v.cpu() for k, v in metrics.items()}, buffer)
+    return buffer.getvalue()
+
+
+def restore_on_main(data):
+    return torch.load(io.BytesIO(data))
+
+
 def round_trip(state):
     stream = io.BytesIO()
     torch.save(state, stream)
@@ -134,8 +154,10 @@ def round_trip(state):
 """
 
 
-def test_a_buffer_of_a_file_read_into_memory_holds_a_stored_checkpoint():
-    assert found(ARCHIVE, ["DEV202"]) == expected_findings(ARCHIVE)
+@pytest.mark.parametrize("source", [ARCHIVE, WORKER])
+def test_a_buffer_of_a_file_read_into_memory_holds_a_stored_checkpoint(source):
+    # (a file that saves into a buffer loads what it wrote: a worker's results, sent back as bytes)
+    assert found(source, ["DEV202"]) == expected_findings(source)
 
 
 SESSION = """

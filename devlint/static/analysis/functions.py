@@ -499,7 +499,7 @@ def _final_self(returned: list[Returned]) -> Optional[Value]:
 def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: bool) -> Value:
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
-    annotation = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
+    annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
     path = getattr(annotation, "path", "")
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
@@ -507,8 +507,10 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
-    if getattr(annotation, "name", None) in api.NUMBER_ANNOTATIONS:
-        return UNKNOWN  # `sigma_min: float`: a number (`torch.tensor(sigma_min)` is 0-dim)
+    given = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
+    if getattr(given, "name", None) in api.NUMBER_ANNOTATIONS and getattr(given, "name", None) != "int":
+        # `sigma_min: float`, `temp: float | None`: a number (`torch.tensor(sigma_min)` is 0-dim)
+        return UNKNOWN
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):

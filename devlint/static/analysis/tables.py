@@ -487,6 +487,13 @@ class FileQuestions:
         return type(source) is cst.Attribute and source.attr.value in api.RUN_CHECKPOINT_PATHS \
             or type(source) is cst.Call and self._returns_saved(source.func)
 
+    def saves_to_memory(self) -> bool:
+        """Does this file `torch.save` into an in-memory buffer (`buffer = io.BytesIO()`, `torch.save(x, buffer)`)?
+        Then the bytes it loads through `io.BytesIO(data)` are the ones it wrote (a worker's results, sent back)."""
+        prepass = self._tables.prepass
+        return any(type(value) is cst.Call and (dotted(value.func) or "").endswith(_BUFFER)
+                   for name in prepass.saved_anywhere for value in prepass.assigned.get(name, ()))
+
     def own_weights(self, load: cst.CSTNode, optimizer: Callable[[cst.BaseExpression], bool]) -> bool:
         """Does the load read weights into a module (`optimizer(receiver)`: known to be none) of a project whose
         every weights writer saves them from the cpu (project_imports.weights_written_from_cpu)?"""
@@ -619,6 +626,7 @@ class FileQuestions:
         return Operand(node, value, LazyCode(self._tables.module, node))
 
 
+_BUFFER = "BytesIO"
 _PATH_WRAPPERS = frozenset({"str", "os.fspath", "Path", "pathlib.Path"})
 
 

@@ -151,15 +151,16 @@ def _written_here(site: CallSite, source: Optional[cst.CSTNode]) -> bool:
     if owner is not None and owner.is_dataset:
         return True
     if type(source) is cst.Call and (dotted(source.func) or "").endswith("BytesIO"):
-        return _buffered_here(source)
+        return _buffered_here(source) or site.file.saves_to_memory()
     return source is not None and (site.file.saved_here(source) or site.file.saved_beside(source)
                                    or type(source) is cst.SimpleString and isinstance(source.evaluated_value, str)
                                    and site.file.saved_as(source.evaluated_value))
 
 
 def _buffered_here(buffer: cst.Call) -> bool:
-    """`io.BytesIO(stream.getvalue())`: bytes an in-memory buffer of this process holds. Not the bytes of a file
-    read into memory (`io.BytesIO(f.read())` of a zip member, a download's content): a stored checkpoint."""
+    """`io.BytesIO(stream.getvalue())`: bytes an in-memory buffer of this process holds (so are those of a file
+    that saves into one: saves_to_memory). Not the bytes of a file read into memory (`io.BytesIO(f.read())` of a
+    zip member, a download's content): a stored checkpoint."""
     content = buffer.args[0].value if buffer.args else None
     return content is None or type(content) is cst.Call and type(content.func) is cst.Attribute \
         and content.func.attr.value in _BUFFER_READS
