@@ -16,7 +16,8 @@ twin that must stay reported.
 - `name.endswith(".pth")` of a name a caller passes as a constant is decided: the branch it rules out is not
   walked (FairMOT's backbone: DEV202).
 - A parameter annotated `float | None` or `Optional[float]` is a number when given: `torch.tensor(temp)` is 0-dim
-  and meets tensors on any device (lightly's DINO loss: DEV104).
+  and meets tensors on any device; one annotated `int | None` is a whole number, and `schedule[epoch]` one element
+  (lightly's DINO loss: DEV104). A GPU count or switch keeps its name's meaning (`n_gpus: Optional[int]`).
 """
 
 from __future__ import annotations
@@ -214,4 +215,41 @@ class TempLoss(nn.Module):
 ])
 def test_an_optional_number_parameter_is_a_number(annotation, mark):
     source = TEMPERATURE.format(annotation=annotation, mark=mark)
+    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
+
+
+
+SCHEDULE = """
+from typing import Optional
+
+import torch
+from torch import nn
+
+
+class TempLoss(nn.Module):
+    def __init__(self, dim=8, warmup=10, temp=0.07):
+        super().__init__()
+        self.register_buffer("center", torch.zeros(1, 1, dim))
+        self.schedule = torch.linspace(0.04, 0.07, warmup)
+        self.temp = temp
+
+    def forward(self, outs: list, temp: Optional[float] = None, epoch: {annotation} = None):
+        if temp is not None:
+            temperature = torch.tensor(temp)
+        elif epoch is not None:
+            temperature = self.schedule[epoch]
+        else:
+            temperature = torch.tensor(self.temp)
+        stacked = torch.stack(outs)
+        return torch.softmax((stacked - self.center) / temperature, dim=-1){mark}
+"""
+
+
+@pytest.mark.parametrize("annotation, mark", [
+    ("int | None", ""),
+    ("Optional[int]", ""),
+    ("Optional[torch.Tensor]", "  # expect: DEV104"),
+])
+def test_an_optional_whole_number_parameter_indexes_one_element(annotation, mark):
+    source = SCHEDULE.format(annotation=annotation, mark=mark)
     assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)

@@ -508,9 +508,10 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
     given = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
-    if getattr(given, "name", None) in api.NUMBER_ANNOTATIONS and getattr(given, "name", None) != "int":
-        # `sigma_min: float`, `temp: float | None`: a number (`torch.tensor(sigma_min)` is 0-dim)
-        return UNKNOWN
+    if getattr(given, "name", None) in api.NUMBER_ANNOTATIONS and api.flag_polarity(name) is None:
+        # `sigma_min: float`, `temp: float | None`, `epoch: int | None` when given: a number (`torch.tensor(sigma_min)`
+        # is 0-dim; `table[epoch]` one element); not a GPU count or switch (`n_gpus: Optional[int] = None`)
+        return INTEGER if getattr(given, "name", None) == "int" else UNKNOWN
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
