@@ -17,7 +17,9 @@ twin that must stay reported.
   walked (FairMOT's backbone: DEV202).
 - A parameter annotated `float | None` or `Optional[float]` is a number when given: `torch.tensor(temp)` is 0-dim
   and meets tensors on any device; one annotated `int | None` is a whole number, and `schedule[epoch]` one element
-  (lightly's DINO loss: DEV104). A GPU count or switch keeps its name's meaning (`n_gpus: Optional[int]`).
+  (lightly's DINO loss: DEV104). A GPU count or switch keeps its name's meaning (`n_gpus: Optional[int]`). And
+  one annotated `Optional[torch.Tensor]` is a tensor when given: a sampler's `to()` that throws away
+  `self.weight.to(device)` is reported (graphlearn-for-pytorch, read in the regression run: DEV103).
 """
 
 from __future__ import annotations
@@ -230,7 +232,7 @@ class TempLoss(nn.Module):
     def __init__(self, dim=8, warmup=10, temp=0.07):
         super().__init__()
         self.register_buffer("center", torch.zeros(1, 1, dim))
-        self.schedule = torch.linspace(0.04, 0.07, warmup)
+        self.schedule = torch.linspace(0.04, 0.07, warmup){attr_mark}
         self.temp = temp
 
     def forward(self, outs: list, temp: Optional[float] = None, epoch: {annotation} = None):
@@ -245,11 +247,41 @@ class TempLoss(nn.Module):
 """
 
 
-@pytest.mark.parametrize("annotation, mark", [
+@pytest.mark.parametrize("annotation, attr_mark", [
     ("int | None", ""),
     ("Optional[int]", ""),
-    ("Optional[torch.Tensor]", "  # expect: DEV104"),
+    # a tensor index: the plain attribute left on the cpu is the story (DEV105, reported where it is indexed)
+    ("Optional[torch.Tensor]", "  # expect: DEV105"),
 ])
-def test_an_optional_whole_number_parameter_indexes_one_element(annotation, mark):
-    source = SCHEDULE.format(annotation=annotation, mark=mark)
-    assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
+def test_an_optional_whole_number_parameter_indexes_one_element(annotation, attr_mark):
+    source = SCHEDULE.format(annotation=annotation, mark="", attr_mark=attr_mark)
+    assert {code for _, code in found(source, ["DEV101", "DEV104", "DEV105"])} == {
+        code for _, code in expected_findings(source)}
+
+
+SAMPLING = """
+from typing import Optional
+
+import torch
+
+
+class NegativeSampling:
+    def __init__(self, amount: int = 1, weight: {annotation} = None):
+        self.amount = amount
+        self.weight = weight
+
+    def to(self, device: torch.device):
+        if self.weight is not None:
+            self.weight.to(device){mark}
+        return self
+"""
+
+
+@pytest.mark.parametrize("annotation, mark", [
+    ("Optional[torch.Tensor]", "  # expect: DEV103"),
+    ("torch.Tensor", "  # expect: DEV103"),
+    ("Optional[object]", ""),
+])
+def test_an_optional_tensor_parameter_is_a_tensor_when_given(annotation, mark):
+    source = SAMPLING.format(annotation=annotation, mark=mark)
+    assert found(source, ["DEV103"]) == expected_findings(source)

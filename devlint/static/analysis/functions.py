@@ -500,14 +500,14 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
     annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
-    path = getattr(annotation, "path", "")
+    given = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
+    path = getattr(given, "path", "")  # (`weight: Optional[torch.Tensor] = None`: a tensor when given)
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
     if path in api.DEVICE_CONSTRUCTORS:
         return DeviceValue(where=SELECTED)
     if getattr(annotation, "name", None) == "int":
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
-    given = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
     if getattr(given, "name", None) in api.NUMBER_ANNOTATIONS and api.flag_polarity(name) is None:
         # `sigma_min: float`, `temp: float | None`, `epoch: int | None` when given: a number (`torch.tensor(sigma_min)`
         # is 0-dim; `table[epoch]` one element); not a GPU count or switch (`n_gpus: Optional[int] = None`)
