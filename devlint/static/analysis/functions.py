@@ -506,12 +506,12 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
     if path in api.DEVICE_CONSTRUCTORS:
         return DeviceValue(where=SELECTED)
-    if getattr(annotation, "name", None) == "int":
+    if getattr(annotation, "name", None) == _WHOLE:
         return INTEGER  # `timestep: int`: `table[timestep]` is one element
     if getattr(given, "name", None) in api.NUMBER_ANNOTATIONS and api.flag_polarity(name) is None:
         # `sigma_min: float`, `temp: float | None`, `epoch: int | None` when given: a number (`torch.tensor(sigma_min)`
         # is 0-dim; `table[epoch]` one element); not a GPU count or switch (`n_gpus: Optional[int] = None`)
-        return INTEGER if getattr(given, "name", None) == "int" else UNKNOWN
+        return INTEGER if getattr(given, "name", None) == _WHOLE else UNKNOWN
     if api.flag_polarity(name) is True:
         return Availability(positive=True)
     if api.looks_like_device_name(name):
@@ -533,6 +533,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
 
 
 _OPTIONALS = ("Optional", "Union")
+_WHOLE = "int"  # the builtin type of an annotation (`t: int`)
 
 
 def _not_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
