@@ -19,7 +19,8 @@ twin that must stay reported.
   and meets tensors on any device; one annotated `int | None` is a whole number, and `schedule[epoch]` one element
   (lightly's DINO loss: DEV104). A GPU count or switch keeps its name's meaning (`n_gpus: Optional[int]`). And
   one annotated `Optional[torch.Tensor]` is a tensor when given: a sampler's `to()` that throws away
-  `self.weight.to(device)` is reported (graphlearn-for-pytorch, read in the regression run: DEV103).
+  `self.weight.to(device)` is reported (graphlearn-for-pytorch, read in the regression run: DEV103). A caller's
+  number nobody knows (`epoch=self.current_epoch`) given to a parameter annotated `int` is a whole number too.
 """
 
 from __future__ import annotations
@@ -285,3 +286,38 @@ class NegativeSampling:
 def test_an_optional_tensor_parameter_is_a_tensor_when_given(annotation, mark):
     source = SAMPLING.format(annotation=annotation, mark=mark)
     assert found(source, ["DEV103"]) == expected_findings(source)
+
+
+CALLED_WITH_EPOCH = """
+import torch
+from torch import nn
+
+
+class TempLoss(nn.Module):
+    def __init__(self, warmup=10):
+        super().__init__()
+        self.schedule = torch.linspace(0.04, 0.07, warmup){mark}
+
+    def forward(self, outs: list, epoch{annotation} = None):
+        temperature = self.schedule[epoch]
+        return torch.softmax(torch.stack(outs) / temperature, dim=-1)
+
+
+class Student(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Linear(8, 8)
+        self.criterion = TempLoss()
+
+    def step(self, x):
+        return self.criterion([self.head(x)], epoch=self.current_epoch)
+"""
+
+
+@pytest.mark.parametrize("annotation, mark", [
+    (": int | None", ""),
+    ("", "  # expect: DEV105"),  # (unannotated: a value nobody knows, perhaps a tensor of epochs)
+])
+def test_a_caller_unknown_number_for_an_int_parameter_is_a_whole_number(annotation, mark):
+    source = CALLED_WITH_EPOCH.format(annotation=annotation, mark=mark)
+    assert found(source, ["DEV101", "DEV104", "DEV105"]) == expected_findings(source)

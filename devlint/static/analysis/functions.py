@@ -33,7 +33,7 @@ from devlint.static.semantics.modules import helpers_placed, torch_base_device
 from devlint.static.syntax import dotted
 from devlint.core.values import (
     INTEGER, SELECTED, UNKNOWN, Availability, Class, Const, Device, DeviceValue, Function, Instance,
-    LambdaFunction, Loader, Located, Module, Seq, SkipMarker, Tensor, Value, replace,
+    LambdaFunction, Loader, Located, Module, Seq, SkipMarker, Tensor, Unknown, Value, replace,
 )
 
 if TYPE_CHECKING:
@@ -288,8 +288,18 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
         return params
     # A value passed in keeps its device; inside, it comes from the caller.
     numbers = number_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
+    wholes = _whole_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
+    # (`epoch: int | None` given `self.current_epoch`, a number nobody here knows: a whole number)
     return {k: (replace(v, from_param=k, scalar=v.scalar or k in numbers) if isinstance(v, Tensor) and k != "self"
-                else v) for k, v in params.items()}
+                else INTEGER if type(v) in (Unknown, Located) and k in wholes else v) for k, v in params.items()}
+
+
+def _whole_params(fdef: cst.FunctionDef) -> frozenset[str]:
+    """Parameters annotated `int` (or `int | None`), not named as a GPU count or switch."""
+    params = (*fdef.params.posonly_params, *fdef.params.params, *fdef.params.kwonly_params)
+    return frozenset(p.name.value for p in params if p.annotation is not None
+                     and dotted(_not_none(p.annotation.annotation)) == _WHOLE
+                     and api.flag_polarity(p.name.value) is None)
 
 
 def _spread(args: Args) -> Optional[list[Value]]:
