@@ -4,8 +4,9 @@ twin that must stay reported.
 
 - A conversion to numpy of a value whose device rests on a guess about code devlint cannot see (an unseen
   function's result taken to follow its inputs, an object of unknown kind's output) is a warning, not an error:
-  such code may bring its result to the host itself (ByteTrack's tutorials: an external NMS that ends in `.cpu()`,
-  an external model whose eval forward returns numpy; four false DEV401 errors).
+  such code may bring its result to the host itself (ByteTrack's cstrack tutorial: an external NMS that ends in
+  `.cpu()`; two false DEV401 errors). (Its ctracker tutorial's external model whose eval forward returns numpy
+  stays an error: a value computed from a model's output is judged as a tensor.)
 - A class that defines `configure_optimizers`, a hook only a LightningModule has, is a module though its base
   comes through a module nobody can see: `self.prototypes = nn.Linear(...).weight` is a registered parameter that
   moves with it (lightly's benchmarks: two false DEV101 errors).

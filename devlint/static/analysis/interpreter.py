@@ -398,8 +398,7 @@ def result_tensor(tensors: list[Tensor], reduce: bool = False) -> Tensor:
         derived=True, maybe_cpu=maybe if where is None or where.kind != "param" else None,
         attr_node=best.attr_node if len(tensors) == 1 else None,
         attr_name=best.attr_name if len(tensors) == 1 else None,
-        # `255 * mask` of a value that may be an array (or no tensor at all): may be one too
-        inferred=all(t.inferred or t.maybe_object for t in tensors),
+        inferred=all(t.inferred for t in tensors),  # `255 * mask` of a value that may be an array: may be one too
     )
 
 

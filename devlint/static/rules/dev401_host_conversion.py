@@ -95,8 +95,9 @@ values = scores.detach().cpu().numpy()
 
 def _guessed(value: object) -> bool:
     """Does its device rest on a guess about unseen code: an unseen function's result, taken to follow its
-    inputs, or what an object of unknown kind returns? (Precision survey 77: four such errors, all false: an
-    external NMS that ends in `.cpu()`, an external model whose eval forward returns numpy.)"""
+    inputs, or what an object of unknown kind returns? (Precision survey 77: two such errors, both false: an
+    external NMS that ends in `.cpu()`. What is computed from such a value is judged as before: an unseen
+    model's output, `np.sum(losses)` of its losses, is a GPU tensor as a rule; the set-aside excerpts say so.)"""
     return isinstance(value, Tensor) and (value.inferred or value.maybe_object)
 
 
