@@ -21,8 +21,8 @@ from devlint.static.semantics.callsite import CallSite
 from devlint.static.syntax import dotted
 from devlint.static.semantics.containers import join_all
 from devlint.core.values import (
-    Alternatives, ArgsNamespace, Availability, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform, Instance,
-    LambdaFunction, Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
+    Alternatives, ArgsNamespace, Availability, BoundMethod, Builtin, Class, Const, DeviceValue, Function, HostTransform,
+    Instance, LambdaFunction, Located, ModelWrapper, Module, Ref, Tensor, TensorType, UNKNOWN, Value,
 )
 
 if TYPE_CHECKING:

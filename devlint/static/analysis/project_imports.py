@@ -78,7 +78,7 @@ def _cuda_packages(root: Path) -> dict[str, tuple[str, str]]:
     if root not in _CUDA_PACKAGES:
         found: dict[str, tuple[str, str]] = {}
         pattern = api.SETUP_SCRIPT
-        for depth in range(1, _SETUP_DEPTH + 1):
+        for _ in range(_SETUP_DEPTH):
             pattern = "*/" + pattern
             for setup in sorted(root.glob(pattern))[:_MOST_SIBLINGS]:
                 data = script_bytes(setup)
@@ -90,6 +90,8 @@ def _cuda_packages(root: Path) -> dict[str, tuple[str, str]]:
             _CUDA_PACKAGES.clear()
         _CUDA_PACKAGES[root] = found
     return _CUDA_PACKAGES[root]
+
+
 _WEIGHTS: list[Optional[object]] = [None, None]  # [the run's `checked` table, _cpu_weights' answer]
 
 

@@ -45,7 +45,8 @@ def bound_only_params(fdef: cst.FunctionDef, method_of: MethodOf, depth: int = 0
             continue
         if kind is cst.Return and not in_bound:
             # `return self.proj(x), lengths`: handed back as it came, not used here
-            stack.extend((part, False) for part in _returned_parts(cast(cst.Return, node)) if type(part) is not cst.Name)
+            returned = _returned_parts(cast(cst.Return, node))
+            stack.extend((part, False) for part in returned if type(part) is not cst.Name)
             continue
         if kind is cst.Call and not in_bound:
             handed = _handed(cast(cst.Call, node), derived, method_of, depth)

@@ -507,7 +507,8 @@ class FileQuestions:
         does not save to itself is whatever file its callers name, not the one another function saves to under a
         parameter of the same name (tez's `save(model_path)` and `load(model_path)`)."""
         current = self._frames.current_function
-        written = " ".join(self._tables.module.code_for_node(path).split())  # (as the pre-pass keeps a save's path)
+        # (as the pre-pass keeps a save's path: `str(path)`)
+        written = " ".join(self._tables.module.code_for_node(path).split()) if type(path) is cst.Call else ""
         while type(path) is cst.Call and len(path.args) == 1 and dotted(path.func) in _PATH_WRAPPERS:
             path = path.args[0].value  # `torch.load(str(path))`: the parameter, as a string
         if type(path) is not cst.Name or current is None or id(current) not in self._tables.prepass.scopes:

@@ -176,8 +176,9 @@ def into_module_weights(body: cst.CSTNode, load: cst.CSTNode,
             calls.append(node)
         stack.extend(children(node))
     for call in calls:
-        owner = (dotted(cast(cst.Attribute, call.func).value) or "").lower()
-        if not any(word in owner for word in api.OPTIMIZER_STATE_WORDS) and not optimizer(cast(cst.Attribute, call.func).value) and any(
+        receiver = cast(cst.Attribute, call.func).value
+        owner = (dotted(receiver) or "").lower()
+        if not any(word in owner for word in api.OPTIMIZER_STATE_WORDS) and not optimizer(receiver) and any(
                 given is load or type(given) is cst.Name and given.value in names
                 for given in _sources(call.args[0].value)):
             return True
