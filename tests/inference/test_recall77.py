@@ -15,6 +15,8 @@ the team had used), each beside a twin.
 - A name the function calls (`session(batch)`) holds an object, not a tensor: its `session.to("cpu")` moves it in
   place and is no thrown-away move, whatever an inference guessed (Olive's PyTorch evaluator: a false DEV103 error
   the survey met on the way).
+- An item of a list of tensors (`entities[h]` of `entities = [v.view(-1, 1)]`) is a whole tensor, not one element
+  of a tensor: a cpu table indexed by it meets the batch's device (KGCN-pytorch's neighbour lookup: DEV105).
 - `tuple()` and `list()` are empty: `torch.zeros(tuple(), dtype=torch.bool)` is a 0-dim tensor, which meets tensors
   on any device (cornucopia's polynomial integral: a false DEV104 the survey met on the way).
 """
@@ -227,3 +229,34 @@ integrate(x, x, x)
 def test_an_empty_shape_built_by_a_call_makes_a_0_dim_tensor(shape, mark):
     source = EMPTY_SHAPE.format(shape=shape, mark=mark)
     assert found(source, ["DEV101", "DEV104"]) == expected_findings(source)
+
+
+NEIGHBOURS = """
+import torch
+import torch.nn as nn
+
+
+class KGCN(nn.Module):
+    def __init__(self, num_ent, n_neighbor, n_iter):
+        super().__init__()
+        self.n_iter = n_iter
+        self.adj_ent = torch.randint(0, num_ent, (num_ent, n_neighbor)){mark}
+        self.ent = nn.Embedding(num_ent, 8)
+
+    def forward(self, v):
+        entities = [v.view(-1, 1)]
+        for h in range(self.n_iter):
+            neighbors = self.adj_ent[{index}].view(v.size(0), -1).to(v.device)
+            entities.append(neighbors)
+        return sum(self.ent(e).sum() for e in entities)
+"""
+
+
+@pytest.mark.parametrize("index, mark", [
+    ("entities[h]", "  # expect: DEV105"),
+    ("entities[h].cpu()", ""),
+    ("v[h]", ""),  # (one element of a tensor: 0-dim, an index from any device)
+])
+def test_an_item_of_a_list_of_tensors_is_a_whole_tensor(index, mark):
+    source = NEIGHBOURS.format(index=index, mark=mark)
+    assert found(source, ["DEV101", "DEV104", "DEV105"]) == expected_findings(source)

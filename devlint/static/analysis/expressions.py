@@ -402,6 +402,8 @@ def _element_of(interp: Walker, index: cst.BaseExpression, state: State) -> bool
     order, an argsort), and a 0-dim integer index selects as a Python int does, from any device."""
     if type(index) is not cst.Subscript or not all(type(e.slice) is cst.Index for e in index.slice):
         return False
+    if dotted(index.value) is not None and isinstance(interp.eval(index.value, state), Seq):
+        return False  # `entities[0]` of a list of tensors: a whole tensor, not one element
     inners = [cast(cst.Index, e.slice).value for e in index.slice]
     if any(type(inner) not in (cst.Name, cst.Integer) for inner in inners):
         return False
