@@ -4,7 +4,7 @@ other parts and the tables' questions (`FileQuestions`) all ask them; they ask n
 
 from __future__ import annotations
 
-from typing import Iterator, Optional, cast
+from typing import AbstractSet, Iterator, Optional, cast
 
 import libcst as cst
 
@@ -433,9 +433,29 @@ def root_name(node: cst.BaseExpression) -> Optional[cst.Name]:
 def number_params(fdef: cst.FunctionDef) -> frozenset[str]:
     """Parameters annotated `int`/`float`: a tensor passed there is one number, 0-dim (`step(self, t: int)`
     given an element of the timesteps), which combines with a tensor on any device."""
-    params = list(fdef.params.posonly_params) + list(fdef.params.params) + list(fdef.params.kwonly_params)
-    return frozenset(p.name.value for p in params if p.annotation is not None
-                     and type(p.annotation.annotation) is cst.Name and p.annotation.annotation.value in api.NUMBER_ANNOTATIONS)
+    return annotated_params(fdef, api.NUMBER_ANNOTATIONS, optional=False)
+
+
+def annotated_params(fdef: cst.FunctionDef, kinds: AbstractSet[str], optional: bool) -> frozenset[str]:
+    """Parameters annotated with one of `kinds` (a builtin's name); `optional`: `int | None`, `Optional[int]` too."""
+    params = (*fdef.params.posonly_params, *fdef.params.params, *fdef.params.kwonly_params)
+    return frozenset(p.name.value for p in params if p.annotation is not None and dotted(
+        given_annotation(p.annotation.annotation) if optional else p.annotation.annotation) in kinds)
+
+
+def given_annotation(annotation: cst.BaseExpression) -> cst.BaseExpression:
+    """`float` of `float | None`, `Optional[float]`, `Union[float, None]`: what the parameter is when given."""
+    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
+        sides = [side for side in (annotation.left, annotation.right) if dotted(side) != "None"]
+        return sides[0] if len(sides) == 1 else annotation
+    if type(annotation) is cst.Subscript and (dotted(annotation.value) or "").rsplit(".", 1)[-1] in _OPTIONALS:
+        kept = [e.slice.value for e in annotation.slice
+                if type(e.slice) is cst.Index and dotted(e.slice.value) != "None"]
+        return kept[0] if len(kept) == 1 else annotation
+    return annotation
+
+
+_OPTIONALS = ("Optional", "Union")
 
 
 def registered_by_hand(cls: cst.ClassDef) -> frozenset[str]:

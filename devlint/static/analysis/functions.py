@@ -16,7 +16,7 @@ import libcst as cst
 
 from devlint.static.analysis.callers import from_callers
 from devlint.static.analysis.definitions import (
-    decorator_name, find_method, forget_rebound_globals, is_static, local_names,
+    annotated_params, decorator_name, find_method, forget_rebound_globals, given_annotation, is_static, local_names,
     number_params, positional_names, wraps_one_cuda_call)
 from devlint.static.analysis.guards import is_skip_marker
 from devlint.static.analysis.host_flow import data_params, numpy_inputs
@@ -287,8 +287,9 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
     if args is None:
         return params
     # A value passed in keeps its device; inside, it comes from the caller.
-    numbers = number_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
-    wholes = _whole_params(fdef) if type(fdef) is cst.FunctionDef else frozenset()
+    # (asked once per function, not at each call: the pre-walk's syntax memo)
+    numbers = interp.tables.syntax(number_params, fdef) if type(fdef) is cst.FunctionDef else frozenset()
+    wholes = interp.tables.syntax(_whole_params, fdef) if type(fdef) is cst.FunctionDef else frozenset()
     # (`epoch: int | None` given `self.current_epoch`, a number nobody here knows: a whole number)
     return {k: (replace(v, from_param=k, scalar=v.scalar or k in numbers) if isinstance(v, Tensor) and k != "self"
                 else INTEGER if type(v) in (Unknown, Located) and k in wholes else v) for k, v in params.items()}
@@ -296,10 +297,8 @@ def bind_arguments(interp: Walker, fdef: Union[cst.FunctionDef, cst.Lambda], bou
 
 def _whole_params(fdef: cst.FunctionDef) -> frozenset[str]:
     """Parameters annotated `int` (or `int | None`), not named as a GPU count or switch."""
-    params = (*fdef.params.posonly_params, *fdef.params.params, *fdef.params.kwonly_params)
-    return frozenset(p.name.value for p in params if p.annotation is not None
-                     and dotted(_not_none(p.annotation.annotation)) == _WHOLE
-                     and api.flag_polarity(p.name.value) is None)
+    return frozenset(name for name in annotated_params(fdef, _WHOLES, optional=True)
+                     if api.flag_polarity(name) is None)
 
 
 def _spread(args: Args) -> Optional[list[Value]]:
@@ -510,7 +509,7 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     """What a parameter is, from its name, annotation and use, when no caller says."""
     name = param.name.value
     annotation = interp.eval(param.annotation.annotation, State()) if param.annotation else UNKNOWN
-    given = interp.eval(_not_none(param.annotation.annotation), State()) if param.annotation else UNKNOWN
+    given = interp.eval(given_annotation(param.annotation.annotation), State()) if param.annotation else UNKNOWN
     path = getattr(given, "path", "")  # (`weight: Optional[torch.Tensor] = None`: a tensor when given)
     if path in api.LOADERS:
         return Loader(why=((param, "a DataLoader yields cpu batches"),))
@@ -542,20 +541,8 @@ def symbolic_param(interp: Walker, param: cst.Param, scope: Scope, is_forward: b
     return Located(why=((param, ""),), where=symbolic)
 
 
-_OPTIONALS = ("Optional", "Union")
 _WHOLE = "int"  # the builtin type of an annotation (`t: int`)
-
-
-def _not_none(annotation: cst.BaseExpression) -> cst.BaseExpression:
-    """`float` of `float | None`, `Optional[float]`, `Union[float, None]`: what the parameter is when given."""
-    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
-        sides = [side for side in (annotation.left, annotation.right) if dotted(side) != "None"]
-        return sides[0] if len(sides) == 1 else annotation
-    if type(annotation) is cst.Subscript and (dotted(annotation.value) or "").rsplit(".", 1)[-1] in _OPTIONALS:
-        kept = [e.slice.value for e in annotation.slice
-                if type(e.slice) is cst.Index and dotted(e.slice.value) != "None"]
-        return kept[0] if len(kept) == 1 else annotation
-    return annotation
+_WHOLES = frozenset({_WHOLE})
 
 
 def _default_device_text(default: Optional[cst.BaseExpression]) -> object:
